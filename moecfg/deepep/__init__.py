@@ -1,0 +1,1 @@
+"""DeepEP (V1 / legacy API) buffer-size formulas, default configs and numeric limits."""

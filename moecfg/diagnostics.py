@@ -1,0 +1,114 @@
+"""The one currency between stages: findings (from checks, path based) and diagnostics (positioned)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_RANK = {INFO: 0, WARNING: 1, ERROR: 2}
+
+Path = tuple  # keys (str) and list indices (int) from the document root
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a check reports: a rule code, the path of the offending value, a message.
+
+    `severity` overrides the rule's default (rarely: the same rule can be advisory in one case).
+    `at_key` asks for the key's position instead of the value's (unknown and duplicate keys).
+    """
+
+    code: str
+    path: Path
+    message: str
+    severity: str | None = None
+    at_key: bool = False
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    code: str
+    name: str
+    severity: str
+    message: str
+    path: str  # JSON pointer
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def to_dict(self) -> dict:
+        d = {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+        }
+        if self.end_line is not None:
+            d["end_line"] = self.end_line
+            d["end_column"] = self.end_column
+        return d
+
+
+def json_pointer(path: Path) -> str:
+    """RFC 6901 pointer of a path tuple ('' for the document root)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+@dataclass(slots=True)
+class DocumentResult:
+    """Outcome of one YAML document: what the report's `results[]` entries are made of."""
+
+    file: str
+    document: int
+    kind: str | None = None
+    op: str | None = None
+    product: str | None = None
+    ruleset: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    buffers: dict = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)
+    # Human-oriented detail for `moecfg buffer` (formula text and terms per domain); not in the JSON contract.
+    explanations: dict = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return not any(d.severity == ERROR for d in self.diagnostics)
+
+    def to_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "document": self.document,
+            "kind": self.kind,
+            "op": self.op,
+            "product": self.product,
+            "ruleset": self.ruleset,
+            "valid": self.valid,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "buffers": self.buffers,
+            "derived": self.derived,
+        }
+
+
+@dataclass(slots=True)
+class Report:
+    results: list[DocumentResult] = field(default_factory=list)
+    files: int = 0
+
+    def count(self, severity: str) -> int:
+        return sum(1 for r in self.results for d in r.diagnostics if d.severity == severity)
+
+    def summary(self) -> dict:
+        return {
+            "files": self.files,
+            "documents": len(self.results),
+            "errors": self.count(ERROR),
+            "warnings": self.count(WARNING),
+            "infos": self.count(INFO),
+        }
+
+    def worst_rank(self) -> int:
+        ranks = [SEVERITY_RANK[d.severity] for r in self.results for d in r.diagnostics]
+        return max(ranks, default=-1)

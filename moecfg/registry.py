@@ -1,0 +1,64 @@
+"""The rule registry: every rule's stable code, kebab name, default severity and one-line summary.
+
+Rule families declare their rules with `rule(...)` at import time; `all_rules()` imports every family so
+listings (`moecfg rules`, docs) see them all, while `moecfg check` imports only the families it runs.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+# Every module that declares rules. Adding a family = adding its module here.
+FAMILY_MODULES = (
+    "moecfg.rules_input",
+    "moecfg.ascend.rules.attrs",
+    "moecfg.ascend.rules.experts",
+    "moecfg.ascend.rules.comm_alg",
+    "moecfg.ascend.rules.inputs",
+    "moecfg.ascend.rules.buffers",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    family: str
+    products: tuple = ()
+    rulesets: tuple = ()
+    source: str = ""
+    tags: tuple = ()
+
+
+RULES: dict[str, Rule] = {}
+_BY_NAME: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, severity: str, summary: str, *, family: str, products=(), rulesets=(),
+         source: str = "", tags=()) -> Rule:
+    """Declare a rule; codes and names must be unique."""
+    if code in RULES or name in _BY_NAME:
+        existing = RULES.get(code) or _BY_NAME[name]
+        if existing.code == code and existing.name == name:  # module re-imported
+            return existing
+        raise ValueError(f"rule {code}/{name} clashes with {existing.code}/{existing.name}")
+    r = Rule(code, name, severity, summary, family, tuple(products), tuple(rulesets), source, tuple(tags))
+    RULES[code] = r
+    _BY_NAME[name] = r
+    return r
+
+
+def get(code_or_name: str) -> Rule | None:
+    return RULES.get(code_or_name.upper()) or _BY_NAME.get(code_or_name.lower())
+
+
+def all_rules() -> list[Rule]:
+    for mod in FAMILY_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:  # a family not present in this build
+            if exc.name != mod:
+                raise
+    return sorted(RULES.values(), key=lambda r: r.code)

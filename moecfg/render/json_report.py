@@ -1,0 +1,21 @@
+"""`--format json`: the versioned report of contract §3."""
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+
+SCHEMA_VERSION = 1
+
+
+def as_dict(report) -> dict:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "moecfg_version": __version__,
+        "results": [r.to_dict() for r in report.results],
+        "summary": report.summary(),
+    }
+
+
+def render(report, *, color: bool = False, command: str = "check") -> str:
+    return json.dumps(as_dict(report), indent=2) + "\n"

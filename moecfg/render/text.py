@@ -1,0 +1,109 @@
+"""`--format text`: `file:line:col: CODE severity: message [name]` lines, then a summary; for `check`, a
+buffer table per valid document, for `buffer` each domain's formula with its terms.
+
+Plain text unless `color` (a terminal): then rich draws colours and tables. rich is imported only then.
+"""
+from __future__ import annotations
+
+from ..diagnostics import ERROR, INFO, WARNING
+
+_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def diagnostic_line(r, d) -> str:
+    return f"{r.file}:{d.line}:{d.column}: {d.code} {d.severity}: {d.message} [{d.name}]"
+
+
+def _title(r) -> str:
+    parts = [p for p in (r.kind, r.product, r.op) if p]
+    rules = f", rules {r.ruleset}" if r.ruleset else ""
+    return f"{r.file} (document {r.document}): {' '.join(parts)}{rules}"
+
+
+def _buffer_rows(buffers: dict):
+    for domain, b in buffers.items():
+        req = b.get("required_mb")
+        required = f"{req} MB ({b['required_bytes']} B)" if req is not None else f"{b['required_bytes']} B"
+        conf = b.get("configured_mb")
+        if conf is None and b.get("configured_bytes") is not None:
+            conf_text = f"{b['configured_bytes']} B"
+        else:
+            conf_text = f"{conf} MB" if conf is not None else "-"
+        if b.get("configured_from"):
+            conf_text += f" ({b['configured_from']})"
+        ok = b.get("sufficient")
+        status = "ok" if ok else ("not set" if ok is None else ("too small" if b.get("enforced", "error") == "error" else "below advisory"))
+        yield domain, required, conf_text, status
+
+
+def _summary(report) -> str:
+    s = report.summary()
+    return (f"Checked {_plural(s['files'], 'file')} ({_plural(s['documents'], 'document')}): "
+            f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}.")
+
+
+def _explain_lines(r):
+    for domain, b in r.buffers.items():
+        yield f"  [{domain}] {b.get('formula', '')}"
+        for name, value in (b.get("terms") or {}).items():
+            yield f"      {name} = {value}"
+        if b.get("note"):
+            yield f"      ({b['note']})"
+        for key in sorted(k for k in b if k.endswith("_bytes") and k not in ("required_bytes", "configured_bytes")):
+            yield f"      {key} = {b[key]}"
+        for _, required, conf, status in _buffer_rows({domain: b}):
+            yield f"      = {required}; configured {conf}: {status}"
+
+
+def render(report, *, color: bool = False, command: str = "check") -> str:
+    if color:
+        return _render_rich(report, command)
+    lines = []
+    for r in report.results:
+        lines.extend(diagnostic_line(r, d) for d in r.diagnostics)
+    for r in report.results:
+        if command == "buffer":
+            lines.append(_title(r))
+            lines.extend(_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"])
+        elif r.valid and r.buffers:
+            lines.append(_title(r))
+            lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}" for d, req, conf, st in _buffer_rows(r.buffers))
+    lines.append(_summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def _render_rich(report, command: str) -> str:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(record=True, force_terminal=True, width=120, highlight=False)
+    with console.capture() as cap:
+        for r in report.results:
+            for d in r.diagnostics:
+                line = Text(f"{r.file}:{d.line}:{d.column}: ", style="bold")
+                line.append(d.code, style="bold")
+                line.append(f" {d.severity}: ", style=_STYLE[d.severity])
+                line.append(d.message)
+                line.append(f" [{d.name}]", style="dim")
+                console.print(line, soft_wrap=True)
+        for r in report.results:
+            if command == "buffer":
+                console.print(Text(_title(r), style="bold"))
+                for text in (_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"]):
+                    console.print(text, soft_wrap=True, markup=False)
+            elif r.valid and r.buffers:
+                table = Table(title=_title(r), title_justify="left")
+                for col in ("domain", "required", "configured", "status"):
+                    table.add_column(col)
+                for d, req, conf, st in _buffer_rows(r.buffers):
+                    table.add_row(d, req, conf, Text(st, style="green" if st == "ok" else "red"))
+                console.print(table)
+        s = report.summary()
+        style = "bold red" if s["errors"] else ("yellow" if s["warnings"] else "green")
+        console.print(Text(_summary(report), style=style))
+    return cap.get()

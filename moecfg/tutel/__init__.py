@@ -1,0 +1,1 @@
+"""Tutel capacity, sharding and communication-volume formulas."""

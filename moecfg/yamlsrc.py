@@ -1,0 +1,209 @@
+"""Strict YAML loading with positions.
+
+`parse_stream(text)` composes every document with PyYAML (the C parser when available), then builds
+plain Python data from the node graph itself so that it can
+- report duplicate keys (PyYAML silently keeps the last one) with both positions,
+- remember the position of every key and value by path (the framework resolves a check's path to a
+  line/column through this index, checks never compute positions),
+- refuse recursive aliases and alias bombs instead of looping.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import yaml
+
+try:
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+_MAX_NODES = 200_000  # alias expansion budget per document ("billion laughs")
+
+
+class YamlProblem(Exception):
+    """A document that cannot be turned into data; carries the 1-based position."""
+
+    def __init__(self, message: str, line: int, column: int):
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    line: int  # 1-based
+    column: int
+    end_line: int
+    end_column: int
+
+
+def _span(node) -> Span:
+    s, e = node.start_mark, node.end_mark
+    return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+
+@dataclass(slots=True)
+class YamlDocument:
+    index: int
+    data: object
+    start: Span
+    values: dict = field(default_factory=dict)  # path -> Span of the value node
+    keys: dict = field(default_factory=dict)  # path -> Span of the key node
+    duplicates: list = field(default_factory=list)  # (path, first Span, second Span)
+    raw_scalars: dict = field(default_factory=dict)  # path -> source text of scalar values
+
+    def position(self, path: tuple, at_key: bool = False) -> Span:
+        """Span of `path`, or of its nearest existing ancestor (a missing key points at its parent)."""
+        p = tuple(path)
+        if at_key and p in self.keys:
+            return self.keys[p]
+        while p:
+            if p in self.values:
+                return self.values[p]
+            p = p[:-1]
+        return self.start
+
+
+_SCALAR = yaml.constructor.SafeConstructor()
+_STR_TAG = "tag:yaml.org,2002:str"
+_PLAIN_AS_TEXT = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"}
+
+
+class _Builder:
+    def __init__(self, doc: YamlDocument):
+        self.doc = doc
+        self.count = 0
+        self.active: set[int] = set()
+
+    def build(self, node, path: tuple):
+        self.count += 1
+        if self.count > _MAX_NODES:
+            raise YamlProblem("document too large after alias expansion", *self._pos(node))
+        self.doc.values[path] = _span(node)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, path)
+        if id(node) in self.active:
+            raise YamlProblem("recursive alias: a node contains itself", *self._pos(node))
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(child, path + (i,)) for i, child in enumerate(node.value)]
+            return self.mapping(node, path)
+        finally:
+            self.active.discard(id(node))
+
+    @staticmethod
+    def _pos(node):
+        return node.start_mark.line + 1, node.start_mark.column + 1
+
+    def scalar(self, node, path):
+        self.doc.raw_scalars[path] = node.value
+        if node.tag in _PLAIN_AS_TEXT or node.tag.startswith("!"):
+            return node.value
+        if node.tag == "tag:yaml.org,2002:int" and ":" in node.value:  # YAML 1.1 base 60 (1:30 == 90)
+            return node.value
+        return _SCALAR.construct_object(node, deep=True)
+
+    def mapping(self, node, path):
+        out: dict = {}
+        first_seen: dict = {}
+        for key_node, value_node in self._entries(node):
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise YamlProblem("mapping keys must be plain scalars", *self._pos(key_node))
+            key = self.scalar(key_node, path + ("<key>",))
+            if not isinstance(key, (str, int, bool, float)) and key is not None:
+                key = str(key)
+            if key is None:
+                key = "null"
+            if isinstance(key, (bool, float)):
+                key = key_node.value
+            child = path + (key,)
+            if key in out:
+                self.doc.duplicates.append((child, first_seen[key], _span(key_node)))
+            else:
+                first_seen[key] = _span(key_node)
+            self.doc.keys[child] = _span(key_node)
+            out[key] = self.build(value_node, child)
+        self.doc.raw_scalars.pop(path + ("<key>",), None)
+        return out
+
+    def _entries(self, node):
+        """Mapping entries with YAML merge keys (`<<`) expanded; explicit keys win over merged ones."""
+        merged, own = [], []
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for src in sources:
+                    if not isinstance(src, yaml.MappingNode):
+                        raise YamlProblem("a merge key (<<) needs a mapping", *self._pos(src))
+                    if id(src) in self.active:
+                        raise YamlProblem("recursive alias in merge key", *self._pos(src))
+                    merged.extend(src.value)
+            else:
+                own.append((key_node, value_node))
+        if not merged:
+            return own
+        own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
+        kept, seen = [], set()
+        for k, v in merged:
+            name = k.value if isinstance(k, yaml.ScalarNode) else id(k)
+            if name not in own_keys and name not in seen:
+                seen.add(name)
+                kept.append((k, v))
+        return kept + own
+
+
+def decode(raw: bytes) -> str:
+    """Bytes to text; raises YamlProblem for binary or undecodable input."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise YamlProblem("file is not valid UTF-16 text", 1, 1) from None
+    if b"\x00" in raw:
+        return _binary(raw)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise YamlProblem(f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); is this a binary file?", line, col) from None
+
+
+def _binary(raw: bytes):
+    i = raw.index(b"\x00")
+    line = raw.count(b"\n", 0, i) + 1
+    raise YamlProblem("binary file (contains NUL bytes), not YAML", line, i - (raw.rfind(b"\n", 0, i) + 1) + 1)
+
+
+def _offset_position(text: str, offset: int):
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def parse_stream(text: str) -> list[YamlDocument]:
+    """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML."""
+    docs: list[YamlDocument] = []
+    try:
+        for i, node in enumerate(yaml.compose_all(text, Loader=_Loader)):
+            if node is None:
+                continue
+            doc = YamlDocument(index=i, data=None, start=_span(node))
+            doc.data = _Builder(doc).build(node, ())
+            docs.append(doc)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise YamlProblem(msg, line, col) from None
+    except yaml.reader.ReaderError as exc:
+        line, col = _offset_position(text, exc.position)
+        raise YamlProblem(f"unacceptable character #x{exc.character:04x} (control characters are not allowed)"
+                          if isinstance(exc.character, int) else str(exc), line, col) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(f"invalid YAML: {exc}", 1, 1) from None
+    except RecursionError:
+        raise YamlProblem("document nested too deeply", 1, 1) from None
+    return docs
