@@ -81,11 +81,12 @@ def _render_rich(report, command: str) -> str:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(record=True, force_terminal=True, width=120, highlight=False)
+    console = Console(force_terminal=True, highlight=False)
     with console.capture() as cap:
         for r in report.results:
             for d in r.diagnostics:
-                line = Text(f"{r.file}:{d.line}:{d.column}: ", style="bold")
+                line = Text()
+                line.append(f"{r.file}:{d.line}:{d.column}: ", style="bold")
                 line.append(d.code, style="bold")
                 line.append(f" {d.severity}: ", style=_STYLE[d.severity])
                 line.append(d.message)
