@@ -1,6 +1,8 @@
 """`moecfg buffer`: build documents from a file and/or command-line overrides, then analyse them."""
 from __future__ import annotations
 
+import os
+
 import click
 import yaml
 
@@ -25,12 +27,13 @@ def _parse_override(item: str):
 
 
 def _apply(data: dict, overrides) -> dict:
+    """Set each dotted key; a non-mapping on the way is replaced by a mapping (the override wins)."""
     for parts, value in overrides:
         node = data
         for p in parts[:-1]:
-            node = node.setdefault(p, {}) if isinstance(node.get(p, {}), dict) else node
-            if not isinstance(node, dict):
-                break
+            if not isinstance(node.get(p), dict):
+                node[p] = {}
+            node = node[p]
         node[parts[-1]] = value
     return data
 
@@ -43,7 +46,7 @@ def run_buffer(file, overrides, options) -> Report:
             raw = read(file)
         except PathError as exc:
             raise click.UsageError(str(exc)) from None
-        if file != "-" and not __import__("os").path.isfile(file):
+        if file != "-" and not os.path.isfile(file):
             raise click.UsageError(f"{file}: not a file")
         name = "<stdin>" if file == "-" else file
         if not parsed:
