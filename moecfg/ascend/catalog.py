@@ -17,6 +17,7 @@ class A3Hierarchy:
     ep_max: int = 256
     ep_multiple: int = 16
     bs_max: int = 256
+    h_min: int = 1  # tiling hMin = 0 with hierarchy (DV2T[M] L1066-1074: no 1024 floor); infershape rejects H <= 0
     h_max: int = 7168
     h_multiple: int = 32
     moe_max: int = 512
@@ -48,7 +49,7 @@ class A3Rules:
     ub_bytes: int = 196608  # UB per AIV core (A2/A3)
     aiv_num: int = 48  # vector cores per A3 die (24 AI cores x 2)
     combine_comm_quant_modes: tuple = (0, 2)
-    comm_quant_zero_with_tp: bool = False  # R85: tp > 1 forces comm_quant_mode 0
+    comm_quant_zero_with_tp: bool = False  # R85-R91: tp > 1 forces comm_quant_mode 0 (CV2T[R85] L254-256)
     window_error: str = "HCCL_BUFFSIZE_EP is too SMALL"
 
 

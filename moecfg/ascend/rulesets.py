@@ -19,12 +19,14 @@ RULESETS = {
     "9.0": RuleSet(
         name="9.0", source="ops-transformer v9.0.0 (afe7214)",
         a2=A2Rules(ep_max_flat=384, ep_any_upto=8, bs_max_hier=512),
-        a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy()),
+        a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy(),
+                   comm_quant_zero_with_tp=True),  # R90/R91 keep R85's TP block (CV2T L238-262)
     ),
     "9.1": RuleSet(
         name="9.1", source="ops-transformer v9.1.0.pre (121f37d)",
         a2=A2Rules(ep_max_flat=384, ep_any_upto=8, bs_max_hier=512, h_max_flat=10240, moe_max_flat=1024),
-        a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy()),
+        a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy(),
+                   comm_quant_zero_with_tp=True),  # R90/R91 keep R85's TP block (CV2T L238-262)
     ),
     "latest": RuleSet(
         name="latest", source="ops-transformer master 2026-08-21 (5778144)",

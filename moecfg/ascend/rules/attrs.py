@@ -3,7 +3,7 @@
 What the host tiling of `MoeDistributeDispatchV2` / `MoeDistributeCombineV2` rejects before any data
 moves: EP size (A3 [2, 768], `hierarchy` <= 256 and a multiple of 16; A2 multiples of 8 up to 384, any
 ep <= 8 since CANN 9.0, 256 in 8.5, 64 for `hierarchy`), rank id, batch size (A3 <= 512, A2 <= 256, A2
-`hierarchy` <= 512 since 9.0), hidden size (A3 [1024, 8192], `hierarchy` <= 7168 and % 32; A2 % 32 and
+`hierarchy` <= 512 since 9.0), hidden size (A3 [1024, 8192]; `hierarchy` (0, 7168] and % 32, no 1024 floor; A2 % 32 and
 <= 7168 flat before 9.1, 10240 after, 5120 for INT32 x), top-k (<= 16 and <= all experts), expert count,
 quant mode (0 or 2; 1 "static quant" is refused), expert_token_nums_type, shard type, communicator
 names, TP (8.5-9.1: tp in [0, 2], tp = 2 needs one expert per rank; latest: TP removed, tp >= 2
@@ -88,7 +88,7 @@ def hidden_range(cfg, f):
     h, lim = cfg.h, f.limits
     if cfg.product == "A3":
         hier = lim.hierarchy if f.layered else None
-        lo, hi = lim.h_min, (hier.h_max if hier else lim.h_max)
+        lo, hi = (hier.h_min, hier.h_max) if hier else (lim.h_min, lim.h_max)
         if not lo <= h <= hi:
             yield finding(H, "h", outside("h", h, lo, hi, cfg, f, ", comm_alg hierarchy" if hier else ""))
         elif hier and h % hier.h_multiple:
