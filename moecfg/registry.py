@@ -17,6 +17,7 @@ FAMILY_MODULES = (
     "moecfg.ascend.rules.inputs",
     "moecfg.ascend.rules.buffers",
 )
+    "moecfg.plan.device_rules",
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ from .fields import ENV_FIELDS, FIELDS
 from .model import AscendConfig, derive
 from .rules import attrs, buffers, comm_alg, experts, inputs
 from .rulesets import RULESETS, resolve
+from ..plan import device_rules
+from ..presets.expand import expand_ascend
 
 FAMILIES = (attrs, experts, comm_alg, inputs, buffers)
 _VALIDATOR = Validator(**VALIDATOR_CODES)
@@ -43,8 +45,10 @@ def _ruleset(values: dict, options: Options, present, findings: list):
 
 
 def analyze(doc, options: Options) -> Analysis:
+    preset_findings = expand_ascend(doc)  # model: / redundant_experts: presets (moecfg.presets.expand)
     data = doc.data
     values, findings, broken = _VALIDATOR.validate(data, FIELDS, (), doc.raw_scalars)
+    findings[:0] = preset_findings
     broken |= _env(values, doc.raw_scalars, findings)
     out = Analysis(findings=findings, kind="ascend", op=values.get("op"), product=values.get("product"))
     ruleset = _ruleset(values, options, data.keys(), findings)
@@ -57,6 +61,7 @@ def analyze(doc, options: Options) -> Analysis:
     for family in FAMILIES:
         for check in family.CHECKS:
             findings.extend(check(cfg, facts))
+    findings.extend(device_rules.check(cfg, facts, values.get("device_memory_gb")))  # MC9xx
     reqs = buffers.requirements(cfg, facts)
     out.buffers = {r.domain: r.to_json() for r in reqs}
     out.derived = derived(cfg, facts)

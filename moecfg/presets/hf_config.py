@@ -1,0 +1,78 @@
+"""Read a Hugging Face `config.json` from disk into a `ModelPreset` (`--model-config PATH`).
+
+Known layouts: DeepSeek/Kimi/GLM (`n_routed_experts`, `n_shared_experts`), Qwen-MoE (`num_experts`,
+`shared_expert_intermediate_size` = one shared expert), Mixtral/gpt-oss/Llama-4 (`num_local_experts`,
+`experts_per_token`), LongCat-Flash (`moe_topk`, `zero_expert_num`); multimodal configs that nest the
+language model under `text_config` (Llama 4, Kimi-K2.5) are read from there. Anything else is a
+`ModelConfigError` naming the keys that were looked for.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from . import ModelPreset
+
+EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
+TOPK_KEYS = ("num_experts_per_tok", "moe_topk", "experts_per_token", "moe_k")
+HIDDEN_KEYS = ("hidden_size", "d_model", "dim")
+LAYER_KEYS = ("num_hidden_layers", "num_layers", "n_layers")
+
+
+class ModelConfigError(Exception):
+    """A config.json that cannot be read or is not a known MoE layout."""
+
+
+def _first(cfg: dict, keys, what: str, path: str, required: bool = True):
+    for key in keys:
+        value = cfg.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ModelConfigError(f"{path}: `{key}` = {value!r} is not a non-negative integer ({what})")
+        return value
+    if required:
+        raise ModelConfigError(f"{path}: unknown config.json layout: no {what} (looked for {', '.join(keys)}); "
+                               "use --model NAME or give h, k and moe_expert_num yourself")
+    return 0
+
+
+def _shared(cfg: dict) -> int:
+    n = cfg.get("n_shared_experts")
+    if isinstance(n, int) and not isinstance(n, bool):
+        return n
+    size = cfg.get("shared_expert_intermediate_size")  # Qwen2/3-MoE, Qwen3-Next: one (gated) shared expert
+    return 1 if isinstance(size, int) and size > 0 else 0
+
+
+def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
+    if not isinstance(cfg, dict):
+        raise ModelConfigError(f"{path}: expected a JSON object, got {type(cfg).__name__}")
+    text = cfg.get("text_config")
+    if isinstance(text, dict) and not any(k in cfg for k in EXPERT_KEYS):
+        cfg = text
+    experts = _first(cfg, EXPERT_KEYS, "routed expert count", path)
+    if experts == 0:
+        raise ModelConfigError(f"{path}: the expert count is 0: a dense model has no expert-parallel dispatch")
+    top_k = _first(cfg, TOPK_KEYS, "experts per token", path)
+    hidden = _first(cfg, HIDDEN_KEYS, "hidden size", path)
+    name = cfg.get("_name_or_path") or cfg.get("model_type") or os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return ModelPreset(name=str(name), hidden_size=hidden, routed_experts=experts, top_k=top_k,
+                       shared_experts=_shared(cfg), zero_experts=_first(cfg, ("zero_expert_num",), "", path, False),
+                       copy_experts=_first(cfg, ("copy_expert_num",), "", path, False),
+                       const_experts=_first(cfg, ("const_expert_num",), "", path, False),
+                       layers=_first(cfg, LAYER_KEYS, "", path, False), source=os.path.abspath(path))
+
+
+def read_model_config(path: str) -> ModelPreset:
+    """Read `path` (a config.json, or a directory holding one)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise ModelConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelConfigError(f"{path}: not valid JSON ({exc})") from None
+    return preset_from_dict(data, path)
