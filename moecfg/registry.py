@@ -16,8 +16,16 @@ FAMILY_MODULES = (
     "moecfg.ascend.rules.comm_alg",
     "moecfg.ascend.rules.inputs",
     "moecfg.ascend.rules.buffers",
-)
+    "moecfg.deepep.rules.values",
+    "moecfg.deepep.rules.topology",
+    "moecfg.deepep.rules.configs",
+    "moecfg.deepep.rules.hidden",
+    "moecfg.deepep.rules.experts",
+    "moecfg.deepep.rules.low_latency",
+    "moecfg.deepep.rules.buffers",
+    "moecfg.tutel.rules",
     "moecfg.plan.device_rules",
+)
 
 
 @dataclass(frozen=True, slots=True)

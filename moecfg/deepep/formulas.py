@@ -553,3 +553,45 @@ def low_latency_warp_groups(num_experts: int, device_sms: int) -> tuple[int, int
 def low_latency_max_experts(device_sms: int) -> int:
     """Largest num_experts the LL kernels accept on a GPU with ``device_sms`` SMs (1848 on 132 SMs)."""
     return LOW_LATENCY_MAX_NUM_WARP_GROUPS * device_sms
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-slot payload of the normal-mode hints (for showing the formula's terms) and the exact
+# intranode host checks N7-N9 (the real minimum; the hints above over-size for top-k 128)
+# ---------------------------------------------------------------------------------------------
+
+# csrc/config.hpp get_nvl_buffer_size_hint: per-slot bytes besides hidden_bytes (8 + 128*8 + 128*4 + 128*4).
+NVL_HINT_SLOT_EXTRA_BYTES = (
+    SOURCE_META_BYTES + HINT_NUM_MAX_TOPK * TOPK_IDX_BYTES + HINT_NUM_MAX_TOPK * FLOAT_BYTES
+    + HINT_NUM_MAX_SCALES * FLOAT_BYTES
+)
+# csrc/config.hpp get_rdma_buffer_size_hint: the NVL extra plus one int4 per slot (x2 for send/recv).
+RDMA_HINT_SLOT_EXTRA_BYTES = NVL_HINT_SLOT_EXTRA_BYTES + INT4_BYTES
+
+
+# csrc/deep_ep.cpp:605 (N7) intranode notify: num_ranks * (num_ranks + num_local_experts) * sizeof(int).
+def intranode_notify_bytes(num_ranks: int, num_experts: int) -> int:
+    """NVL bytes the intranode layout notification needs: R * (R + E/R) * 4."""
+    return num_ranks * (num_ranks + num_experts // num_ranks) * INT_BYTES
+
+
+# csrc/deep_ep.cpp:680-690 (N8) intranode dispatch: prefix matrix, channel offsets/queues, token slots.
+def intranode_dispatch_bytes(
+    num_ranks: int, num_sms: int, nvl_chunked_recv: int, hidden: int, elem_size: int, num_topk: int, num_scales: int
+) -> int:
+    """R*R*4 + 4*ch*R*4 + ch*R*recv*(hidden*elem + 4 + topk*8 + topk*4 + 4*num_scales) (top-k idx int64)."""
+    channels = num_sms // 2
+    per_token = hidden * elem_size + INT_BYTES + num_topk * TOPK_IDX_BYTES + num_topk * FLOAT_BYTES
+    per_token += num_scales * FLOAT_BYTES
+    return (num_ranks * num_ranks * INT_BYTES + 4 * channels * num_ranks * INT_BYTES
+            + channels * num_ranks * nvl_chunked_recv * per_token)
+
+
+# csrc/deep_ep.cpp:860-864 (N9) intranode combine: channel queues and token slots (BF16 payload).
+def intranode_combine_bytes(
+    num_ranks: int, num_sms: int, nvl_chunked_recv: int, hidden: int, elem_size: int, num_topk: int
+) -> int:
+    """ch*R*4*2 + ch*R*recv*(hidden*elem + 4 + topk*4)."""
+    channels = num_sms // 2
+    per_token = hidden * elem_size + INT_BYTES + num_topk * FLOAT_BYTES
+    return channels * num_ranks * INT_BYTES * 2 + channels * num_ranks * nvl_chunked_recv * per_token
