@@ -6,11 +6,13 @@ listings (`moecfg rules`, docs) see them all, while `moecfg check` imports only 
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 
 # Every module that declares rules. Adding a family = adding its module here.
 FAMILY_MODULES = (
     "moecfg.rules_input",
+    "moecfg.suppress",
     "moecfg.ascend.rules.attrs",
     "moecfg.ascend.rules.experts",
     "moecfg.ascend.rules.comm_alg",
@@ -39,6 +41,14 @@ class Rule:
     rulesets: tuple = ()
     source: str = ""
     tags: tuple = ()
+    # Documentation (`moecfg explain`, docs/rules.md). Examples are whole YAML documents: a test runs every
+    # fail_example through the engine and asserts the code fires, every pass_example and asserts it does not.
+    why: str = ""  # the failure the user would meet at launch
+    cann_error: str = ""  # CANN's own error text, where known
+    fail_example: str = ""
+    pass_example: str = ""
+    fix: str = ""
+    module: str = ""  # the declaring module (its docstring documents the family); filled in by rule()
 
 
 RULES: dict[str, Rule] = {}
@@ -46,14 +56,17 @@ _BY_NAME: dict[str, Rule] = {}
 
 
 def rule(code: str, name: str, severity: str, summary: str, *, family: str, products=(), rulesets=(),
-         source: str = "", tags=()) -> Rule:
-    """Declare a rule; codes and names must be unique."""
+         source: str = "", tags=(), why: str = "", cann_error: str = "", fail_example: str = "",
+         pass_example: str = "", fix: str = "") -> Rule:
+    """Declare a rule; codes and names must be unique. The doc fields are optional (see `Rule`)."""
     if code in RULES or name in _BY_NAME:
         existing = RULES.get(code) or _BY_NAME[name]
         if existing.code == code and existing.name == name:  # module re-imported
             return existing
         raise ValueError(f"rule {code}/{name} clashes with {existing.code}/{existing.name}")
-    r = Rule(code, name, severity, summary, family, tuple(products), tuple(rulesets), source, tuple(tags))
+    module = sys._getframe(1).f_globals.get("__name__", "")
+    r = Rule(code, name, severity, summary, family, tuple(products), tuple(rulesets), source, tuple(tags),
+             why, cann_error, fail_example, pass_example, fix, module)
     RULES[code] = r
     _BY_NAME[name] = r
     return r
