@@ -138,6 +138,11 @@ def _input_invalid(report) -> bool:
 
 _buffer_command()
 
+from .commands_plan import plan, sweep  # noqa: E402  (planner: plan / sweep; imports only click)
+
+cli.add_command(plan)
+cli.add_command(sweep)
+
 
 def main(argv=None) -> None:
     try:

@@ -1,0 +1,159 @@
+"""Output of `plan` and `sweep`: rich tables and bar charts, JSON, YAML ready for `moecfg check`, plots."""
+from __future__ import annotations
+
+import io
+import json
+
+import yaml
+
+from .. import __version__
+from ..ascend.formulas import ceil_mb
+
+BAR_WIDTH = 48
+CHART_ROWS = 24
+
+
+def _console(color: bool, width: int = 120):
+    from rich.console import Console
+
+    return Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False)
+
+
+def _mb(req: dict) -> str:
+    return ", ".join(f"{d} {ceil_mb(b)} MB" for d, b in req.items()) or "-"
+
+
+def plan_text(answers, problem, color: bool = False) -> str:
+    from rich.table import Table
+
+    solved = answers[0].solved if answers else "buffer"
+    title = {"buffer": "smallest HCCL_BUFFSIZE per EP size", "bs": "largest bs per EP size",
+             "check": "verdict per EP size"}[solved]
+    table = Table(title=f"{problem.product}, rules {problem.ruleset.name}: {title}", title_justify="left")
+    for col in ("ep", "bs", "HCCL_BUFFSIZE MB", "required", "verdict", "next value"):
+        table.add_column(col, justify="right" if col in ("ep", "bs", "HCCL_BUFFSIZE MB") else "left")
+    for a in answers:
+        verdict = "ok" if a.ok else "rejected: " + " ".join(a.verdict.codes)
+        if a.ok and a.verdict.warnings:
+            verdict += " (warns " + " ".join(a.verdict.warnings) + ")"
+        nxt = ""
+        if a.next_verdict is not None:
+            what = "bs" if a.solved == "bs" else "buffer"
+            nxt = f"{what} {a.next_value}: " + (" ".join(a.next_verdict.codes) or "ok")
+        table.add_row(str(a.ep), "-" if a.bs is None else str(a.bs), "-" if a.buffer_mb is None else str(a.buffer_mb),
+                      _mb(a.required), verdict, nxt)
+    con = _console(color)
+    con.print(table)
+    if problem.model_note:
+        con.print(f"model: {problem.model_note}")
+    for a in answers:
+        if not a.ok and len(answers) == 1:
+            for r in a.verdict.reasons:
+                con.print(f"  {r}")
+    valid = sum(a.ok for a in answers)
+    con.print(f"{valid} of {len(answers)} EP size{'s' if len(answers) != 1 else ''} valid")
+    return con.file.getvalue()
+
+
+def plan_json(answers, problem) -> str:
+    return json.dumps({"schema_version": 1, "moecfg_version": __version__, "product": problem.product,
+                       "ruleset": problem.ruleset.name, "model": problem.model_note,
+                       "answers": [a.to_json() for a in answers],
+                       "summary": {"candidates": len(answers), "valid": sum(a.ok for a in answers)}}, indent=2) + "\n"
+
+
+def plan_yaml(answers, problem) -> str:
+    """One document per valid answer: the file `moecfg check` accepts."""
+    docs = [a for a in answers if a.ok and a.bs is not None and a.buffer_mb is not None]
+    if not docs:
+        return ""
+    out = []
+    for a in docs:
+        head = f"# moecfg plan: ep_world_size {a.ep}, bs {a.bs}, HCCL_BUFFSIZE {a.buffer_mb} MB ({_mb(a.required)} required)\n"
+        if problem.model_note:
+            head += f"# model: {problem.model_note}\n"
+        out.append(head + yaml.safe_dump(problem.document(a.ep, a.bs, a.buffer_mb), sort_keys=False))
+    return "---\n".join(out)
+
+
+def _sample(n: int) -> list:
+    if n <= CHART_ROWS:
+        return list(range(n))
+    step = (n - 1) / (CHART_ROWS - 1)
+    return sorted({round(i * step) for i in range(CHART_ROWS)})
+
+
+def sweep_text(sw, color: bool = False) -> str:
+    from rich.table import Table
+
+    con = _console(color)
+    xname = "bs" if sw.vs == "bs" else "ep"
+    fixed = ", ".join(f"{k} {v}" for k, v in sw.fixed.items())
+    table = Table(title=f"required HCCL_BUFFSIZE (MB) vs {xname} ({fixed})", title_justify="left")
+    table.add_column(xname, justify="right")
+    for s in sw.series:
+        table.add_column(s.label, justify="right")
+    rows = _sample(len(sw.xs))
+    mbs = [s.required_mb for s in sw.series]
+    for i in rows:
+        table.add_row(str(sw.xs[i]), *["n/a" if m[i] is None else str(m[i]) for m in mbs])
+    con.print(table)
+    con.print(chart(sw, rows))
+    return con.file.getvalue()
+
+
+def chart(sw, rows) -> str:
+    """Horizontal bars per x and series; `|` marks each limit line that falls inside the scale."""
+    values = [v for s in sw.series for v in s.required_mb if v is not None]
+    if not values:
+        return "(nothing to chart: no point is computable)"
+    top = max(values)
+    shown = {name: mb for name, mb in sw.limits.items() if mb <= 2 * top}
+    scale = max([top, *shown.values()])
+    marks = {min(BAR_WIDTH - 1, mb * BAR_WIDTH // scale): name for name, mb in shown.items()}
+    glyphs = "█▓▒░#*+="
+    lines = []
+    for i in rows:
+        for j, s in enumerate(sw.series):
+            mb = s.required_mb[i]
+            n = 0 if mb is None else max(1, mb * BAR_WIDTH // scale)
+            bar = [glyphs[j % len(glyphs)] if c < n else " " for c in range(BAR_WIDTH)]
+            for col in marks:
+                bar[col] = "|"
+            label = f"{sw.xs[i]:>6}" if j == 0 else " " * 6
+            lines.append(f"{label} {''.join(bar)} {'n/a' if mb is None else mb}")
+    legend = [f"{glyphs[j % len(glyphs)]} {s.label}" for j, s in enumerate(sw.series)]
+    legend += [f"| {name} = {mb} MB" for name, mb in shown.items()]
+    legend += [f"  {name} = {mb} MB (off the scale)" for name, mb in sw.limits.items() if name not in shown]
+    return "\n".join(lines + ["scale: " + f"{BAR_WIDTH} columns = {scale} MB"] + legend)
+
+
+def sweep_json(sw) -> str:
+    return json.dumps({"schema_version": 1, "moecfg_version": __version__, **sw.to_json()}, indent=2) + "\n"
+
+
+class PlotUnavailable(Exception):
+    pass
+
+
+def plot(sw, path: str) -> None:
+    """Write a line chart (svg/png by suffix) with the limit lines; needs matplotlib (extra `plot`)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotUnavailable("--plot needs matplotlib: pip install 'moecfg[plot]' (or pip install matplotlib)") from None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for s in sw.series:
+        pts = [(x, y) for x, y in zip(sw.xs, s.required_mb) if y is not None]
+        if pts:
+            ax.plot(*zip(*pts), label=s.label)
+    for name, mb in sw.limits.items():
+        ax.axhline(mb, linestyle="--", linewidth=1, label=f"{name}: {mb} MB")
+    ax.set_xlabel("bs (tokens per rank)" if sw.vs == "bs" else "ep_world_size")
+    ax.set_ylabel("required HCCL_BUFFSIZE (MB)")
+    ax.legend(fontsize="small")
+    fig.savefig(path)
+    plt.close(fig)

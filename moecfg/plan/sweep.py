@@ -1,0 +1,78 @@
+"""Sweeps: the required HCCL buffer against bs (or ep) for several comm_algs and rule sets.
+
+Pure formulas only (no YAML, no rule engine), so 10,000 points take well under a second
+(benchmarks/bench_sweep.py). A point where the inputs allow no buffer (an algorithm the rule set
+does not know, ep <= shared ranks) is None.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ascend.formulas import MB, ceil_mb
+from ..ascend.rulesets import RULESETS
+from .devices import HCCL_BUFFERS_PER_COMMUNICATOR, describe, device_bytes
+from .problem import PlanError, Problem
+
+
+@dataclass
+class Series:
+    comm_alg: str
+    ruleset: str
+    required_bytes: list  # per x: {domain: bytes} ({} if not computable)
+
+    @property
+    def label(self) -> str:
+        return f"{self.comm_alg or 'default'} @ {self.ruleset}"
+
+    @property
+    def required_mb(self) -> list:
+        """The HCCL_BUFFSIZE (MB) that covers every communicator, per x (None if not computable)."""
+        return [max(map(ceil_mb, d.values())) if d else None for d in self.required_bytes]
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "comm_alg": self.comm_alg, "ruleset": self.ruleset,
+                "required_mb": self.required_mb, "required_bytes": self.required_bytes}
+
+
+@dataclass
+class Sweep:
+    vs: str  # "bs" | "ep_world_size"
+    xs: list
+    fixed: dict  # the other axis, e.g. {"ep_world_size": 32}
+    series: list
+    limits: dict  # {"configured buffer": MB, "device memory": MB per HCCL buffer}
+
+    def to_json(self) -> dict:
+        return {"vs": self.vs, "x": self.xs, "fixed": self.fixed, "series": [s.to_json() for s in self.series],
+                "limits_mb": self.limits}
+
+
+def run(p: Problem, vs: str, xs: list, fixed: int, comm_algs, rulesets, buffer_mb: int | None = None,
+        device_memory_gb: float | None = None) -> Sweep:
+    for name in rulesets:
+        if name not in RULESETS:
+            raise PlanError(f"rule set {name!r} is not one of {', '.join(RULESETS)}")
+    series = []
+    for name in rulesets:
+        rs = RULESETS[name]
+        for alg in comm_algs:
+            if vs == "bs":
+                pts = [p.required_bytes(fixed, x, rs, comm_alg=alg) for x in xs]
+            else:
+                pts = [p.required_bytes(x, fixed, rs, comm_alg=alg) for x in xs]
+            series.append(Series(alg, name, pts))
+    other = "ep_world_size" if vs == "bs" else "bs"
+    return Sweep(vs, list(xs), {other: fixed}, series, limits(p, buffer_mb, device_memory_gb))
+
+
+def limits(p: Problem, buffer_mb: int | None, device_memory_gb: float | None) -> dict:
+    """Horizontal lines of the chart, in MB of HCCL_BUFFSIZE."""
+    out = {}
+    if buffer_mb is not None:
+        out["configured buffer"] = buffer_mb
+    dev = device_bytes(p.product, device_memory_gb if device_memory_gb is not None else p.values.get("device_memory_gb"))
+    if dev:
+        groups = 2 if p.values.get("tp_world_size", 0) > 1 else 1
+        per = dev // (HCCL_BUFFERS_PER_COMMUNICATOR * groups * MB)
+        out[f"device memory ({describe(p.product, device_memory_gb)}, {groups * 2} buffers)"] = per
+    return out
