@@ -1,11 +1,17 @@
-"""`kind: ascend`: validate the document, pick the rule set, run the rule families, size the buffers."""
+"""`kind: ascend`: pick the op's field table, validate the document, pick the rule set, run the op's rules.
+
+`op: dispatch_combine_v2` (the default) is analysed here; every other op has a module in `ops/` with the
+same `analyze(doc, options)` signature, imported only when a document uses it.
+"""
 from __future__ import annotations
+
+import importlib
 
 from ..diagnostics import Finding
 from ..kinds import Analysis, Options
 from ..rules_input import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from ..schema import Validator
-from .fields import ENV_FIELDS, FIELDS
+from .fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS, V2_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
 from .model import AscendConfig, derive
 from .rules import attrs, buffers, comm_alg, experts, inputs
 from .rulesets import RULESETS, resolve
@@ -13,6 +19,11 @@ from ..plan import device_rules
 from ..presets.expand import expand_ascend
 
 FAMILIES = (attrs, experts, comm_alg, inputs, buffers)
+OP_MODULES = {
+    "combine_add_rms_norm": "moecfg.ascend.ops.combine_add_rms_norm",
+    "dispatch_combine_v1": "moecfg.ascend.ops.dispatch_combine_v1",
+    "ffn_worker_batching": "moecfg.ascend.ops.ffn_worker_batching",
+}
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 
 
@@ -44,28 +55,68 @@ def _ruleset(values: dict, options: Options, present, findings: list):
     return RULESETS[name]
 
 
-def analyze(doc, options: Options) -> Analysis:
-    preset_findings = expand_ascend(doc)  # model: / redundant_experts: presets (moecfg.presets.expand)
-    data = doc.data
-    values, findings, broken = _VALIDATOR.validate(data, FIELDS, (), doc.raw_scalars)
-    findings[:0] = preset_findings
-    broken |= _env(values, doc.raw_scalars, findings)
-    out = Analysis(findings=findings, kind="ascend", op=values.get("op"), product=values.get("product"))
+def op_of(data: dict) -> str:
+    """The document's op, canonical; an unreadable or unknown op gets the default table (which reports it)."""
+    op = data.get("op", DEFAULT_OP)
+    if isinstance(op, str) and op.strip().lower() in OP_FIELDS:
+        return op.strip().lower()
+    return DEFAULT_OP
+
+
+def _other_op_hints(findings: list, op: str) -> list:
+    """'unknown key `hidden`' gains '; `hidden` is a field of op ffn_worker_batching'."""
+    out = []
+    for fd in findings:
+        if fd.code == VALIDATOR_CODES["unknown"] and len(fd.path) == 1:
+            owners = [o for o, table in OP_FIELDS.items() if o != op and any(f.name == fd.path[0] for f in table)]
+            if owners:
+                fd = Finding(fd.code, fd.path, f"{fd.message}; `{fd.path[0]}` is a field of op {' / '.join(owners)}, "
+                             f"not of op {op}", fd.severity, fd.at_key)
+        out.append(fd)
+    return out
+
+
+def validate(doc, options: Options, op: str, normalize=None):
+    """(values, findings, broken, ruleset) of a document against the op's table; ruleset None if unreadable.
+
+    Ops whose table has `model` expand the model preset first (moecfg.presets.expand); `normalize(data)`
+    returns the mapping to validate (op-specific spellings, e.g. token_dtype: 1)."""
+    table = OP_FIELDS[op]
+    preset_findings = expand_ascend(doc) if any(f.name == "model" for f in table) else []
+    data = normalize(doc.data) if normalize else doc.data  # e.g. YAML 1.1 reads 1e-6 as a string
+    values, findings, broken = _VALIDATOR.validate(data, table, (), doc.raw_scalars)
+    findings = preset_findings + _other_op_hints(findings, op)
+    if any(f.name == "env" for f in table):
+        broken |= _env(values, doc.raw_scalars, findings)
     ruleset = _ruleset(values, options, data.keys(), findings)
-    if ruleset is None or broken or any(fd.code in (VALIDATOR_CODES["too_large"],) for fd in findings):
-        out.ruleset = ruleset.name if ruleset else None
+    broken |= any(fd.code == VALIDATOR_CODES["too_large"] for fd in findings)
+    return values, findings, broken, ruleset
+
+
+def analyze(doc, options: Options) -> Analysis:
+    op = op_of(doc.data)
+    if op in OP_MODULES:
+        return importlib.import_module(OP_MODULES[op]).analyze(doc, options)
+    values, findings, broken, ruleset = validate(doc, options, op)
+    out = Analysis(findings=findings, kind="ascend", op=values.get("op"), product=values.get("product"))
+    out.ruleset = ruleset.name if ruleset else None
+    if ruleset is None or broken:
         return out
-    out.ruleset = ruleset.name
-    cfg = AscendConfig.from_values(values, data.keys())
+    cfg = AscendConfig.from_values(values, doc.data.keys())
     facts = derive(cfg, ruleset)
-    for family in FAMILIES:
-        for check in family.CHECKS:
-            findings.extend(check(cfg, facts))
+    run_families(cfg, facts, findings)
     findings.extend(device_rules.check(cfg, facts, values.get("device_memory_gb")))  # MC9xx
     reqs = buffers.requirements(cfg, facts)
     out.buffers = {r.domain: r.to_json() for r in reqs}
     out.derived = derived(cfg, facts)
     return out
+
+
+def run_families(cfg, facts, findings: list) -> None:
+    """Run the dispatch/combine v2 rule families (shared by the ops built on dispatch v2)."""
+    for family in FAMILIES:
+        for check in family.CHECKS:
+            findings.extend(check(cfg, facts))
 
 
 def derived(cfg: AscendConfig, f) -> dict:
