@@ -208,3 +208,9 @@ def recommended_adaptive_degree(
         )
 
     return min(candidates, key=lambda r: (cost(r), r))
+
+
+# tutel/experts/ffn.py: fc1_weight [M, H], fc2_weight [H, M], fc1_bias [H], fc2_bias [M] per expert.
+def ffn_expert_param_count(model_dim: int, hidden_size_per_expert: int) -> int:
+    """Parameters of one Tutel FFN expert (whole expert, before sharding): 2*M*H + H + M."""
+    return 2 * model_dim * hidden_size_per_expert + hidden_size_per_expert + model_dim
