@@ -27,28 +27,43 @@ def _file_problem(name: str, code: str, exc: YamlProblem) -> DocumentResult:
     return DocumentResult(file=name, document=0, diagnostics=[_diag(code, exc.message, span)])
 
 
-def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options()) -> list[DocumentResult]:
+def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(), policy=None) -> list[DocumentResult]:
+    """`policy` (config.FilePolicy, optional): config defaults, suppressions, ignores, severity overrides."""
     try:
         text = decode(raw)
     except YamlProblem as exc:
-        return [_file_problem(name, R.NOT_TEXT.code, exc)]
-    return lint_text(text, name, options)
+        results = [_file_problem(name, R.NOT_TEXT.code, exc)]
+        if policy is not None:
+            policy.apply(results, None)
+        return results
+    return lint_text(text, name, options, policy)
 
 
-def lint_text(text: str, name: str, options: kinds.Options = kinds.Options()) -> list[DocumentResult]:
+def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(), policy=None) -> list[DocumentResult]:
+    results, starts = _lint_text(text, name, options, policy)
+    if policy is not None:
+        policy.apply(results, text, starts)
+    return results
+
+
+def _lint_text(text: str, name: str, options: kinds.Options, policy):
     try:
         docs = parse_stream(text)
     except YamlProblem as exc:
-        return [_file_problem(name, R.YAML_SYNTAX.code, exc)]
+        return [_file_problem(name, R.YAML_SYNTAX.code, exc)], [1]
     if not docs:
         span = Span(1, 1, 1, 1)
         return [DocumentResult(file=name, document=0, diagnostics=[
-            _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])]
-    return [lint_document(doc, name, options) for doc in docs]
+            _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])], [1]
+    return [lint_document(doc, name, options, policy) for doc in docs], [doc.start.line for doc in docs]
 
 
-def lint_document(doc: YamlDocument, name: str, options: kinds.Options) -> DocumentResult:
+def lint_document(doc: YamlDocument, name: str, options: kinds.Options, policy=None) -> DocumentResult:
     result = DocumentResult(file=name, document=doc.index)
+    if policy is not None and policy.defaults and isinstance(doc.data, dict):
+        from .config import fill_defaults
+
+        fill_defaults(doc.data, policy.defaults)
     findings: list[Finding] = []
     for path, first, second in doc.duplicates:
         findings.append(Finding(R.DUPLICATE_KEY.code, path,
@@ -120,10 +135,12 @@ def read(path: str) -> bytes:
         raise PathError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def check_paths(paths, options: kinds.Options = kinds.Options()) -> Report:
+def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
+    """`settings` (config.Settings, optional): config files and command-line policy per file."""
     report = Report()
     for path in discover(paths):
         name = "<stdin>" if path == "-" else path
-        report.results.extend(lint_bytes(read(path), name, options))
+        policy = settings.for_file(path) if settings is not None else None
+        report.results.extend(lint_bytes(read(path), name, options, policy))
         report.files += 1
     return report

@@ -8,6 +8,9 @@ import importlib
 RENDERERS = {
     "text": "moecfg.render.text",
     "json": "moecfg.render.json_report",
+    "sarif": "moecfg.render.sarif",
+    "github": "moecfg.render.github",
+    "junit": "moecfg.render.junit",
 }
 
 

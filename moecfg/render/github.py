@@ -1,0 +1,34 @@
+"""`--format github`: GitHub Actions workflow commands, one annotation per diagnostic.
+
+    ::error file=deploy/a3.yaml,line=7,col=17,endLine=7,endColumn=20,title=MC201 moe-expert-divisibility::...
+
+error -> `::error`, warning -> `::warning`, info -> `::notice`; a summary line follows. Chosen
+automatically when GITHUB_ACTIONS=true and no --format is given.
+"""
+from __future__ import annotations
+
+from .text import _summary
+
+COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(r, d) -> str:
+    props = [f"file={_prop(r.file)}", f"line={d.line}", f"col={d.column}"]
+    if d.end_line is not None:
+        props += [f"endLine={d.end_line}", f"endColumn={d.end_column}"]
+    props.append(f"title={_prop(f'{d.code} {d.name}')}")
+    return f"::{COMMAND[d.severity]} {','.join(props)}::{_data(d.message)}"
+
+
+def render(report, *, color: bool = False, command: str = "check") -> str:
+    lines = [annotation(r, d) for r in report.results for d in r.diagnostics]
+    lines.append(_summary(report))
+    return "\n".join(lines) + "\n"

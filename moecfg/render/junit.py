@@ -1,0 +1,51 @@
+"""`--format junit`: JUnit XML for CI test reports; one testsuite per file, one testcase per document.
+
+A document with an error-severity diagnostic (`valid: false` in the JSON report) is a failed testcase
+whose text lists every diagnostic; warnings and infos of a passing document go to its system-out.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from .text import diagnostic_line
+
+
+def _case_name(r) -> str:
+    parts = [p for p in (r.kind, r.product, r.op) if p]
+    return f"document {r.document}" + (f" ({' '.join(parts)})" if parts else "")
+
+
+def _testcase(suite, r) -> bool:
+    case = ET.SubElement(suite, "testcase", name=_case_name(r), classname=r.file)
+    lines = "\n".join(diagnostic_line(r, d) for d in r.diagnostics)
+    if not r.valid:
+        errors = [d for d in r.diagnostics if d.severity == "error"]
+        first = errors[0]
+        fail = ET.SubElement(case, "failure", message=f"{first.code} {first.message}"[:1000],
+                             type=first.code)
+        fail.text = lines + "\n"
+        return True
+    if lines:
+        ET.SubElement(case, "system-out").text = lines + "\n"
+    return False
+
+
+def render(report, *, color: bool = False, command: str = "check") -> str:
+    root = ET.Element("testsuites", name=f"moecfg {command}")
+    by_file: dict[str, list] = {}
+    for r in report.results:
+        by_file.setdefault(r.file, []).append(r)
+    total = failures = 0
+    for file, results in by_file.items():
+        suite = ET.SubElement(root, "testsuite", name=file)
+        failed = sum(_testcase(suite, r) for r in results)
+        suite.set("tests", str(len(results)))
+        suite.set("failures", str(failed))
+        suite.set("errors", "0")
+        total += len(results)
+        failures += failed
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

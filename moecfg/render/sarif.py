@@ -1,0 +1,89 @@
+"""`--format sarif`: SARIF 2.1.0 for GitHub code scanning (`github/codeql-action/upload-sarif`).
+
+One `rules` entry per code that appears in the results (id, name, short and full description, help text
+and markdown, default level, help URI), and one result per diagnostic with the file (a URI relative to the
+current folder, so GitHub maps it to the repository), line, column, end line and end column.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from .. import __version__
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/moecfg/moecfg"
+LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def artifact_uri(file: str) -> str:
+    if file == "<stdin>":
+        return "stdin"
+    rel = os.path.relpath(file) if os.path.isabs(file) else file
+    if rel.startswith(".."):
+        return "file://" + os.path.abspath(file).replace(os.sep, "/")
+    return rel.replace(os.sep, "/").removeprefix("./")
+
+
+def _rule_entry(code: str) -> dict:
+    from ..docs import doc_for, help_markdown, help_plain
+    from ..registry import RULES
+
+    d = doc_for(RULES[code])
+    full = d.family_doc.split("\n\n")[0].replace("\n", " ") if d.family_doc else d.summary
+    return {
+        "id": d.code,
+        "name": d.name,
+        "shortDescription": {"text": d.summary},
+        "fullDescription": {"text": full},
+        "help": {"text": help_plain(d), "markdown": help_markdown(d)},
+        "helpUri": d.url,
+        "defaultConfiguration": {"level": LEVEL[d.severity]},
+        "properties": {"tags": [d.family, *d.tags]},
+    }
+
+
+def _result(r, diag, index: int) -> dict:
+    region = {"startLine": diag.line, "startColumn": diag.column}
+    if diag.end_line is not None:
+        region["endLine"] = diag.end_line
+        region["endColumn"] = max(diag.end_column, diag.column + 1) if diag.end_line == diag.line else diag.end_column
+    out = {
+        "ruleId": diag.code,
+        "ruleIndex": index,
+        "level": LEVEL[diag.severity],
+        "message": {"text": f"{diag.message} [{diag.name}]"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(r.file)},
+            "region": region,
+        }}],
+    }
+    props = {k: v for k, v in (("document", r.document), ("jsonPointer", diag.path)) if v not in (None, "")}
+    if props:
+        out["properties"] = props
+    return out
+
+
+def as_dict(report) -> dict:
+    codes = sorted({d.code for r in report.results for d in r.diagnostics})
+    index = {c: i for i, c in enumerate(codes)}
+    results = [_result(r, d, index[d.code]) for r in report.results for d in r.diagnostics]
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "moecfg",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFO_URI,
+                "rules": [_rule_entry(c) for c in codes],
+            }},
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+        }],
+    }
+
+
+def render(report, *, color: bool = False, command: str = "check") -> str:
+    return json.dumps(as_dict(report), indent=2) + "\n"
