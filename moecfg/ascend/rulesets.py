@@ -61,3 +61,26 @@ def resolve(version: str | None):
         return name, None
     older = [r for r in ORDER if tuple(map(int, r.split("."))) <= major_minor][-1]
     return older, f"CANN {version} has no rule set of its own; checking with the nearest older one ({older})"
+
+
+# ---- more ops (§4-§6), by the same rule-set names --------------------------------------------------------
+from .catalog import AddRmsNormRules, FfnRules, V1A2Rules, V1A3Rules, V1Rules  # noqa: E402
+
+ADD_RMS_NORM_RULES = {
+    "8.5": AddRmsNormRules(expand_x_dtypes=("bf16",), local_x_ep_max=None,
+                           source="R85 moe_distribute_combine_add_rms_norm_tiling.cpp (own copy)"),
+    "9.0": AddRmsNormRules(source="R90 CombineV2 tiling with hasAddRmsNorm"),
+    "9.1": AddRmsNormRules(source="R91 CombineV2 tiling with hasAddRmsNorm"),
+    "latest": AddRmsNormRules(source="[M] CV2T L363-428, L634-671, L981-1054"),
+}
+V1_RULES = {
+    name: V1Rules(name=name, source=src, a2=V1A2Rules(layered_window_warning=(name == "latest")), a3=V1A3Rules())
+    for name, src in (("8.5", "R85 moe_distribute_dispatch/combine tiling"), ("9.0", "R90 (constants as R85)"),
+                      ("9.1", "R91 (constants as R85)"), ("latest", "[M] (constants as R85; A2 window warning)"))
+}
+FFN_RULES = {
+    "8.5": FfnRules(available=False, source="not in ops-transformer v8.5.0"),
+    "9.0": FfnRules(source="ffn_worker_batching_tiling.cpp"),
+    "9.1": FfnRules(source="ffn_worker_batching_tiling.cpp"),
+    "latest": FfnRules(source="[M] ffn_worker_batching_tiling.cpp L85-168"),
+}
