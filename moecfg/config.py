@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
@@ -351,7 +351,7 @@ class FilePolicy:
 
     def apply(self, results, text: str | None, starts=()) -> None:
         """Inline suppressions, then ignores, then severity overrides, in place."""
-        if text is not None and self.inline_suppressions:
+        if text is not None and self.inline_suppressions and "moecfg:" in text:
             from .suppress import apply as apply_suppressions
 
             apply_suppressions(results, text, starts or [1] * len(results))
@@ -441,6 +441,3 @@ def effective(settings: Settings, path: str) -> dict:
         },
     }
 
-
-def with_cli(settings: Settings, **changes) -> Settings:
-    return Settings(replace(settings.cli, **changes))

@@ -158,7 +158,9 @@ EXAMPLES: dict[str, dict] = {
                   pas=ex(A3, comm_alg="hierarchy", expert_scales=True, env={"HCCL_BUFFSIZE": 4096}),
                   fix="With hierarchy every rank sends max_bs tokens: global_bs = bs * ep_world_size (or 0)."),
     "MC310": dict(cann_error="Current scenario is exceeds the size limit",
-                  fail=ex(A3, comm_alg="fullmesh_v2", bs=256, h=8192, k=12, moe_expert_num=512, env={"HCCL_BUFFSIZE": 8192}),
+                  fail=ex(A3, comm_alg="fullmesh_v2", bs=256, h=8192, k=12, ep_world_size=516, moe_expert_num=1024,
+                          shared_expert_num=4, shared_expert_rank_num=4, x_active_mask="2d", zero_expert_num=1,
+                          elastic_info=True, env={"HCCL_BUFFSIZE": 60000}),
                   pas=ex(A3, comm_alg="fullmesh_v2"),
                   fix="Lower bs, h or k, or use fullmesh_v1."),
     # ---- MC4xx optional inputs ----

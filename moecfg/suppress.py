@@ -51,6 +51,7 @@ _DIRECTIVE = re.compile(r"(disable|disable-file)\s*=\s*([A-Za-z0-9_\-]+(?:\s*,\s
 class Directive:
     line: int  # where the comment is
     column: int
+    end_column: int
     covers: int | None  # line it applies to; None = the whole file
     codes: tuple
     reason: str
@@ -83,17 +84,18 @@ def parse(text: str):
         if not m:
             continue
         column = line.index("#", m.start()) + 1
+        end = len(line.rstrip()) + 1
         body = m.group(1).strip()
         d = _DIRECTIVE.match(body)
         if not d:
-            problems.append(_problem(NO_REASON, i + 1, column, f"cannot read the directive `# moecfg: {body}`; write "
+            problems.append(_problem(NO_REASON, i + 1, column, end_column=end, message=f"cannot read the directive `# moecfg: {body}`; write "
                                      "`# moecfg: disable=CODE[,CODE] -- reason` or `disable-file=...`"))
             continue
         verb, codes_text, reason = d.group(1), d.group(2), (d.group(3) or "").strip()
         standalone = line.lstrip().startswith("#")
         if verb == "disable-file":
             if i >= FILE_HEADER_LINES or not standalone:
-                problems.append(_problem(UNUSED, i + 1, column, f"`disable-file` must be a comment line in the first "
+                problems.append(_problem(UNUSED, i + 1, column, end_column=end, message=f"`disable-file` must be a comment line in the first "
                                          f"{FILE_HEADER_LINES} lines of the file; this one (line {i + 1}) is ignored"))
                 continue
             covers = None
@@ -103,20 +105,21 @@ def parse(text: str):
         for token in (t.strip() for t in codes_text.split(",")):
             code = _resolve(token)
             if code is None:
-                problems.append(_problem(UNUSED, i + 1, column, f"`{token}` in this suppression is not a moecfg rule "
+                problems.append(_problem(UNUSED, i + 1, column, end_column=end, message=f"`{token}` in this suppression is not a moecfg rule "
                                          "code or name; it suppresses nothing (see `moecfg rules`)"))
             else:
                 codes.append(code)
         if not reason:
-            problems.append(_problem(NO_REASON, i + 1, column, f"suppression of {', '.join(codes) or codes_text} has no "
+            problems.append(_problem(NO_REASON, i + 1, column, end_column=end, message=f"suppression of {', '.join(codes) or codes_text} has no "
                                      "reason; append `-- why this is fine here`"))
         if codes:
-            directives.append(Directive(i + 1, column, covers, tuple(codes), reason))
+            directives.append(Directive(i + 1, column, len(line.rstrip()) + 1, covers, tuple(codes), reason))
     return directives, problems
 
 
-def _problem(r, line: int, column: int, message: str) -> Diagnostic:
-    return Diagnostic(r.code, r.name, r.severity, message, "", line, column)
+def _problem(r, line: int, column: int, message: str, end_column: int | None = None) -> Diagnostic:
+    """A diagnostic about a directive comment, spanning the comment (to the end of its line)."""
+    return Diagnostic(r.code, r.name, r.severity, message, "", line, column, line, end_column or column + 1)
 
 
 def apply(results, text: str, starts=()) -> None:
@@ -140,7 +143,7 @@ def apply(results, text: str, starts=()) -> None:
             if code not in d.used:
                 scope = "this file" if d.covers is None else f"line {d.covers}"
                 problems.append(_problem(UNUSED, d.line, d.column, f"suppression of {code} is unused: no {code} "
-                                         f"diagnostic on {scope}; remove it"))
+                                         f"diagnostic on {scope}; remove it", d.end_column))
     for p in problems:
         _owner(results, starts, p.line).diagnostics.append(p)
     for result in results:

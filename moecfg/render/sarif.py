@@ -45,7 +45,9 @@ def _rule_entry(code: str) -> dict:
 
 def _result(r, diag, index: int) -> dict:
     region = {"startLine": diag.line, "startColumn": diag.column}
-    if diag.end_line is not None:
+    if diag.end_line is None:  # a point (e.g. a parser position): one character wide
+        region["endLine"], region["endColumn"] = diag.line, diag.column + 1
+    else:
         region["endLine"] = diag.end_line
         region["endColumn"] = max(diag.end_column, diag.column + 1) if diag.end_line == diag.line else diag.end_column
     out = {
