@@ -1,0 +1,136 @@
+"""MC7xx Tutel rules at their boundaries, capacity and the dispatch buffer through the engine.
+
+Base: W 16 GPUs, E 4 experts -> sharded_count s = 16 / 4 = 4, valid r = [0, 1, 2, 4]; top-2, cf 1.15,
+400 tokens -> samples_per_expert ceil(400 / 4) = 100, int(1.15 * 100) = 114 (float trap), capacity 2 * 114 = 228
+(alignment s * overlap = 4, 228 % 4 == 0).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_lint
+from gpu_cases import TUTEL, cases, check_rule
+from moecfg.diagnostics import Report
+from moecfg.render import load
+
+ROWS = {
+    "MC701": [
+        ("tutel", {"world_size": 1, "num_global_experts": 1}, False),
+        ("tutel", {"world_size": 0}, True),
+        ("tutel", {"a2a_ffn_overlap_degree": 0}, True),
+        ("tutel", {"megablocks_size": 0}, False),
+        ("tutel", {"megablocks_size": -1}, True),
+        ("tutel", {"capacity_factor": 0, "max_expert_load": -1}, True),
+    ],
+    "MC005": [
+        ("tutel", {"capacity_factor": 0, "max_expert_load": 150}, False),
+        ("tutel", {"capacity_factor": 0}, True),
+        ("tutel", {"capacity_factor": -1.5}, True),
+        ("tutel", {"capacity_factor": 0.01}, False),
+    ],
+    "MC702": [
+        ("tutel", {"num_global_experts": 4}, False),  # 16 % 4
+        ("tutel", {"num_global_experts": 5, "adaptive_degree": 1}, True),  # 16 % 5
+        ("tutel", {"num_global_experts": 32, "adaptive_degree": 1}, False),  # 32 % 16
+        ("tutel", {"num_global_experts": 24, "adaptive_degree": 1}, True),  # 24 % 16
+    ],
+    # s = 4: r 3 is not a divisor; r 5 and -1 are clamped (warning)
+    "MC703": [
+        ("tutel", {"adaptive_degree": 2}, False),
+        ("tutel", {"adaptive_degree": 3}, True),
+        ("tutel", {"adaptive_degree": 0}, False),
+    ],
+    "MC704": [
+        ("tutel", {"hidden_size_per_expert": 8196}, False),  # 8196 = 4 * 2049
+        ("tutel", {"hidden_size_per_expert": 8194}, True),
+    ],
+    "MC705": [
+        ("tutel", {"model_dim": 2048}, False),
+        ("tutel", {"model_dim": 2047}, True),
+    ],
+    # overlap 32: alignment 4 * 32 = 128, capacity 228 -> 256, split 256 * 4 / 4 = 256, 256 % 32 == 0; 33 > 32.
+    # 16 experts on 16 GPUs (s 1), megablocks 4: alignment ceil(1 * o / 4) * 4 = 4; capacity 2 * int(1.15 * 25)
+    # = 2 * 28 = 56; 56 % 2 == 0 ok, 56 % 3 != 0 fails.
+    "MC706": [
+        ("tutel", {"a2a_ffn_overlap_degree": 32}, False),
+        ("tutel", {"a2a_ffn_overlap_degree": 33}, True),
+        ("tutel", {"num_global_experts": 16, "adaptive_degree": 1, "megablocks_size": 4, "a2a_ffn_overlap_degree": 2},
+         False),
+        ("tutel", {"num_global_experts": 16, "adaptive_degree": 1, "megablocks_size": 4, "a2a_ffn_overlap_degree": 3},
+         True),
+    ],
+    "MC707": [
+        ("tutel", {"adaptive_degree": 4}, False),
+        ("tutel", {"adaptive_degree": 1}, True),
+    ],
+}
+
+PARAMS = [pytest.param(code, *p.values, id=f"{code}-{p.id}") for code, rows in ROWS.items() for p in cases(rows)]
+
+
+@pytest.mark.parametrize("code,base,overrides,fires", PARAMS)
+def test_rule_boundaries(code, base, overrides, fires):
+    check_rule(code, base, overrides, fires)
+
+
+@pytest.mark.parametrize("degree,clamped", [(5, 4), (-1, 0)])
+def test_adaptive_degree_out_of_range_is_clamped_with_a_warning(degree, clamped):
+    d = check_rule("MC703", "tutel", {"adaptive_degree": degree}, True, severity="warning").one("MC703")
+    assert f"clamps it to {clamped}" in d.message
+
+
+def test_invalid_degree_message_lists_candidates():
+    d = run_lint(TUTEL, adaptive_degree=3).one("MC703")
+    assert "[0, 1, 2, 4]" in d.message and d.severity == "error"
+
+
+def test_capacity_float_trap_and_dispatch_buffer():
+    out = run_lint(TUTEL)
+    assert out.derived["capacity"] == 228 and out.derived["samples_per_expert"] == 100
+    assert out.derived["sharded_count"] == 4 and out.derived["valid_adaptive_degrees"] == [0, 1, 2, 4]
+    buf = out.buffers["dispatch"]
+    # D = E * C * M * 2 = 4 * 228 * 2048 * 2 = 3,735,552
+    assert buf["required_bytes"] == 3_735_552 and buf["sufficient"] is None
+    assert buf["terms"] == {"num_global_experts": 4, "capacity": 228, "model_dim": 2048, "dtype_bytes": 2}
+    assert "int(1.15 * 100)" in buf["note"]
+
+
+def test_capacity_factor_zero_and_negative_use_max_load():
+    # cf 0: capacity = max load 150 -> aligned to 4 = 152
+    assert run_lint(TUTEL, capacity_factor=0, max_expert_load=150).derived["capacity"] == 152
+    # cf -0.5: min(300, 2 * int(0.5 * 100) = 100) = 100
+    assert run_lint(TUTEL, capacity_factor=-0.5, max_expert_load=300).derived["capacity"] == 100
+
+
+def test_top_k_clipped_and_fp32():
+    out = run_lint(TUTEL, top_k=8, dtype="fp32")  # top-k 8 of 4 experts -> 4
+    # capacity 4 * 114 = 456; D = 4 * 456 * 2048 * 4 = 14,942,208
+    assert out.derived["top_k"] == 4 and out.buffers["dispatch"]["required_bytes"] == 14_942_208
+
+
+def test_communication_model_per_degree():
+    comm = {row["r"]: row for row in run_lint(TUTEL).derived["communication"]}
+    # D = 3,735,552; P = 4 experts * (2*2048*8192 + 8192 + 2048) * 2 B = 268,517,376; P_e = 67,129,344
+    assert comm[1]["all_to_all_bytes"] == 4 * 3_735_552  # 14,942,208
+    assert comm[1]["zero_gather_bytes"] == 2 * (67_129_344 - 67_129_344 // 4)  # 100,694,016
+    assert comm[2]["zero_gather_bytes"] == 2 * (67_129_344 // 2 - 67_129_344 // 4)  # 33,564,672
+    assert comm[4]["total_bytes"] == 16 * 3_735_552  # 59,768,832, no zero-gather at r = s
+    assert comm[0]["total_bytes"] == 268_517_376 * 15 // 16 * 2  # 503,470,080
+    assert comm[4]["mode"] == "MP+EP" and comm[0]["mode"] == "DP"
+    assert run_lint(TUTEL).derived["recommended_adaptive_degree"] == 4
+
+
+def test_json_report_shape():
+    report = Report(results=run_lint(TUTEL).results, files=1)
+    result = json.loads(load("json").render(report, color=False, command="check"))["results"][0]
+    assert result["kind"] == "tutel" and result["valid"] is True and result["diagnostics"] == []
+    assert set(result["buffers"]) == {"dispatch"}
+    assert {"required_bytes", "sufficient", "formula", "terms"} <= set(result["buffers"]["dispatch"])
+    assert result["derived"]["dispatch_shape"] == [4, 228, 2048]
+
+
+def test_broken_field_gives_no_buffer():
+    out = run_lint(TUTEL, world_size="16")
+    assert out.codes == {"MC004"} and out.buffers == {}
