@@ -580,3 +580,37 @@ def test_low_latency_dispatch_tensors_scale_with_tokens(tokens, hidden, num_rank
         + small.packed_recv_layout_range_bytes
         + small.packed_recv_count_bytes
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# intranode host checks N7-N9 and the hint slot constants
+# ---------------------------------------------------------------------------------------------
+
+
+def test_hint_slot_extra_bytes():
+    assert f.NVL_HINT_SLOT_EXTRA_BYTES == 2056  # 8 + 128*8 + 128*4 + 128*4
+    assert f.RDMA_HINT_SLOT_EXTRA_BYTES == 2072  # 2056 + 16
+
+
+def test_intranode_notify_bytes():
+    # N7: R * (R + E/R) * 4 = 8 * (8 + 32) * 4 = 1280
+    assert f.intranode_notify_bytes(8, 256) == 1280
+
+
+def test_intranode_dispatch_bytes_dsv3_bf16_and_fp8():
+    # N8, 8 ranks, 20 SMs (ch 10), nvl_recv 256, BF16 top-8:
+    # 8*8*4 = 256; 4*10*8*4 = 1280; 10*8*256 = 20480 slots * (14336 + 4 + 8*8 + 8*4) = 20480 * 14436 = 295,649,280
+    assert f.intranode_dispatch_bytes(8, 20, 256, 7168, 2, 8, 0) == 256 + 1280 + 295_649_280
+    # FP8 with 56 scales: per token 7168 + 4 + 64 + 32 + 56*4 = 7492; 20480 * 7492 = 153,436,160
+    assert f.intranode_dispatch_bytes(8, 20, 256, 7168, 1, 8, 56) == 256 + 1280 + 153_436_160
+
+
+def test_intranode_combine_bytes_matches_spec_figure():
+    # N9: 10*8*4*2 = 640; 20480 * (14336 + 4 + 8*4) = 294,338,560; gpu-rules 4 quotes ~294,339,200
+    assert f.intranode_combine_bytes(8, 20, 256, 7168, 2, 8) == 294_339_200
+
+
+def test_intranode_host_checks_are_below_the_hint():
+    hint = f.nvl_buffer_size_hint(DSV3_HIDDEN_BYTES, 8, 20, 6, 256, 6, 128)
+    assert hint == 335_709_824  # 1600 + 20480 * 16392 = 335,709,760 -> ceil128
+    assert f.intranode_dispatch_bytes(8, 20, 256, DSV3_HIDDEN, 2, 8, 0) < hint

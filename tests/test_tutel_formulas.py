@@ -362,3 +362,9 @@ def test_recommended_degree_brackets_continuous_optimum(experts, shards, dispatc
     # and it is no worse than any other candidate under the byte model
     cost = t.communication_bytes(dispatch, params, experts, world, r)
     assert all(cost <= t.communication_bytes(dispatch, params, experts, world, c) + 1 for c in candidates)
+
+
+def test_ffn_expert_param_count():
+    # fc1 [M, H] + fc2 [H, M] + fc1 bias [H] + fc2 bias [M]: 2*2048*8192 + 8192 + 2048 = 33,564,672
+    assert t.ffn_expert_param_count(2048, 8192) == 33_564_672
+    assert t.ffn_expert_param_count(1, 1) == 4
