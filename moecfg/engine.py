@@ -10,6 +10,7 @@ from .registry import RULES
 from .yamlsrc import Span, YamlDocument, YamlProblem, decode, parse_stream
 
 YAML_SUFFIXES = (".yaml", ".yml")
+CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 
 
 class PathError(Exception):
@@ -71,11 +72,16 @@ def lint_document(doc: YamlDocument, name: str, options: kinds.Options, policy=N
                                 "PyYAML would silently keep the last value", at_key=True))
     data = doc.data
     if not isinstance(data, dict):
-        findings.append(Finding(R.NOT_MAPPING.code, (), f"a document must be a mapping of keys, got {type(data).__name__}"))
+        findings.append(Finding(R.NOT_MAPPING.code, (), f"a document must be a mapping of keys, got {_kind_of(data)}"))
     else:
         findings.extend(_analyze(doc, result, options))
     result.diagnostics = _position(doc, findings)
     return result
+
+
+def _kind_of(data) -> str:
+    names = {type(None): "null", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a number"}
+    return names.get(type(data), type(data).__name__)
 
 
 def _analyze(doc: YamlDocument, result: DocumentResult, options: kinds.Options) -> list[Finding]:
@@ -114,7 +120,8 @@ def discover(paths) -> list[str]:
             found = []
             for root, dirs, names in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(os.path.join(root, n) for n in names if n.endswith(YAML_SUFFIXES))
+                found.extend(os.path.join(root, n) for n in names
+                             if n.endswith(YAML_SUFFIXES) and n not in CONFIG_NAMES)
             if not found:
                 raise PathError(f"{p}: directory contains no *.yaml or *.yml file")
             files.extend(sorted(found))
