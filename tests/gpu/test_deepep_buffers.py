@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_lint
-from gpu_cases import INTRA, LL, NORMAL
+from gpu_cases import INTRA, LL, NORMAL, run_lint
 from moecfg.diagnostics import Report
 from moecfg.render import load
 

@@ -10,8 +10,7 @@ import json
 
 import pytest
 
-from conftest import run_lint
-from gpu_cases import TUTEL, cases, check_rule
+from gpu_cases import TUTEL, cases, check_rule, run_lint
 from moecfg.diagnostics import Report
 from moecfg.render import load
 
