@@ -130,6 +130,8 @@ class Validator:
                 return True, str(raw.get(path, value)), None  # source text: 9.10 stays "9.10"
             return self._wrong(path, label, value, "a version string such as 9.0.1")
         if t == "enum":
+            if isinstance(value, (int, float)) and path in raw:
+                value = raw[path]  # YAML 1.1 reads `product: 910_93` as the integer 91093; match the source text
             return self._enum(spec, value, path, label)
         if t == "int_list":
             ok = (isinstance(value, list) and len(value) == spec.length

@@ -19,6 +19,7 @@ except AttributeError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
 _MAX_NODES = 200_000  # alias expansion budget per document ("billion laughs")
+_MAX_DEPTH = 500  # nesting levels; libyaml's composer recurses in C and crashes the process near 50 000
 
 
 class YamlProblem(Exception):
@@ -183,13 +184,39 @@ def _offset_position(text: str, offset: int):
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def _nesting_bound(text: str) -> int:
+    # every collection level needs its own `[`, `{`, `-`, `?` or `:` character: a cheap upper bound on depth
+    return sum(text.count(c) for c in "[{-?:") + 1
+
+
+def _check_depth(text: str) -> None:
+    """Refuse documents nested deeper than _MAX_DEPTH before composing them (the event parser does not recurse)."""
+    if _nesting_bound(text) <= _MAX_DEPTH:
+        return
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > _MAX_DEPTH:
+                m = event.start_mark
+                raise YamlProblem(f"document nested too deeply (more than {_MAX_DEPTH} levels)", m.line + 1, m.column + 1)
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _empty(node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null" and node.value == "" \
+        and not node.style
+
+
 def parse_stream(text: str) -> list[YamlDocument]:
     """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML."""
     docs: list[YamlDocument] = []
     try:
+        _check_depth(text)
         for i, node in enumerate(yaml.compose_all(text, Loader=_Loader)):
-            if node is None:
-                continue
+            if node is None or _empty(node):
+                continue  # `---` with nothing after it (e.g. a trailing separator) is not a document
             doc = YamlDocument(index=i, data=None, start=_span(node))
             doc.data = _Builder(doc).build(node, ())
             docs.append(doc)

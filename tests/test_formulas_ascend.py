@@ -8,7 +8,7 @@ import pytest
 
 from moecfg.ascend import formulas as fx
 
-from conftest import A2_BASE, A3_BASE, lint_product, run_lint
+from lintkit import A2_BASE, A3_BASE, lint_product, run_lint
 
 MB = 1 << 20
 

@@ -49,7 +49,7 @@ def _ruleset(values: dict, options: Options, present, findings: list):
         return None
     if warning:
         findings.append(Finding(VERSION_UNKNOWN.code, path, warning))
-    if version is None:
+    if version is None and "cann_version" not in present:  # present but unreadable: MC004 already says so
         findings.append(Finding(VERSION_UNPINNED.code, (), "no cann_version: checking with the `latest` rule set "
                                 "(upstream head); pin the release you deploy, e.g. cann_version: 9.0.1"))
     return RULESETS[name]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import (A2_HIER, A3_HIER, ALL, LEGACY_TP, WITH_A3_HIERARCHY, assert_rule, lint_product,
+from lintkit import (A2_HIER, A3_HIER, ALL, LEGACY_TP, WITH_A3_HIERARCHY, assert_rule, lint_product,
                       rule_cases)
 
 # ---- MC101 ep_world_size ---------------------------------------------------------------------------

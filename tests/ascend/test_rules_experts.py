@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import A2_HIER, A3_HIER, ALL, WITH_A3_HIERARCHY, assert_rule, lint_product, rule_cases
+from lintkit import A2_HIER, A3_HIER, ALL, WITH_A3_HIERARCHY, assert_rule, lint_product, rule_cases
 
 INT32_MAX = 2**31 - 1
 

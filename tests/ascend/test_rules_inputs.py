@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ALL, assert_rule, lint_product, rule_cases
+from lintkit import ALL, assert_rule, lint_product, rule_cases
 
 FLOOR = 128 * 32  # bs * ep_world_size of the A3 base document
 
