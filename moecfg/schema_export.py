@@ -139,11 +139,10 @@ def json_schema(kind: str | None = None) -> dict:
     adapter = TypeAdapter(models[0] if len(models) == 1 else Union[tuple(models)])
     schema = _drop_null_defaults(adapter.json_schema())
     what = f"`kind: {kind}`" if kind else "any kind"
-    return {
-        "$schema": SCHEMA_DIALECT,
-        "title": f"moecfg deployment file ({what})",
-        "description": "MoE expert-parallel deployment config checked by `moecfg check`; generated from the "
-                       "field tables by `moecfg schema`. Hardware rules (divisibility, limits per product and CANN "
-                       "release, buffer sizes) are checked by moecfg, not by this schema.",
-        **schema,
-    }
+    out = {"$schema": SCHEMA_DIALECT, **schema}
+    out["title"] = f"moecfg deployment file ({what})"
+    out["description"] = ("MoE expert-parallel deployment config checked by `moecfg check`; generated from the "
+                          "field tables by `moecfg schema`. Hardware rules (divisibility, limits per product and "
+                          "CANN release, buffer sizes) are checked by moecfg, not by this schema; JSON Schema "
+                          "cannot tell 8.0 from 8, moecfg check can.")
+    return out
