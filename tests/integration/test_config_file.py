@@ -8,6 +8,7 @@ import json
 import pytest
 
 from moecfg.config import ConfigError, gitignore_regex, parse
+from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 DOC = """product: A3
 {version}bs: 128

@@ -6,7 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import FIXTURES, HERE, assert_golden
+from integration_helpers import FIXTURES, HERE, assert_golden, run  # noqa: F401  (run: fixture)
 
 FILES = ["fixtures/good.yaml", "fixtures/bad.yaml", "fixtures/multi.yaml", "fixtures/syntax.yaml",
          "fixtures/suppressed.yaml"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOKS = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}

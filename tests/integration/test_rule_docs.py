@@ -11,6 +11,7 @@ import pytest
 from moecfg.config import Cli, Config, FilePolicy
 from moecfg.docs import all_docs, rules_markdown
 from moecfg.engine import lint_bytes
+from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = all_docs()

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from moecfg.schema_export import available_kinds, json_schema, kind_models
+from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".yaml", ".yml"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from moecfg.config import Cli, Config, FilePolicy
 from moecfg.engine import lint_text
+from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 BASE = """product: A3
 cann_version: 9.0.1

@@ -1,4 +1,6 @@
-"""Helpers of the CI/editor integration tests: run the CLI in-process, compare with golden files."""
+"""Helpers of the CI/editor integration tests: run the CLI in-process, compare with golden files.
+
+Not a conftest.py: tests/conftest.py is imported by name (`from conftest import ...`) from other test folders."""
 from __future__ import annotations
 
 import os
