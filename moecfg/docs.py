@@ -95,7 +95,8 @@ def lookup(code_or_name: str) -> RuleDoc | None:
 
 
 def _scope(values: tuple) -> str:
-    return ", ".join(values) if values else "all"
+    """Declared products / rule sets; '-' when the rule does not declare them (its summary says)."""
+    return ", ".join(values) if values else "-"
 
 
 def legend(source: str) -> list[str]:
@@ -108,13 +109,19 @@ def _indent(text: str, pad: str = "    ") -> str:
     return "".join(pad + line + "\n" for line in text.rstrip("\n").splitlines())
 
 
+def _para(text: str) -> str:
+    import textwrap
+
+    return _indent(textwrap.fill(text, width=100))
+
+
 def explain_text(d: RuleDoc) -> str:
     out = [f"{d.code} {d.name} ({d.severity}; family {d.family}; products {_scope(d.products)}; "
            f"rule sets {_scope(d.rulesets)})", "", d.summary + ".", ""]
     if d.family_doc:
         out += ["What the family checks:", _indent(d.family_doc).rstrip("\n"), ""]
     if d.why:
-        out += ["Why it matters:", _indent(d.why).rstrip("\n")]
+        out += ["Why it matters:", _para(d.why).rstrip("\n")]
     if d.cann_error:
         out += [f"    CANN's error: \"{d.cann_error}\""]
     if d.why or d.cann_error:
@@ -124,7 +131,7 @@ def explain_text(d: RuleDoc) -> str:
     if d.pass_example:
         out += ["Passes:", _indent(d.pass_example).rstrip("\n"), ""]
     if d.fix:
-        out += ["Fix:", _indent(d.fix).rstrip("\n"), ""]
+        out += ["Fix:", _para(d.fix).rstrip("\n"), ""]
     if d.source:
         out += ["Source:", _indent(d.source).rstrip("\n")]
         out += [_indent(x).rstrip("\n") for x in legend(d.source)]

@@ -43,8 +43,8 @@ A2 = dict(product="A2", cann_version="9.0.1", bs=128, h=4096, k=8, ep_world_size
 A3_OK = ex(A3)
 A2_OK = ex(A2)
 
-_TILING = ("The op's host tiling rejects the attributes: the first dispatch call fails with ACLNN_ERR_PARAM_INVALID "
-           "(161002) and the error log names the check, after the job has already loaded weights and built its "
+_TILING = ("The op's host tiling rejects the attributes: the first dispatch (or combine) call returns an error and "
+           "the CANN log names the failed check, after the job has already loaded its weights and built its "
            "communicators.")
 _INPUT = "moecfg cannot read the value, so every hardware rule that depends on it is skipped for this document."
 
