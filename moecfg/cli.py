@@ -97,7 +97,8 @@ class ConfigFailure(click.ClickException):
 @_common
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
               help="Lowest severity that makes the exit code 1 (default: config file's fail-on, else error).")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even with diagnostics (2 and 3 still signal usage and internal errors).")
+@click.option("--exit-zero", is_flag=True,
+              help="Exit 0 even with diagnostics (2 and 3 still signal usage and internal errors).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this config file for every path instead of searching .moecfg.yaml / pyproject.toml.")
 @click.option("--ignore", "ignore", multiple=True, metavar="CODE",

@@ -233,7 +233,8 @@ def code_or_prefix(item, key="ignore") -> str:
         from .registry import RULES
         from .schema import suggest
 
-        raise ConfigError(f"`{key}`: {text!r} is not a rule code or name{suggest(text, [x.name for x in RULES.values()])}")
+        hint = suggest(text, [x.name for x in RULES.values()])
+        raise ConfigError(f"`{key}`: {text!r} is not a rule code or name{hint}")
     return r.code
 
 
@@ -383,7 +384,10 @@ class Settings:
     def config_for(self, path: str) -> Config:
         if self._explicit is not None:
             return self._explicit
-        start = os.getcwd() if path in ("-", "<stdin>") else (path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        if path in ("-", "<stdin>"):
+            start = os.getcwd()
+        else:
+            start = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
         found = find(start)
         return load(found) if found else Config()
 
@@ -418,7 +422,9 @@ def effective(settings: Settings, path: str) -> dict:
     cfg, cli = policy.config, settings.cli
 
     def src(cli_value, cfg_value):
-        return "command line" if cli_value not in (None, ()) else ("config" if cfg_value not in (None, (), {}) else "default")
+        if cli_value not in (None, ()):
+            return "command line"
+        return "config" if cfg_value not in (None, (), {}) else "default"
 
     return {
         "path": path,

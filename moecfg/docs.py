@@ -144,7 +144,8 @@ def explain_text(d: RuleDoc) -> str:
 def rules_text(docs) -> str:
     lines = [f"{'code':<6} {'name':<34} {'severity':<8} {'products':<8} {'rule sets':<14} summary"]
     for d in docs:
-        lines.append(f"{d.code:<6} {d.name:<34} {d.severity:<8} {_scope(d.products):<8} {_scope(d.rulesets):<14} {d.summary}")
+        scope = f"{_scope(d.products):<8} {_scope(d.rulesets):<14}"
+        lines.append(f"{d.code:<6} {d.name:<34} {d.severity:<8} {scope} {d.summary}")
     return "\n".join(lines) + "\n"
 
 

@@ -81,40 +81,48 @@ def parse(text: str):
         if "moecfg:" not in line:
             continue
         m = _MARK.search(line)
-        if not m:
-            continue
-        column = line.index("#", m.start()) + 1
-        end = len(line.rstrip()) + 1
-        body = m.group(1).strip()
-        d = _DIRECTIVE.match(body)
-        if not d:
-            problems.append(_problem(NO_REASON, i + 1, column, end_column=end, message=f"cannot read the directive `# moecfg: {body}`; write "
-                                     "`# moecfg: disable=CODE[,CODE] -- reason` or `disable-file=...`"))
-            continue
-        verb, codes_text, reason = d.group(1), d.group(2), (d.group(3) or "").strip()
-        standalone = line.lstrip().startswith("#")
-        if verb == "disable-file":
-            if i >= FILE_HEADER_LINES or not standalone:
-                problems.append(_problem(UNUSED, i + 1, column, end_column=end, message=f"`disable-file` must be a comment line in the first "
-                                         f"{FILE_HEADER_LINES} lines of the file; this one (line {i + 1}) is ignored"))
-                continue
-            covers = None
-        else:
-            covers = _next_content_line(lines, i) if standalone else i + 1
-        codes = []
-        for token in (t.strip() for t in codes_text.split(",")):
-            code = _resolve(token)
-            if code is None:
-                problems.append(_problem(UNUSED, i + 1, column, end_column=end, message=f"`{token}` in this suppression is not a moecfg rule "
-                                         "code or name; it suppresses nothing (see `moecfg rules`)"))
-            else:
-                codes.append(code)
-        if not reason:
-            problems.append(_problem(NO_REASON, i + 1, column, end_column=end, message=f"suppression of {', '.join(codes) or codes_text} has no "
-                                     "reason; append `-- why this is fine here`"))
-        if codes:
-            directives.append(Directive(i + 1, column, len(line.rstrip()) + 1, covers, tuple(codes), reason))
+        if m:
+            _parse_line(lines, i, m, directives, problems)
     return directives, problems
+
+
+def _parse_line(lines, i, m, directives, problems) -> None:
+    line = lines[i]
+    column = line.index("#", m.start()) + 1
+    end = len(line.rstrip()) + 1
+
+    def report(r, message):
+        problems.append(_problem(r, i + 1, column, message, end))
+
+    body = m.group(1).strip()
+    d = _DIRECTIVE.match(body)
+    if not d:
+        report(NO_REASON, f"cannot read the directive `# moecfg: {body}`; write "
+                          "`# moecfg: disable=CODE[,CODE] -- reason` or `disable-file=...`")
+        return
+    verb, codes_text, reason = d.group(1), d.group(2), (d.group(3) or "").strip()
+    standalone = line.lstrip().startswith("#")
+    if verb == "disable-file":
+        if i >= FILE_HEADER_LINES or not standalone:
+            report(UNUSED, f"`disable-file` must be a comment line in the first {FILE_HEADER_LINES} lines of the "
+                           f"file; this one (line {i + 1}) is ignored")
+            return
+        covers = None
+    else:
+        covers = _next_content_line(lines, i) if standalone else i + 1
+    codes = []
+    for token in (t.strip() for t in codes_text.split(",")):
+        code = _resolve(token)
+        if code is None:
+            report(UNUSED, f"`{token}` in this suppression is not a moecfg rule code or name; it suppresses "
+                           "nothing (see `moecfg rules`)")
+        else:
+            codes.append(code)
+    if not reason:
+        report(NO_REASON, f"suppression of {', '.join(codes) or codes_text} has no reason; "
+                          "append `-- why this is fine here`")
+    if codes:
+        directives.append(Directive(i + 1, column, end, covers, tuple(codes), reason))
 
 
 def _problem(r, line: int, column: int, message: str, end_column: int | None = None) -> Diagnostic:
