@@ -34,6 +34,8 @@ def test_divisibility_message_suggests_nearest_valid():
     assert d.path == "/moe_expert_num"
     d = lint_product("A3", "9.0", shared_expert_rank_num=2, moe_expert_num=256).one("MC201")
     assert "32 - 2 = 30" in d.message and "240 or 270" in d.message
+    d = lint_product("A2", "9.0", moe_expert_num=120).one("MC201")  # A2 divides by ep, with its own CANN text
+    assert "ep_world_size = 16" in d.message and "112 or 128" in d.message and "moeExpertNum is invalid." in d.message
 
 
 # ---- MC202 local_moe * ep <= 2048 and local_moe > 0 (A3) --------------------------------------------------

@@ -49,8 +49,10 @@ def divisibility(cfg, f):
         else:
             denom = f"ep_world_size = {cfg.ep_world_size}"
         fix = f"; nearest valid: {lo} or {hi}" if lo > 0 else f"; nearest valid: {hi}"
+        cann = ("moeExpertNum should be divisible by (epWorldSize - sharedExpertRankNum)" if cfg.product == "A3"
+                else "moeExpertNum is invalid.")  # A2: DV2A22[M] L285-295, R85 L1145-1147
         yield finding(DIVISIBLE, "moe_expert_num", f"`moe_expert_num` = {moe} is not divisible by {denom}{fix}; "
-                      "CANN: \"moeExpertNum should be divisible by (epWorldSize - sharedExpertRankNum)\"")
+                      f"CANN: \"{cann}\"")
 
 
 def local_limit(cfg, f):
