@@ -3,8 +3,9 @@
 These fire before any hardware rule: a file that is not YAML, a duplicated or unknown key, a value of
 the wrong type, a missing required key. Integers are strict: `8.0`, `"8"` and `yes` are not integers
 (YAML 1.1 reads `yes`/`no`/`on`/`off` as booleans). A duplicated key is an error even though PyYAML
-would silently keep the last value. When a document has such an error, hardware rules are skipped for
-it (their verdict would rest on a value we could not read) and `buffers` is `{}`.
+would silently keep the last value; the hardware rules still run on that last value (what the job would
+load). When a value cannot be read (wrong type, missing key, out of range), hardware rules are skipped
+for the document (their verdict would rest on a value we could not read) and `buffers` is `{}`.
 """
 from .diagnostics import ERROR, INFO, WARNING
 from .registry import rule
