@@ -49,7 +49,9 @@ def sharded_count(num_global_experts: int, world_size: int) -> int:
 # tutel/impls/moe_layer.py MOELayer.__init__ valid_rs.
 def valid_adaptive_degrees(sharded_count: int) -> tuple[int, ...]:
     """Valid adaptive parallel degrees r: 0 plus every divisor of ``sharded_count``."""
-    return (0,) + tuple(i for i in range(1, sharded_count + 1) if sharded_count % i == 0)
+    small = [i for i in range(1, math.isqrt(max(sharded_count, 0)) + 1) if sharded_count % i == 0]
+    large = [sharded_count // i for i in reversed(small) if i * i != sharded_count]
+    return (0,) + tuple(small + large)
 
 
 # tutel/impls/moe_layer.py MOELayer.__init__ 'adaptive:r': min(max(r, 0), sharded_count).

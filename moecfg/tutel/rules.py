@@ -38,6 +38,7 @@ OVERLAP = rule("MC706", "tutel-overlap-degree", "error", "a2a_ffn_overlap_degree
 DEGREE_ADVICE = rule("MC707", "tutel-adaptive-degree-advice", "info", "another adaptive_degree moves fewer bytes (section 2.3 model)",
                      family=_F, source="gpu-rules.md 2.3 (derived from tutel/impls/moe_layer.py, tutel/experts/ffn.py)")
 
+MAX_WORLD_SIZE = 1 << 20  # moecfg's own bound: adaptive degrees are the divisors of W / E
 _POSITIVE = ("world_size", "num_global_experts", "top_k", "tokens_per_device", "model_dim", "hidden_size_per_expert",
              "a2a_ffn_overlap_degree")
 
@@ -47,10 +48,18 @@ def value_ranges(t):
     for name in _POSITIVE:
         if getattr(t, name) < 1:
             yield Finding(VALUE_RANGE.code, (name,), f"`{name}` = {getattr(t, name)} must be >= 1")
+    if t.world_size > MAX_WORLD_SIZE:
+        yield Finding(VALUE_RANGE.code, ("world_size",), f"`world_size` = {t.world_size} is above the {MAX_WORLD_SIZE} "
+                      "GPUs moecfg models (it enumerates the adaptive degrees)")
     if t.megablocks_size < 0:
         yield Finding(VALUE_RANGE.code, ("megablocks_size",), f"`megablocks_size` = {t.megablocks_size} must be >= 0")
     if not math.isfinite(t.capacity_factor):
         yield Finding(VALUE_RANGE.code, ("capacity_factor",), f"`capacity_factor` = {t.capacity_factor} must be finite")
+    elif t.num_global_experts >= 1 and t.tokens_per_device >= 1:
+        bound = abs(t.capacity_factor) * fx.samples_per_expert(t.tokens_per_device, t.num_global_experts)
+        if not math.isfinite(bound):
+            yield Finding(VALUE_RANGE.code, ("capacity_factor",), f"`capacity_factor` = {t.capacity_factor} times the "
+                          "samples per expert overflows a float; Tutel's int(cf * samples) raises OverflowError")
     load = t.max_expert_load
     if load is not None and load < 0:
         yield Finding(VALUE_RANGE.code, ("max_expert_load",), f"`max_expert_load` = {load} must be >= 0")

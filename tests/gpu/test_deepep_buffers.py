@@ -129,3 +129,10 @@ def test_json_report_shape():
     assert "required_mb" not in nvl  # MB only for HCCL domains (contract 3)
     assert result["buffers"]["rdma"]["sufficient"] is None
     assert result["derived"]["num_nodes"] == 2
+
+
+def test_uncompiled_ll_hidden_with_huge_t_reports_instead_of_crashing():
+    # hidden 9: T = 1 gives a send buffer of 16 + 18 = 34 bytes, which DeepEP's layout asserts against (% 16);
+    # T = 2^31 is a multiple of 16 and over the 32 GiB wall, so the largest-T search must not crash
+    out = run_lint(LL, hidden=9, num_experts=16, num_max_dispatch_tokens_per_rank=2**31, nvshmem_qp_depth=2**33)
+    assert "MC621" in out.codes and "MC654" in out.codes

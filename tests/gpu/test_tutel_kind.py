@@ -22,6 +22,9 @@ ROWS = {
         ("tutel", {"megablocks_size": 0}, False),
         ("tutel", {"megablocks_size": -1}, True),
         ("tutel", {"capacity_factor": 0, "max_expert_load": -1}, True),
+        # moecfg's own bound (divisor enumeration): 2^20 GPUs ok, one more not
+        ("tutel", {"world_size": 1 << 20, "num_global_experts": 1 << 20, "adaptive_degree": 1}, False),
+        ("tutel", {"world_size": (1 << 20) + 1, "num_global_experts": 1, "adaptive_degree": 1}, True),
     ],
     "MC005": [
         ("tutel", {"capacity_factor": 0, "max_expert_load": 150}, False),
@@ -133,3 +136,9 @@ def test_json_report_shape():
 def test_broken_field_gives_no_buffer():
     out = run_lint(TUTEL, world_size="16")
     assert out.codes == {"MC004"} and out.buffers == {}
+
+
+def test_capacity_factor_overflow_is_a_finding_not_a_crash():
+    # 1e300 * ceil(2^62 / 4) overflows a float: Tutel's int(cf * samples) would raise OverflowError
+    out = run_lint(TUTEL, capacity_factor=1e300, tokens_per_device=2**62)
+    assert out.codes == {"MC701"} and out.buffers == {}
