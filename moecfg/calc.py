@@ -21,7 +21,7 @@ def _parse_override(item: str):
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
-    if isinstance(value, (dict, list)):
+    if isinstance(value, dict):  # a mapping is set key by key (dotted keys), not as a literal
         value = raw
     return key.split("."), value
 
