@@ -52,6 +52,21 @@ class Requirement:
     def sufficient(self) -> bool:
         return self.required_bytes <= self.configured_mb * fx.MB
 
+    @property
+    def needed_text(self) -> str:
+        return f"{self.required_bytes} bytes = {self.required_mb} MB"
+
+    @property
+    def configured_text(self) -> str:
+        return f"{self.configured_mb} MB ({self.configured_from})"
+
+    @property
+    def fix(self) -> str:
+        """The setting to change, naming the value that was compared."""
+        if self.configured_from.startswith("hccl_buffer_size"):
+            return f"set hccl_buffer_size.{self.domain} >= {self.required_mb}"
+        return f"set HCCL_BUFFSIZE >= {self.required_mb}"
+
     def to_json(self) -> dict:
         return {"required_bytes": self.required_bytes, "required_mb": self.required_mb,
                 "configured_mb": self.configured_mb, "sufficient": self.sufficient,
@@ -156,27 +171,20 @@ def _a2(cfg, f) -> list[Requirement]:
                          ("tok_flat", tok)), mb, src, path, "warning", note + "; tok_flat = h * sizeof(x) (+32 for INT32 x)")]
 
 
-def _fix(req: Requirement) -> str:
-    if req.configured_from.startswith("hccl_buffer_size"):
-        return f"set hccl_buffer_size.{req.domain} >= {req.required_mb}"
-    return f"set HCCL_BUFFSIZE >= {req.required_mb}"
-
-
 def window_checks(cfg, f):
     for req in requirements(cfg, f):
         if req.sufficient or req.configured_mb <= 0:
             continue
-        what = f"{req.required_bytes} bytes = {req.required_mb} MB"
-        have = f"{req.configured_mb} MB ({req.configured_from})"
+        what, have = req.needed_text, req.configured_text
         if req.domain == "tp":
             yield finding(TP_SMALL, req.config_path, f"TP HCCL_BUFFSIZE is too SMALL: tp_world_size = 2 needs {what} in "
-                          f"the TP communicator, configured {have}; {_fix(req)}")
+                          f"the TP communicator, configured {have}; {req.fix}")
         elif req.enforced == "error":
             yield finding(EP_SMALL, req.config_path, f"{f.limits.window_error}: comm_alg {f.alg} needs {what} in the EP "
-                          f"communicator, configured {have}; {_fix(req)}")
+                          f"communicator, configured {have}; {req.fix}")
         else:
             yield finding(A2_ADVISORY, req.config_path, f"A2 {f.alg} expects {what} of HCCL buffer, configured {have} "
-                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {_fix(req)}")
+                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}")
 
 
 def buffer_values(cfg, f):

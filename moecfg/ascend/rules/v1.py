@@ -178,9 +178,7 @@ def windows(cfg, f):
     for req in requirements(cfg, f):
         if req.sufficient or req.configured_mb <= 0:
             continue
-        what = f"{req.required_bytes} bytes = {req.required_mb} MB"
-        have = f"{req.configured_mb} MB ({req.configured_from})"
-        fix = f"set {'hccl_buffer_size.' + req.domain if req.configured_from.startswith('hccl') else 'HCCL_BUFFSIZE'} >= {req.required_mb}"
+        what, have, fix = req.needed_text, req.configured_text, req.fix
         if req.domain == "tp":
             yield finding(TP_WINDOW, req.config_path, f"v1 TP window: tp_world_size = 2 needs {what}, configured {have}; {fix}")
         elif req.enforced == "error":
