@@ -2,6 +2,7 @@
 `Buffer(...)`, its `Config(...)` objects and the model shapes the kernels are called with."""
 from __future__ import annotations
 
+from ..plan.devices import GPU_DEVICES
 from ..schema import FieldSpec as F
 
 MODES = ("normal", "low_latency")
@@ -31,4 +32,9 @@ FIELDS = (
     F("num_qps_per_rank", "int", "Buffer num_qps_per_rank (RDMA QPs per peer)", default=None),
     F("nvshmem_qp_depth", "int", "env NVSHMEM_QP_DEPTH", default=1024),
     F("device_sms", "int", "SMs of the GPU (H100/H800: 132, H20: 78, B200: 148)", default=132),
+    F("model", "str", "built-in model preset (fills hidden, num_experts, num_topk; explicit keys win)", default=None),
+    F("redundant_experts", "int", "EPLB redundant experts, added to num_experts", default=0),
+    F("device", "enum", "GPU model: its memory bounds num_nvl_bytes + num_rdma_bytes (MC901/MC902)", default=None,
+      choices=GPU_DEVICES),
+    F("device_memory_gb", "float", "device memory per GPU, GB (default: the `device`'s HBM)", default=None),
 )

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from ..kinds import Analysis, Options
+from ..plan import device_rules
+from ..presets.expand import expand_deepep
 from ..rules_input import VALIDATOR_CODES
 from ..schema import Validator
 from . import formulas as fx
@@ -14,7 +16,9 @@ _VALIDATOR = Validator(**VALIDATOR_CODES)
 
 
 def analyze(doc, options: Options) -> Analysis:
-    vals, findings, broken = _VALIDATOR.validate(doc.data, FIELDS, (), doc.raw_scalars)
+    findings = expand_deepep(doc)  # model: / redundant_experts:
+    vals, more, broken = _VALIDATOR.validate(doc.data, FIELDS, (), doc.raw_scalars)
+    findings += more
     out = Analysis(findings=findings, kind="deepep", op=vals.get("mode"))
     if broken:
         return out
@@ -27,6 +31,7 @@ def analyze(doc, options: Options) -> Analysis:
     for family in FAMILIES:
         for check in family.CHECKS:
             findings.extend(check(d, f))
+    findings.extend(device_rules.check_deepep(d, f, vals.get("device"), vals.get("device_memory_gb")))  # MC9xx
     out.buffers = {r.domain: r.to_json() for r in buffers.requirements(d, f)}
     out.derived = derived(d, f)
     return out

@@ -1,11 +1,17 @@
-"""Device memory (MC9xx): the HCCL buffers of all of a rank's communicators must fit its device.
+"""Device memory (MC9xx): the communication buffers of a rank must fit its device.
 
-HCCL gives every communicator its own pair of buffers (send + receive), each of the communicator's
-buffer size: `hccl_buffer_size.<group>` if set, else `HCCL_BUFFSIZE`, else 200 MB. A rank of an
-`ascend` document has an EP communicator and, with `tp_world_size` > 1, a TP communicator. Each
+`kind: ascend`: HCCL gives every communicator its own pair of buffers (send + receive), each of the
+communicator's buffer size: `hccl_buffer_size.<group>` if set, else `HCCL_BUFFSIZE`, else 200 MB. A rank of
+an `ascend` document has an EP communicator and, with `tp_world_size` > 1, a TP communicator. Each
 buffer is taken as max(configured, required) MB: the size the job must allocate to run the op.
 The sum must fit the device's memory (A2: 64 GB HBM per NPU, A3: 64 GB per die; `device_memory_gb`
-overrides); more than that is an error (MC901), more than 75% of it a warning (MC902): the weights,
+overrides).
+
+`kind: deepep`, with `device` (H100, H800, H20, H200, A100, B200) or `device_memory_gb`: a DeepEP `Buffer`
+allocates `num_nvl_bytes` (cudaMalloc, shared over NVLink), `num_rdma_bytes` (NVSHMEM symmetric heap) and a
+32 MiB workspace on every GPU; each buffer is taken as max(configured, required) bytes.
+
+More than the device memory is an error (MC901), more than 75% of it a warning (MC902): the weights,
 the KV cache and the activations need the rest.
 """
 from __future__ import annotations
@@ -30,14 +36,16 @@ env:
 device_memory_gb: {gb}
 """
 EXCEEDED = rule("MC901", "device-memory-exceeded", "error",
-                "The HCCL buffers of all communicators (2 x buffer each) do not fit the device memory", family=_F,
+                "The communication buffers of a rank do not fit its device memory (HCCL: 2 x buffer per communicator; "
+                "DeepEP: NVL + RDMA + workspace)", family=_F,
                 source="CANN HCCL user guide, HCCL_BUFFSIZE: each communicator occupies 2 x HCCL_BUFFSIZE",
-                tags=("buffer", "device"), why="HCCL cannot allocate the communicator buffers: the job fails at "
-                "communicator initialisation with an out-of-memory error", fix="lower bs or ep so the window "
-                "shrinks, lower HCCL_BUFFSIZE where it is larger than needed, or set device_memory_gb",
+                tags=("buffer", "device"), why="the buffers cannot be allocated: the job fails with an out-of-memory "
+                "error at HCCL communicator initialisation (Ascend) or in DeepEP's Buffer(...) (GPU)",
+                fix="lower bs or ep so the window shrinks (DeepEP: num_max_dispatch_tokens_per_rank), lower "
+                "HCCL_BUFFSIZE / num_nvl_bytes / num_rdma_bytes where larger than needed, or set device_memory_gb",
                 fail_example=_EXAMPLE.format(gb=4), pass_example=_EXAMPLE.format(gb=64))
 NEAR_LIMIT = rule("MC902", "device-memory-near-limit", "warning",
-                  "The HCCL buffers take more than 75% of the device memory", family=_F,
+                  "The communication buffers take more than 75% of the device memory", family=_F,
                   source="CANN HCCL user guide, HCCL_BUFFSIZE", tags=("buffer", "device"),
                   why="little memory is left for weights, KV cache and activations", fix="lower bs, ep or HCCL_BUFFSIZE",
                   fail_example=_EXAMPLE.format(gb=8), pass_example=_EXAMPLE.format(gb=64))
@@ -102,3 +110,45 @@ def check(cfg, f, device_memory_gb=None):
         yield Finding(NEAR_LIMIT.code, path, f"{what} take {100 * total / limit:.0f}% of the device memory, "
                       f"{describe(cfg.product, device_memory_gb)} (warning above {NEAR_LIMIT_FRACTION:.0%}): little is "
                       f"left for weights, KV cache and activations; {fix}")
+
+
+def deepep_buffers(d, f) -> list[tuple[str, int, int]]:
+    """(what, configured bytes, required bytes) a DeepEP Buffer allocates per GPU: NVL, RDMA and the workspace."""
+    from ..deepep.formulas import NUM_WORKSPACE_BYTES
+    from ..deepep.rules.buffers import requirements
+
+    reqs = {r.domain: r.required_bytes for r in requirements(d, f)}
+    out = [(f"num_{dom}_bytes", getattr(d, f"num_{dom}_bytes") or 0, reqs.get(dom, 0)) for dom in ("nvl", "rdma")]
+    return out + [("workspace", NUM_WORKSPACE_BYTES, NUM_WORKSPACE_BYTES)]
+
+
+def _deepep_fix(d, parts) -> tuple[tuple, str]:
+    name, configured, required = max(parts[:2], key=lambda p: max(p[1], p[2]))
+    if required >= configured:
+        grows = "num_max_dispatch_tokens_per_rank" if d.low_latency else "num_sms"
+        return (grows,), f"lower {grows} or num_experts (the {name} DeepEP needs grows with them)"
+    return (name,), f"lower {name} to {required} (what DeepEP needs)"
+
+
+def check_deepep(d, f, device: str | None, device_memory_gb: float | None = None):
+    """MC901 / MC902 for a deepep document with a `device` or a `device_memory_gb` (nothing otherwise)."""
+    if device_memory_gb is not None and device_memory_gb <= 0:
+        yield Finding(INVALID_VALUE.code, ("device_memory_gb",), f"`device_memory_gb` = {device_memory_gb:g} must be "
+                      "a positive number of GB")
+        return
+    limit = device_bytes(device or "", device_memory_gb)
+    if not limit:
+        return
+    parts = deepep_buffers(d, f)
+    total = sum(max(c, r) for _, c, r in parts)
+    what = (f"DeepEP buffers ({' + '.join(f'{n} {max(c, r)}' for n, c, r in parts)}) = {total} bytes = "
+            f"{total / GIB:.2f} GB")
+    where = describe(device, device_memory_gb)
+    path, fix = _deepep_fix(d, parts)
+    if total > limit:
+        yield Finding(EXCEEDED.code, path, f"{what} exceed the device memory, {where}; {fix}, or set "
+                      "device_memory_gb if the device has more")
+    elif total > NEAR_LIMIT_FRACTION * limit:
+        yield Finding(NEAR_LIMIT.code, path, f"{what} take {100 * total / limit:.0f}% of the device memory, {where} "
+                      f"(warning above {NEAR_LIMIT_FRACTION:.0%}): little is left for weights, KV cache and "
+                      f"activations; {fix}")

@@ -34,6 +34,8 @@ DEVICES = {
     "B200": Device("NVIDIA B200", 180, "GPU", "NVIDIA DGX B200: 1440 GB for 8 GPUs = 180 GB per GPU"),
 }
 
+GPU_DEVICES = tuple(name for name, dev in DEVICES.items() if dev.per == "GPU")  # `device:` of kind deepep
+
 
 def device_bytes(product: str, override_gb: float | None = None) -> int | None:
     """Bytes of memory per rank: the override (GiB) if given, else the catalog's value, else None."""

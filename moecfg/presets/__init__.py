@@ -72,8 +72,9 @@ def lookup(name: str) -> ModelPreset | None:
     return _INDEX.get(_norm(name)) if isinstance(name, str) else None
 
 
-def unknown_message(name) -> str:
+def unknown_message(name, fields: str = "h, k and moe_expert_num") -> str:
+    """The error for an unknown model; `fields` names the keys to write by hand instead (per kind)."""
     from ..schema import suggest
 
     return (f"`model` = {name!r} is not a built-in model{suggest(str(name), names())}; known: {', '.join(names())} "
-            "(or write h, k and moe_expert_num yourself)")
+            f"(or write {fields} yourself)")

@@ -1,11 +1,13 @@
-"""Pre-processing of `kind: ascend` documents: `model:` fills fields from a preset, `redundant_experts:` adds
-EPLB redundant experts to the routed expert count.
+"""Pre-processing of `kind: ascend` and `kind: deepep` documents: `model:` fills fields from a preset,
+`redundant_experts:` adds EPLB redundant experts to the routed expert count (`moe_expert_num` / `num_experts`).
 
 Explicit keys win over the preset. `redundant_experts` always adds to `moe_expert_num`, whether that comes
 from the preset or is written in the file (write the model's routed count, not the total). Shared experts
 are filled only when the file places them on dedicated ranks (`shared_expert_rank_num` > 0): otherwise
 they run on every rank outside the dispatch and torch_npu's default (1, 0) "no shared expert ranks" stays.
 Filled keys take the position of the `model` key, so a rule that fires on them points there.
+DeepEP takes `hidden`, `num_experts` and `num_topk` (hidden_size, routed experts, top-k): shared experts run
+outside DeepEP's dispatch, and LongCat-Flash's zero-computation experts are handled on the sending rank.
 """
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from . import ModelPreset, lookup, unknown_message
 ASCEND_FILL = (("h", "hidden_size"), ("k", "top_k"), ("moe_expert_num", "routed_experts"),
                ("zero_expert_num", "zero_experts"), ("copy_expert_num", "copy_experts"),
                ("const_expert_num", "const_experts"))
+DEEPEP_FILL = (("hidden", "hidden_size"), ("num_experts", "routed_experts"), ("num_topk", "top_k"))
+EXPERT_COUNT = {"ascend": "moe_expert_num", "deepep": "num_experts"}  # what `redundant_experts` adds to
+BY_HAND = {"ascend": "h, k and moe_expert_num", "deepep": "hidden, num_experts and num_topk"}
 
 
 def _is_int(v) -> bool:
@@ -35,8 +40,28 @@ def ascend_values(preset: ModelPreset, data: dict) -> dict:
     return out
 
 
+def deepep_values(preset: ModelPreset, data: dict) -> dict:
+    """The DeepEP fields `preset` fills in `data` (keys already written are left alone)."""
+    return {key: getattr(preset, attr) for key, attr in DEEPEP_FILL if key not in data}
+
+
+def preset_values(kind: str, preset: ModelPreset, data: dict) -> dict:
+    """The fields `preset` fills in a `kind` document ({} for a kind without presets)."""
+    fill = {"ascend": ascend_values, "deepep": deepep_values}.get(kind)
+    return fill(preset, data) if fill else {}
+
+
 def expand_ascend(doc) -> list[Finding]:
-    """Expand `model` / `redundant_experts` of `doc` in place (data and positions); returns findings."""
+    """Expand `model` / `redundant_experts` of an ascend `doc` in place (data and positions); returns findings."""
+    return expand(doc, "ascend")
+
+
+def expand_deepep(doc) -> list[Finding]:
+    """Expand `model` / `redundant_experts` of a deepep `doc` in place (data and positions); returns findings."""
+    return expand(doc, "deepep")
+
+
+def expand(doc, kind: str) -> list[Finding]:
     data = doc.data
     if not isinstance(data, dict) or ("model" not in data and "redundant_experts" not in data):
         return []
@@ -45,20 +70,20 @@ def expand_ascend(doc) -> list[Finding]:
     if isinstance(model, str):
         preset = lookup(model)
         if preset is None:
-            findings.append(Finding(INVALID_VALUE.code, ("model",), unknown_message(model)))
+            findings.append(Finding(INVALID_VALUE.code, ("model",), unknown_message(model, BY_HAND[kind])))
         else:
-            for key, value in ascend_values(preset, data).items():
+            for key, value in preset_values(kind, preset, data).items():
                 new[key] = value
                 _borrow_position(doc, (key,), ("model",))
-    extra = data.get("redundant_experts")
+    extra, count = data.get("redundant_experts"), EXPERT_COUNT[kind]
     if _is_int(extra):
         if extra < 0:
             findings.append(Finding(INVALID_VALUE.code, ("redundant_experts",),
                                     f"`redundant_experts` = {extra} must be >= 0 (EPLB redundant experts)"))
-        elif extra and _is_int(new.get("moe_expert_num")):
-            new["moe_expert_num"] += extra
-            if "moe_expert_num" not in data:
-                _borrow_position(doc, ("moe_expert_num",), ("redundant_experts",), force=True)
+        elif extra and _is_int(new.get(count)):
+            new[count] += extra
+            if count not in data:
+                _borrow_position(doc, (count,), ("redundant_experts",), force=True)
     doc.data = new
     return findings
 
