@@ -31,6 +31,7 @@ h: 7168
 k: 8
 ep_world_size: 64
 moe_expert_num: 512
+comm_alg: fullmesh
 env:
   HCCL_BUFFSIZE: 3600
 device_memory_gb: {gb}
