@@ -87,9 +87,10 @@ def sweep_text(sw, color: bool = False) -> str:
     from rich.table import Table
 
     con = _console(color)
-    xname = "bs" if sw.vs == "bs" else "ep"
+    xname = sw.xname
     fixed = ", ".join(f"{k} {v}" for k, v in sw.fixed.items())
-    table = Table(title=f"required HCCL_BUFFSIZE (MB) vs {xname} ({fixed})", title_justify="left")
+    title = f"required {sw.quantity} (MB) vs {xname}" + (f" ({fixed})" if fixed else "")
+    table = Table(title=title, title_justify="left")
     table.add_column(xname, justify="right")
     for s in sw.series:
         table.add_column(s.label, justify="right")
@@ -116,7 +117,7 @@ def chart(sw, rows) -> str:
     for i in rows:
         for j, s in enumerate(sw.series):
             mb = s.required_mb[i]
-            n = 0 if mb is None else max(1, mb * BAR_WIDTH // scale)
+            n = 0 if not mb else max(1, mb * BAR_WIDTH // scale)  # 0 MB (no buffer needed): no bar
             bar = [glyphs[j % len(glyphs)] if c < n else " " for c in range(BAR_WIDTH)]
             for col in marks:
                 bar[col] = "|"
@@ -152,8 +153,8 @@ def plot(sw, path: str) -> None:
             ax.plot(*zip(*pts), label=s.label)
     for name, mb in sw.limits.items():
         ax.axhline(mb, linestyle="--", linewidth=1, label=f"{name}: {mb} MB")
-    ax.set_xlabel("bs (tokens per rank)" if sw.vs == "bs" else "ep_world_size")
-    ax.set_ylabel("required HCCL_BUFFSIZE (MB)")
+    ax.set_xlabel(sw.xlabel)
+    ax.set_ylabel(f"required {sw.quantity} (MB)")
     ax.legend(fontsize="small")
     fig.savefig(path)
     plt.close(fig)

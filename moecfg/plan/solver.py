@@ -22,9 +22,9 @@ class Verdict:
     warnings: list = field(default_factory=list)  # codes of other warnings (e.g. MC902)
 
 
-def judge(result) -> Verdict:
-    """Accepted = no error, and (A2) no buffer advisory: the buffer must hold the window on both products."""
-    bad = [d for d in result.diagnostics if d.severity == "error" or d.code in BUFFER_RULES]
+def judge(result, buffer_rules=BUFFER_RULES) -> Verdict:
+    """Accepted = no error, and no buffer advisory (A2; DeepEP below its hint): the buffer must hold the window."""
+    bad = [d for d in result.diagnostics if d.severity == "error" or d.code in buffer_rules]
     warn = [d.code for d in result.diagnostics if d.severity == "warning" and d not in bad]
     return Verdict(not bad, [d.code for d in bad], [f"{d.code} {d.message}" for d in bad], warn)
 

@@ -41,6 +41,15 @@ class Sweep:
     fixed: dict  # the other axis, e.g. {"ep_world_size": 32}
     series: list
     limits: dict  # {"configured buffer": MB, "device memory": MB per HCCL buffer}
+    quantity = "HCCL_BUFFSIZE"  # what the chart's y axis is
+
+    @property
+    def xname(self) -> str:
+        return "bs" if self.vs == "bs" else "ep"
+
+    @property
+    def xlabel(self) -> str:
+        return "bs (tokens per rank)" if self.vs == "bs" else "ep_world_size"
 
     def to_json(self) -> dict:
         return {"vs": self.vs, "x": self.xs, "fixed": self.fixed, "series": [s.to_json() for s in self.series],
