@@ -1,18 +1,20 @@
 """Rule documentation from the registry: `moecfg rules`, `moecfg explain`, SARIF help and docs/rules.md.
 
 Each rule's text comes from its `rule(...)` declaration (summary, source, and the optional doc fields why /
-cann_error / fail_example / pass_example / fix), then rule_examples.EXAMPLES for rules declared without
-them, plus the docstring of the module that declares it (the family's user documentation). Works for any
-registered rule: a rule with only a summary still gets a page.
+cann_error / fail_example / pass_example / fix), then the rule_examples tables (`all_examples()`) for rules
+declared without them, plus the docstring of the module that declares it (the family's user documentation).
+Works for any registered rule: a rule with only a summary still gets a page.
 
 `python -m moecfg.docs [FILE]` writes docs/rules.md (default) from the registry.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from dataclasses import dataclass
 
+FAILS_DESCRIBED = "Fails (described in words: no YAML example can show it):"
 DOCS_URL = "https://github.com/moecfg/moecfg/blob/main/docs/rules.md"
 RULES_MD = "docs/rules.md"
 
@@ -47,6 +49,14 @@ class RuleDoc:
     fail_example: str
     pass_example: str
     fix: str
+    fail_text: str = ""  # a failing input described in words, when no YAML text can show it (MC008)
+
+    @property
+    def error_label(self) -> str:
+        """Whose error text `cann_error` quotes: the library the family checks."""
+        if self.family.startswith("deepep"):
+            return "DeepEP's error"
+        return "Tutel's error" if self.family.startswith("tutel") else "CANN's error"
 
     @property
     def anchor(self) -> str:
@@ -64,10 +74,17 @@ def _module_doc(module: str) -> str:
     return (mod.__doc__ or "").strip()
 
 
-def doc_for(rule) -> RuleDoc:
-    from .rule_examples import EXAMPLES, FAMILY_WHY
+@functools.lru_cache(maxsize=1)
+def _examples() -> dict:
+    from .rule_examples import all_examples
 
-    extra = EXAMPLES.get(rule.code, {})
+    return all_examples()
+
+
+def doc_for(rule) -> RuleDoc:
+    from .rule_examples import FAMILY_WHY
+
+    extra = _examples().get(rule.code, {})
     return RuleDoc(
         code=rule.code, name=rule.name, severity=rule.severity, summary=rule.summary, family=rule.family,
         products=rule.products, rulesets=rule.rulesets, source=rule.source, tags=rule.tags,
@@ -77,6 +94,7 @@ def doc_for(rule) -> RuleDoc:
         fail_example=getattr(rule, "fail_example", "") or extra.get("fail", ""),
         pass_example=getattr(rule, "pass_example", "") or extra.get("pas", ""),
         fix=getattr(rule, "fix", "") or extra.get("fix", ""),
+        fail_text=extra.get("fail_text", ""),
     )
 
 
@@ -123,11 +141,13 @@ def explain_text(d: RuleDoc) -> str:
     if d.why:
         out += ["Why it matters:", _para(d.why).rstrip("\n")]
     if d.cann_error:
-        out += [f"    CANN's error: \"{d.cann_error}\""]
+        out += [f"    {d.error_label}: \"{d.cann_error}\""]
     if d.why or d.cann_error:
         out.append("")
     if d.fail_example:
         out += ["Fails:", _indent(d.fail_example).rstrip("\n"), ""]
+    elif d.fail_text:
+        out += [FAILS_DESCRIBED, _para(d.fail_text).rstrip("\n"), ""]
     if d.pass_example:
         out += ["Passes:", _indent(d.pass_example).rstrip("\n"), ""]
     if d.fix:
@@ -154,7 +174,7 @@ def rules_json(docs) -> list[dict]:
         "code": d.code, "name": d.name, "severity": d.severity, "family": d.family,
         "products": list(d.products), "rulesets": list(d.rulesets), "summary": d.summary, "source": d.source,
         "tags": list(d.tags), "why": d.why, "cann_error": d.cann_error, "fail_example": d.fail_example,
-        "pass_example": d.pass_example, "fix": d.fix, "url": d.url,
+        "pass_example": d.pass_example, "fail_text": d.fail_text, "fix": d.fix, "url": d.url,
     } for d in docs]
 
 
@@ -167,9 +187,11 @@ def help_markdown(d: RuleDoc, heading: str = "") -> str:
     if d.why:
         out += [f"*Why:* {d.why}", ""]
     if d.cann_error:
-        out += [f"*CANN's error:* `{d.cann_error}`", ""]
+        out += [f"*{d.error_label}:* `{d.cann_error}`", ""]
     if d.fail_example:
         out += ["*Fails:*", "", "```yaml", d.fail_example.rstrip("\n"), "```", ""]
+    elif d.fail_text:
+        out += [f"*{FAILS_DESCRIBED[:-1]}:* {d.fail_text}", ""]
     if d.pass_example:
         out += ["*Passes:*", "", "```yaml", d.pass_example.rstrip("\n"), "```", ""]
     if d.fix:
@@ -184,7 +206,7 @@ def help_plain(d: RuleDoc) -> str:
     if d.why:
         parts.append("Why: " + d.why)
     if d.cann_error:
-        parts.append(f"CANN's error: \"{d.cann_error}\".")
+        parts.append(f"{d.error_label}: \"{d.cann_error}\".")
     if d.fix:
         parts.append("Fix: " + d.fix)
     if d.source:
