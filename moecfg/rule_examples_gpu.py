@@ -171,13 +171,16 @@ TUTEL: dict[str, dict] = {
                   fail=ex(TUTEL, tokens_per_device=0), pas=ex(TUTEL),
                   fix="Counts >= 1, a2a_ffn_overlap_degree >= 1, megablocks_size and max_expert_load >= 0."),
     "MC702": dict(why="tutel/impls/moe_layer.py cannot place the experts: with fewer experts than GPUs each expert is "
-                  "shared by W / E GPUs, which must be a whole number; with more, every GPU holds E / W experts.",
-                  cann_error="Excepting 2.66667 devices to share an expert param",
+                  "shared by W / E GPUs (num_local_experts = -W / E), which must be a whole number, else the layer's "
+                  "constructor asserts (the error below: num_local_experts = -3 on 16 GPUs); with more, every GPU holds "
+                  "E / W.",
+                  cann_error="AssertionError: Excepting 3 devices to share an expert param, while global device count "
+                  "is 16.",
                   fail=ex(TUTEL, num_global_experts=6, adaptive_degree=2), pas=ex(TUTEL),
                   fix="num_global_experts a multiple of world_size, or a divisor of it."),
     "MC703": dict(why="moe_layer raises at construction when parallel_type 'adaptive:r' is not 0 or a divisor of "
                   "sharded_count = W / E (values above it are silently clamped: a warning).",
-                  cann_error="Unexpected value of adaptive_degree: 3, expecting a candidate within [0, 1, 2, 4]",
+                  cann_error="Exception: Unexpected value of adaptive_degree: 3, expecting a candidate within [0, 1, 2, 4].",
                   fail=ex(TUTEL, adaptive_degree=3), pas=ex(TUTEL),
                   fix="Use 0 (DP), 1 (DP+EP), W / E (MP+EP) or another divisor of W / E."),
     "MC704": dict(why="tutel/experts/ffn.py splits every expert's FFN over the sharded_count GPUs that share it: an "
@@ -185,7 +188,8 @@ TUTEL: dict[str, dict] = {
                   fail=ex(TUTEL, hidden_size_per_expert=8190), pas=ex(TUTEL),
                   fix="Use a hidden_size_per_expert divisible by world_size / num_global_experts."),
     "MC705": dict(why="moe_layer asserts an even model dimension when the layer is built.",
-                  cann_error="Model_dim must be even", fail=ex(TUTEL, model_dim=2047), pas=ex(TUTEL),
+                  cann_error="AssertionError: Model_dim (2047) must be even value, while this Model_dim mod 2 > 0.",
+                  fail=ex(TUTEL, model_dim=2047), pas=ex(TUTEL),
                   fix="Use an even model_dim."),
     "MC706": dict(why="tutel/impls/overlap.py asserts at the first forward: at most AllToAllStatus.max_num_split = 32 "
                   "splits, and the split dimension (the capacity) must divide evenly.",

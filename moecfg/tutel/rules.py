@@ -32,7 +32,7 @@ ADAPTIVE_DEGREE = rule("MC703", "tutel-adaptive-degree", "error", "adaptive_degr
 HIDDEN_SHARDING = rule("MC704", "tutel-hidden-sharding", "error", "hidden_size_per_expert % sharded_count == 0",
                        family=_F, source="tutel/experts/ffn.py")
 MODEL_DIM_EVEN = rule("MC705", "tutel-model-dim-even", "error", "model_dim is even", family=_F,
-                      source="tutel/impls/moe_layer.py ('Model_dim must be even')")
+                      source="tutel/impls/moe_layer.py MOELayer.__init__ (assert model_dim % 2 == 0)")
 OVERLAP = rule("MC706", "tutel-overlap-degree", "error", "a2a_ffn_overlap_degree <= 32 and divides the split capacity",
                family=_F, source="tutel/impls/overlap.py a2a_ffn_overlap_forward")
 DEGREE_ADVICE = rule("MC707", "tutel-adaptive-degree-advice", "info", "another adaptive_degree moves fewer bytes (section 2.3 model)",
@@ -75,9 +75,13 @@ def experts_world(t, f):
                       f"world_size = {w}: every GPU holds the same number of experts; nearest valid: {e // w * w} or "
                       f"{(e // w + 1) * w}")
     elif e < w and w % e:
+        shareable = [d for d in fx.valid_adaptive_degrees(w) if d > 0]  # expert counts W GPUs share evenly
+        near = f"{max(d for d in shareable if d < e)} or {min(d for d in shareable if d > e)}"
         yield Finding(EXPERTS_WORLD.code, ("num_global_experts",), f"`num_global_experts` = {e} < world_size = {w} "
-                      f"needs world_size % num_global_experts == 0 (W / E GPUs share one expert); Tutel: \"Excepting "
-                      f"{w / e:g} devices to share an expert param\"")
+                      f"needs world_size % num_global_experts == 0: W / E GPUs share one expert and {w} / {e} is not "
+                      "a whole number (Tutel's num_local_experts = -GPUs per expert; it asserts world_size % GPUs per "
+                      f"expert == 0: \"Excepting N devices to share an expert param, while global device count is "
+                      f"{w}.\"); nearest valid: {near}")
 
 
 def adaptive_degree(t, f):
@@ -102,7 +106,7 @@ def hidden_sharding(t, f):
 def model_dim_even(t, f):
     if t.model_dim % 2:
         yield Finding(MODEL_DIM_EVEN.code, ("model_dim",), f"`model_dim` = {t.model_dim} must be even; Tutel: "
-                      "\"Model_dim must be even\"")
+                      f"\"Model_dim ({t.model_dim}) must be even value, while this Model_dim mod 2 > 0.\"")
 
 
 def overlap(t, f):

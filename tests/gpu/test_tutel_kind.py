@@ -83,6 +83,20 @@ def test_adaptive_degree_out_of_range_is_clamped_with_a_warning(degree, clamped)
     assert f"clamps it to {clamped}" in d.message
 
 
+def test_experts_fewer_than_gpus_message_quotes_tutel_and_names_divisors():
+    # 16 GPUs share 6 experts: 16 / 6 is not whole; the divisors of 16 around 6 are 4 and 8. Tutel's assert
+    # prints its integer -num_local_experts, never a fraction such as 2.66667.
+    d = run_lint(TUTEL, num_global_experts=6, adaptive_degree=1).one("MC702")
+    assert "while global device count is 16." in d.message and "nearest valid: 4 or 8" in d.message
+    assert "2.66" not in d.message
+
+
+def test_odd_model_dim_quotes_tutels_assert_verbatim():
+    # tutel/impls/moe_layer.py: assert model_dim % 2 == 0, 'Model_dim (%s) must be even value, while ...'
+    d = run_lint(TUTEL, model_dim=2047).one("MC705")
+    assert '"Model_dim (2047) must be even value, while this Model_dim mod 2 > 0."' in d.message
+
+
 def test_invalid_degree_message_lists_candidates():
     d = run_lint(TUTEL, adaptive_degree=3).one("MC703")
     assert "[0, 1, 2, 4]" in d.message and d.severity == "error"
