@@ -38,7 +38,17 @@ def _apply(data: dict, overrides) -> dict:
     return data
 
 
-def run_buffer(file, overrides, options) -> Report:
+def _fill(data: dict, preset) -> dict:
+    """`--model-config`: the preset's fields for the document's kind, where the document does not set them."""
+    if preset is not None:
+        from .presets.expand import preset_values
+
+        kind = data.get("kind", "ascend")
+        data.update(preset_values(kind.strip().lower() if isinstance(kind, str) else "", preset, data))
+    return data
+
+
+def run_buffer(file, overrides, options, preset=None) -> Report:
     parsed = [_parse_override(o) for o in overrides]
     report = Report()
     if file is not None:
@@ -49,7 +59,7 @@ def run_buffer(file, overrides, options) -> Report:
         if file != "-" and not os.path.isfile(file):
             raise click.UsageError(f"{file}: not a file")
         name = "<stdin>" if file == "-" else file
-        if not parsed:
+        if not parsed and preset is None:
             report.results = lint_bytes(raw, name, options)
             report.files = 1
             return report
@@ -62,10 +72,10 @@ def run_buffer(file, overrides, options) -> Report:
         docs = [d if isinstance(d, dict) else {} for d in docs] or [{}]
         name += " (with overrides)"
     else:
-        if not parsed:
+        if not parsed and preset is None:
             raise click.UsageError("give a FILE, --set KEY=VALUE or field flags such as --ep-world-size 16")
         docs, name = [{}], "<command line>"
-    text = yaml.safe_dump_all([_apply(d, parsed) for d in docs], sort_keys=False)
+    text = yaml.safe_dump_all([_fill(_apply(d, parsed), preset) for d in docs], sort_keys=False)
     report.results = lint_text(text, name, options)
     report.files = 1
     return report

@@ -176,10 +176,12 @@ def _buffer_command():
                   help="Set a field (dotted for mappings: env.HCCL_BUFFSIZE=1024); values are YAML scalars.")
     @click.option("--kind", "kind", default=None, help="Backend when no FILE is given (default ascend).")
     @click.option("--hccl-buffsize", "hccl_buffsize", default=None, metavar="MB", help="Shortcut for --set env.HCCL_BUFFSIZE=MB.")
+    @click.option("--model-config", "model_config", type=click.Path(), default=None, metavar="PATH",
+                  help="A Hugging Face config.json: fills the model fields the document does not set (ascend, deepep).")
     @_common
     @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
                   help="Exit 1 on diagnostics at this level (default: only when the input is invalid).")
-    def buffer(file, sets, kind, hccl_buffsize, fmt, output, cann, fail_on, **fields):
+    def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, fail_on, **fields):
         """Required buffer sizes with the formula and its terms, from FILE and/or --set / field flags."""
         from .calc import run_buffer
 
@@ -188,7 +190,12 @@ def _buffer_command():
             overrides.append(f"env.HCCL_BUFFSIZE={hccl_buffsize}")
         if kind:
             overrides.append(f"kind={kind}")
-        report = run_buffer(file, overrides, _options(cann))
+        preset = None
+        if model_config:
+            from .commands_plan import read_preset
+
+            preset = read_preset(model_config)
+        report = run_buffer(file, overrides, _options(cann), preset)
         _emit(report, fmt, output, "buffer")
         if fail_on:
             sys.exit(_exit_code(report, fail_on))

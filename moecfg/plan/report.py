@@ -89,8 +89,8 @@ def sweep_text(sw, color: bool = False) -> str:
     con = _console(color)
     xname = sw.xname
     fixed = ", ".join(f"{k} {v}" for k, v in sw.fixed.items())
-    title = f"required {sw.quantity} (MB) vs {xname}" + (f" ({fixed})" if fixed else "")
-    table = Table(title=title, title_justify="left")
+    con.print(f"required {sw.quantity} (MB) vs {xname}" + (f" ({fixed})" if fixed else ""))  # not wrapped to the table
+    table = Table()
     table.add_column(xname, justify="right")
     for s in sw.series:
         table.add_column(s.label, justify="right")
@@ -151,8 +151,8 @@ def plot(sw, path: str) -> None:
         pts = [(x, y) for x, y in zip(sw.xs, s.required_mb) if y is not None]
         if pts:
             ax.plot(*zip(*pts), label=s.label)
-    for name, mb in sw.limits.items():
-        ax.axhline(mb, linestyle="--", linewidth=1, label=f"{name}: {mb} MB")
+    for i, (name, mb) in enumerate(sw.limits.items()):  # one colour per line, after the series' colours
+        ax.axhline(mb, linestyle="--", linewidth=1, color=f"C{len(sw.series) + i}", label=f"{name}: {mb} MB")
     ax.set_xlabel(sw.xlabel)
     ax.set_ylabel(f"required {sw.quantity} (MB)")
     ax.legend(fontsize="small")
