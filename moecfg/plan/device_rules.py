@@ -16,12 +16,10 @@ the KV cache and the activations need the rest.
 """
 from __future__ import annotations
 
-from ..ascend.formulas import MB, ceil_mb
-from ..ascend.model import DEFAULT_HCCL_BUFFSIZE_MB
 from ..diagnostics import Finding
 from ..registry import rule
 from ..rules_input import INVALID_VALUE
-from .devices import GIB, HCCL_BUFFERS_PER_COMMUNICATOR as PAIR, NEAR_LIMIT_FRACTION, describe, device_bytes
+from .devices import GIB, HCCL_BUFFERS_PER_COMMUNICATOR as PAIR, MIB, NEAR_LIMIT_FRACTION, describe, device_bytes
 
 _F = "device-memory"
 _EXAMPLE = """product: A2
@@ -57,6 +55,8 @@ def _configured(cfg, domain: str) -> int:
     if opt is not None:
         return opt
     env = cfg.hccl_buffsize_env
+    from ..ascend.model import DEFAULT_HCCL_BUFFSIZE_MB  # here: a deepep document does not load the ascend kind
+
     return env if env is not None else DEFAULT_HCCL_BUFFSIZE_MB
 
 
@@ -76,7 +76,7 @@ def communicator_buffers(cfg, f) -> list[tuple[str, int, int]]:
 
 
 def total_bytes(groups) -> int:
-    return sum(PAIR * max(configured, required, 0) * MB for _, configured, required in groups)
+    return sum(PAIR * max(configured, required, 0) * MIB for _, configured, required in groups)
 
 
 def _path(cfg, groups):
@@ -102,7 +102,7 @@ def check(cfg, f, device_memory_gb=None):
     total = total_bytes(groups)
     parts = ", ".join(f"{d.upper()} 2 x {max(c, r)} MB" for d, c, r in groups)
     what = (f"HCCL buffers of {len(groups)} communicator{'s' if len(groups) > 1 else ''} ({parts}) = "
-            f"{ceil_mb(total)} MB = {total / GIB:.1f} GB")
+            f"{-(-total // MIB)} MB = {total / GIB:.1f} GB")
     path, fix = _path(cfg, groups)
     if total > limit:
         yield Finding(EXCEEDED.code, path, f"{what} exceed the device memory, {describe(cfg.product, device_memory_gb)}; "

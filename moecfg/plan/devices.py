@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 GIB = 1 << 30
+MIB = 1 << 20  # the MB of HCCL_BUFFSIZE and of the buffer reports
 HCCL_BUFFERS_PER_COMMUNICATOR = 2  # send + receive, each HCCL_BUFFSIZE (HCCL user guide, above)
 NEAR_LIMIT_FRACTION = 0.75  # warn when communication buffers take this share of the device (weights, KV cache need the rest)
 
