@@ -101,9 +101,14 @@ class _Builder:
         self.doc.raw_scalars[path] = node.value
         if node.tag in _PLAIN_AS_TEXT or node.tag.startswith("!"):
             return node.value
+        if node.tag == _STR_TAG:
+            return node.value
         if node.tag == "tag:yaml.org,2002:int" and ":" in node.value:  # YAML 1.1 base 60 (1:30 == 90)
             return node.value
-        return _SCALAR.construct_object(node, deep=True)
+        construct = _SCALAR.yaml_constructors.get(node.tag)
+        if construct is None:
+            return _SCALAR.construct_object(node, deep=True)
+        return construct(_SCALAR, node)  # the tag's constructor, without construct_object's bookkeeping
 
     def mapping(self, node, path):
         out: dict = {}
