@@ -1,11 +1,10 @@
 """Base documents and a boundary-table helper for the DeepEP and Tutel rule tests."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 import yaml
 
+from lintkit import Linted  # the shared result wrapper of tests/lintkit.py
 from moecfg.engine import lint_text
 
 # DeepSeek-V3 shapes (hidden 7168, top-8 of 256 routed experts).
@@ -20,44 +19,6 @@ LL = {"kind": "deepep", "mode": "low_latency", "num_ranks": 16, "hidden": 7168, 
 # Tutel: 4 experts sharded over 16 GPUs (s = 4), top-2, cf 1.15; r = 4 is what the model recommends.
 TUTEL = {"kind": "tutel", "world_size": 16, "num_global_experts": 4, "top_k": 2, "capacity_factor": 1.15,
          "tokens_per_device": 400, "model_dim": 2048, "hidden_size_per_expert": 8192, "adaptive_degree": 4}
-
-@dataclass
-class Linted:
-    """The results of linting one text (own helper: `conftest` names several modules in this suite)."""
-
-    results: list
-
-    @property
-    def result(self):
-        return self.results[0]
-
-    @property
-    def diagnostics(self):
-        return [d for r in self.results for d in r.diagnostics]
-
-    @property
-    def codes(self) -> set:
-        return {d.code for d in self.diagnostics}
-
-    def of(self, code: str) -> list:
-        return [d for d in self.diagnostics if d.code == code]
-
-    def one(self, code: str):
-        found = self.of(code)
-        assert len(found) == 1, f"expected one {code}, got {[(d.code, d.message) for d in self.diagnostics]}"
-        return found[0]
-
-    @property
-    def buffers(self) -> dict:
-        return self.result.buffers
-
-    @property
-    def derived(self) -> dict:
-        return self.result.derived
-
-    def __repr__(self):  # shown by pytest on failure
-        return "Linted(" + "; ".join(f"{d.code} {d.message}" for d in self.diagnostics) + ")"
-
 
 def run_lint(base: dict, **overrides) -> Linted:
     """Lint `base` with `overrides` applied (a value of None deletes the key)."""
