@@ -48,19 +48,20 @@ def computable(cfg) -> bool:
         and cfg.top_k >= 0
 
 
-def _range(rule_, path, value, lo_open, hi, what, code_msg):
+def _range(rule_, path, value, lo_open, hi, what, code_msg=None):
     if not lo_open < value <= hi:
-        yield finding(rule_, path, f"`{path}` = {value} is outside ({lo_open}, {hi}] ({what}); CANN: \"{code_msg}\"")
+        quote = f"; CANN: \"{code_msg}\"" if code_msg else ""  # only texts read from the source
+        yield finding(rule_, path, f"`{path}` = {value} is outside ({lo_open}, {hi}] ({what}){quote}")
 
 
 def expert_num(cfg, f):
     yield from _range(EXPERT_NUM, "expert_num", cfg.expert_num, 0, f.limits.expert_num_max, "code limit",
-                      f"expert_num should be in range (0, {f.limits.expert_num_max}]")
+                      f"expert_num:{cfg.expert_num} should be in range (0, {f.limits.expert_num_max}]")
 
 
 def attention_workers(cfg, f):
     yield from _range(ATTENTION, "attention_workers", cfg.attention_workers, 0, f.limits.attention_workers_max,
-                      "max_out_shape[0]; code and doc agree", "A should be in (0, 1024]")
+                      "max_out_shape[0]; code and doc agree")
 
 
 def micro_batch(cfg, f):
