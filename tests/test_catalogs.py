@@ -1,0 +1,61 @@
+"""The rule-set catalogs are typed data: pydantic validates every entry against its dataclass (strict: an
+int limit written as "8" or 8.0 would fail), and the per-release data tells the documented history."""
+import dataclasses
+import typing
+
+import pytest
+from pydantic import TypeAdapter
+
+from moecfg.ascend import catalog, rulesets
+
+TABLES = {
+    "RULESETS": (rulesets.RULESETS, catalog.RuleSet),
+    "ADD_RMS_NORM_RULES": (rulesets.ADD_RMS_NORM_RULES, catalog.AddRmsNormRules),
+    "V1_RULES": (rulesets.V1_RULES, catalog.V1Rules),
+    "FFN_RULES": (rulesets.FFN_RULES, catalog.FfnRules),
+}
+
+
+def strict_check(obj, where: str) -> None:
+    """Each field of a catalog dataclass against its annotation, with pydantic in strict mode, recursively."""
+    hints = typing.get_type_hints(type(obj))
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            strict_check(value, f"{where}.{f.name}")
+            continue
+        TypeAdapter(hints[f.name]).validate_python(value, strict=True)
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_every_entry_validates_strictly(table):
+    entries, cls = TABLES[table]
+    adapter = TypeAdapter(cls)
+    assert set(entries) == {"8.5", "9.0", "9.1", "latest"}
+    for name, entry in entries.items():
+        assert isinstance(entry, cls)
+        strict_check(entry, f"{table}[{name}]")
+        assert adapter.validate_python(dataclasses.asdict(entry)) == entry, f"{table}[{name}] does not round-trip"
+
+
+def test_strict_validation_rejects_a_stringly_limit():
+    bad = dataclasses.replace(rulesets.RULESETS["9.0"].a3, ep_max="768")
+    with pytest.raises(Exception):
+        strict_check(bad, "a3")
+
+
+def test_catalogs_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rulesets.RULESETS["latest"].a3.ep_max = 1024
+
+
+def test_release_history_of_the_v2_rules():
+    # ascend-mc2-rules.md §9: A3 hierarchy arrives in 9.0; TP removed only upstream; A2 max ep 256 -> 384 in 9.0;
+    # A2 H <= 10240 and moe <= 1024 for fullmesh in 9.1; the 24 experts/rank limit only in 8.5.
+    r = rulesets.RULESETS
+    assert r["8.5"].a3.hierarchy is None and all(r[v].a3.hierarchy for v in ("9.0", "9.1", "latest"))
+    assert [r[v].a3.legacy_tp for v in ("8.5", "9.0", "9.1", "latest")] == [True, True, True, False]
+    assert [r[v].a2.ep_max_flat for v in ("8.5", "9.0", "9.1", "latest")] == [256, 384, 384, 384]
+    assert [r[v].a2.h_max_flat for v in ("8.5", "9.0", "9.1", "latest")] == [7168, 7168, 10240, 10240]
+    assert [r[v].a2.moe_per_rank_max_flat for v in ("8.5", "9.0", "9.1", "latest")] == [24, None, None, None]
+    assert r["latest"].a2.h_max_int32 == 5120 and r["9.1"].a2.h_max_int32 is None
