@@ -10,10 +10,10 @@ DEFAULT_HCCL_BUFFSIZE_MB = 200
 
 
 @dataclass(frozen=True, slots=True)
-class AscendConfig:
+class DispatchCombineAttrs:
+    """Attributes every dispatch/combine op pair shares (v1 and v2); ops subclass it with their own."""
+
     product: str
-    cann_version: str | None
-    op: str
     bs: int
     h: int
     k: int
@@ -28,38 +28,49 @@ class AscendConfig:
     quant_mode: int
     global_bs: int
     expert_token_nums_type: int
+    comm_quant_mode: int
+    x_dtype: str
+    env: dict
+    hccl_buffer_size: dict | None
+
+    @classmethod
+    def field_values(cls, values: dict, skip=()) -> dict:
+        """Constructor keywords of `cls` from validated values (env defaults to {})."""
+        kw = {n: values.get(n) for n in cls.__dataclass_fields__ if n not in skip}
+        kw["env"] = kw["env"] or {}
+        return kw
+
+    @property
+    def hccl_buffsize_env(self) -> int | None:
+        return self.env.get("HCCL_BUFFSIZE")
+
+
+@dataclass(frozen=True, slots=True)
+class AscendConfig(DispatchCombineAttrs):
+    cann_version: str | None
+    op: str
     comm_alg: str
     zero_expert_num: int
     copy_expert_num: int
     const_expert_num: int
-    comm_quant_mode: int
     group_ep: str | None
     group_tp: str | None
-    x_dtype: str
     scales: bool
     x_active_mask: str
     expert_scales: bool
     elastic_info: bool
     performance_info: bool
-    env: dict
-    hccl_buffer_size: dict | None
     present: frozenset  # top-level keys written in the file
 
     @classmethod
     def from_values(cls, values: dict, present) -> "AscendConfig":
-        names = cls.__dataclass_fields__.keys() - {"present"}
-        kw = {n: values.get(n) for n in names}
+        kw = cls.field_values(values, skip=("present",))
         kw["comm_alg"] = kw["comm_alg"] or ""
-        kw["env"] = kw["env"] or {}
         return cls(**kw, present=frozenset(present))
 
     @property
     def special_experts(self) -> int:
         return self.zero_expert_num + self.copy_expert_num + self.const_expert_num
-
-    @property
-    def hccl_buffsize_env(self) -> int | None:
-        return self.env.get("HCCL_BUFFSIZE")
 
 
 @dataclass(frozen=True, slots=True)

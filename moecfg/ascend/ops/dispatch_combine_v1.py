@@ -13,7 +13,7 @@ from ...kinds import Analysis, Options
 from .. import formulas as fx
 from .. import kind
 from ..catalog import V1A2Rules, V1A3Rules, V1Rules
-from ..model import DEFAULT_HCCL_BUFFSIZE_MB  # noqa: F401  (documented default of the window)
+from ..model import DispatchCombineAttrs
 from ..rules import attrs, buffers, v1
 from ..rulesets import V1_RULES
 
@@ -21,36 +21,12 @@ OP = "dispatch_combine_v1"
 
 
 @dataclass(frozen=True, slots=True)
-class V1Config:
-    product: str
-    bs: int
-    h: int
-    k: int
-    ep_world_size: int
-    moe_expert_num: int
-    ep_rank_id: int | None
-    tp_world_size: int
-    tp_rank_id: int
-    expert_shard_type: int
-    shared_expert_num: int
-    shared_expert_rank_num: int
-    quant_mode: int
-    global_bs: int
-    expert_token_nums_type: int
-    comm_quant_mode: int
-    x_dtype: str
-    env: dict
-    hccl_buffer_size: dict | None
+class V1Config(DispatchCombineAttrs):
+    """v1 has exactly the attributes the dispatch/combine pairs share."""
 
     @classmethod
     def from_values(cls, values: dict) -> "V1Config":
-        kw = {n: values.get(n) for n in cls.__dataclass_fields__}
-        kw["env"] = kw["env"] or {}
-        return cls(**kw)
-
-    @property
-    def hccl_buffsize_env(self) -> int | None:
-        return self.env.get("HCCL_BUFFSIZE")
+        return cls(**cls.field_values(values))
 
 
 @dataclass(frozen=True, slots=True)
