@@ -30,7 +30,7 @@ _JSON_TYPES = {"int": "integer", "env_int": "integer", "bool": "boolean", "str":
 def equivalent_schema() -> dict:
     """A JSON Schema of `kind: ascend` documents with the same keys, types and enums as moecfg's table."""
     sys.path.insert(0, ROOT)
-    from moecfg.ascend.fields import FIELDS
+    from moecfg.backends.ascend.fields import FIELDS
 
     def prop(f):
         if f.type == "enum":

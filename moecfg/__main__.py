@@ -1,3 +1,3 @@
-from .cli import main
+from moecfg.cli import main
 
 main()

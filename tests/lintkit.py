@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pytest
 import yaml
 
-from moecfg.engine import lint_text
-from moecfg.kinds import Options
+from moecfg.core.engine import lint_text
+from moecfg.backends import Options
 
 # DeepSeek-V3 decode shapes (h 7168, top-8 of 256 routed experts) on A3, EP 32, 128 tokens per die.
 A3_BASE = {"product": "A3", "cann_version": "latest", "bs": 128, "h": 7168, "k": 8, "ep_world_size": 32,

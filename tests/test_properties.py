@@ -7,10 +7,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from moecfg.ascend.fields import ENV_FIELDS, FIELDS, HCCL_BUFFER_FIELDS
-from moecfg.diagnostics import Report
-from moecfg.engine import lint_bytes, lint_text
-from moecfg.kinds import Options
+from moecfg.backends.ascend.fields import ENV_FIELDS, FIELDS, HCCL_BUFFER_FIELDS
+from moecfg.core.diagnostics import Report
+from moecfg.core.engine import lint_bytes, lint_text
+from moecfg.backends import Options
 from moecfg.render import json_report
 
 KEYS = [f.name for f in FIELDS] + ["ep_wrold_size", "bs ", "BS", "unknown", "1", "<<"]

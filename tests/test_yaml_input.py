@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from moecfg.engine import lint_bytes, lint_text
+from moecfg.core.engine import lint_bytes, lint_text
 
 from lintkit import Linted, run_lint
 

@@ -1,4 +1,4 @@
 """The planner: inverse solving (`moecfg plan`), sweeps (`moecfg sweep`) and the device-memory catalog.
 
-Kept empty so that `moecfg check`, which imports `moecfg.plan.device_rules`, pays for nothing else.
+Kept empty so that `moecfg check`, which imports `moecfg.backends.device.rules`, pays for nothing else.
 """

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 
 import yaml
 
-from ..deepep import fields as deepep_fields
-from ..deepep.model import DeepEPDeployment, derive
-from ..deepep.rules import buffers as deepep_buffers
-from ..deepep.rules.values import value_ranges
-from ..kinds import Options
-from ..rules_input import VALIDATOR_CODES
-from ..schema import Validator
-from ..yamlsrc import Span, YamlDocument
-from .problem import PlanError
+from moecfg.backends.deepep import fields as deepep_fields
+from moecfg.backends.deepep.model import DeepEPDeployment, derive
+from moecfg.backends.deepep.rules import buffers as deepep_buffers
+from moecfg.backends.deepep.rules.values import value_ranges
+from moecfg.backends import Options
+from moecfg.core.input_rules import VALIDATOR_CODES
+from moecfg.core.fields import Validator
+from moecfg.sources.yaml_source import Span, YamlDocument
+from moecfg.plan.problem import PlanError
 
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 TOKENS = "num_max_dispatch_tokens_per_rank"
@@ -58,7 +58,7 @@ class DeepEPProblem:
 
     def verdict(self, num_ranks: int, tokens: int | None, nvl: int | None, rdma: int | None):
         """The engine's DocumentResult for the candidate (the real rules, as `moecfg check` runs them)."""
-        from ..engine import lint_text
+        from moecfg.core.engine import lint_text
 
         text = yaml.safe_dump(self.document(num_ranks, tokens, nvl, rdma), sort_keys=False)
         return lint_text(text, "<plan>", Options())[0]
@@ -66,7 +66,7 @@ class DeepEPProblem:
 
 def build(base: dict, model_note: str = "") -> DeepEPProblem:
     """Validate the fixed part (placeholders for the solved fields) and return the problem."""
-    from ..presets.expand import expand_deepep
+    from moecfg.presets.expand import expand_deepep
 
     given = [k for k in SOLVED_KEYS if k in base]
     if given:

@@ -5,9 +5,9 @@ import json
 
 import yaml
 
-from .. import __version__
-from .deepep_problem import TOKENS
-from .report import _console
+from moecfg import __version__
+from moecfg.plan.deepep_problem import TOKENS
+from moecfg.plan.report import _console
 
 TITLES = {"buffers": "smallest DeepEP buffers per rank count", "tokens": "most tokens per rank for the RDMA buffer",
           "check": "verdict per rank count"}

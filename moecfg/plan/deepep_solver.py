@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..deepep import formulas as fx
-from .deepep_problem import BUFFER_RULES, TOKENS, DeepEPProblem
-from .solver import Verdict, _last_true, judge
+from moecfg.backends.deepep import formulas as fx
+from moecfg.plan.deepep_problem import BUFFER_RULES, TOKENS, DeepEPProblem
+from moecfg.plan.solver import Verdict, _last_true, judge
 
 TOKENS_SEARCH_MAX = 1 << 20  # upper end of the T search; the QP depth caps T far lower (511 by default)
 ALIGN = fx.NUM_BUFFER_ALIGNMENT_BYTES  # buffer sizes step by 128 bytes (MC652)

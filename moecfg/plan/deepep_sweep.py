@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..deepep import formulas as fx
-from .deepep_problem import TOKENS, DeepEPProblem
-from .devices import describe, device_bytes
+from moecfg.backends.deepep import formulas as fx
+from moecfg.plan.deepep_problem import TOKENS, DeepEPProblem
+from moecfg.backends.device.devices import describe, device_bytes
 
 MB = 1 << 20
 

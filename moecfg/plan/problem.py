@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from ..ascend import fields as ascend_fields
-from ..ascend.formulas import ceil_mb
-from ..ascend.model import AscendConfig, derive
-from ..ascend.rulesets import RULESETS, resolve
-from ..kinds import Options
-from ..rules_input import VALIDATOR_CODES
-from ..schema import Validator
-from ..yamlsrc import Span, YamlDocument
+from moecfg.backends.ascend import fields as ascend_fields
+from moecfg.backends.ascend.formulas import ceil_mb
+from moecfg.backends.ascend.model import AscendConfig, derive
+from moecfg.backends.ascend.rulesets import RULESETS, resolve
+from moecfg.backends import Options
+from moecfg.core.input_rules import VALIDATOR_CODES
+from moecfg.core.fields import Validator
+from moecfg.sources.yaml_source import Span, YamlDocument
 
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 PLAN_OP = "dispatch_combine_v2"
@@ -61,7 +61,7 @@ class Problem:
 
     def required_bytes(self, ep: int, bs: int, ruleset=None, **extra) -> dict:
         """{domain: bytes} by the formulas (no YAML, no rules); {} when the inputs allow no buffer."""
-        from ..ascend.rules.buffers import requirements
+        from moecfg.backends.ascend.rules.buffers import requirements
 
         cfg = self.config(ep, bs, **extra)
         return {r.domain: r.required_bytes for r in requirements(cfg, derive(cfg, ruleset or self.ruleset))}
@@ -73,7 +73,7 @@ class Problem:
 
     def verdict(self, ep: int, bs: int, buffer_mb: int | None):
         """The engine's DocumentResult for the candidate (the real rules, as `moecfg check` runs them)."""
-        from ..engine import lint_text
+        from moecfg.core.engine import lint_text
 
         text = yaml.safe_dump(self.document(ep, bs, buffer_mb), sort_keys=False)
         return lint_text(text, "<plan>", Options(cann=self.cann))[0]
@@ -81,7 +81,7 @@ class Problem:
 
 def build(base: dict, cann: str | None = None, model_note: str = "") -> Problem:
     """Validate the fixed part (with placeholders for the solved fields) and return the Problem."""
-    from ..presets.expand import expand_ascend
+    from moecfg.presets.expand import expand_ascend
 
     probe = dict(base)
     probe.setdefault("bs", 1)

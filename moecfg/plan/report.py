@@ -6,8 +6,8 @@ import json
 
 import yaml
 
-from .. import __version__
-from ..ascend.formulas import ceil_mb
+from moecfg import __version__
+from moecfg.backends.ascend.formulas import ceil_mb
 
 BAR_WIDTH = 48
 CHART_ROWS = 24

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .problem import BUFFER_RULES, Problem
+from moecfg.plan.problem import BUFFER_RULES, Problem
 
 BS_SEARCH_MAX = 1 << 20  # upper end of the bs binary search; the rules cap bs far lower
 

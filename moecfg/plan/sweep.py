@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ascend.formulas import MB, ceil_mb
-from ..ascend.rulesets import RULESETS
-from .devices import HCCL_BUFFERS_PER_COMMUNICATOR, describe, device_bytes
-from .problem import PlanError, Problem
+from moecfg.backends.ascend.formulas import MB, ceil_mb
+from moecfg.backends.ascend.rulesets import RULESETS
+from moecfg.backends.device.devices import HCCL_BUFFERS_PER_COMMUNICATOR, describe, device_bytes
+from moecfg.plan.problem import PlanError, Problem
 
 
 @dataclass

@@ -74,7 +74,7 @@ def lookup(name: str) -> ModelPreset | None:
 
 def unknown_message(name, fields: str = "h, k and moe_expert_num") -> str:
     """The error for an unknown model; `fields` names the keys to write by hand instead (per kind)."""
-    from ..schema import suggest
+    from moecfg.core.fields import suggest
 
     return (f"`model` = {name!r} is not a built-in model{suggest(str(name), names())}; known: {', '.join(names())} "
             f"(or write {fields} yourself)")

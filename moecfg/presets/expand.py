@@ -11,9 +11,9 @@ outside DeepEP's dispatch, and LongCat-Flash's zero-computation experts are hand
 """
 from __future__ import annotations
 
-from ..diagnostics import Finding
-from ..rules_input import INVALID_VALUE
-from . import ModelPreset, lookup, unknown_message
+from moecfg.core.diagnostics import Finding
+from moecfg.core.input_rules import INVALID_VALUE
+from moecfg.presets import ModelPreset, lookup, unknown_message
 
 ASCEND_FILL = (("h", "hidden_size"), ("k", "top_k"), ("moe_expert_num", "routed_experts"),
                ("zero_expert_num", "zero_experts"), ("copy_expert_num", "copy_experts"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 
-from . import ModelPreset
+from moecfg.presets import ModelPreset
 
 EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
 TOPK_KEYS = ("num_experts_per_tok", "moe_topk", "experts_per_token", "moe_k")

@@ -7,7 +7,7 @@ automatically when GITHUB_ACTIONS=true and no --format is given.
 """
 from __future__ import annotations
 
-from .text import _summary
+from moecfg.render.text import _summary
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 

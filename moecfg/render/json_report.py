@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from .. import __version__
+from moecfg import __version__
 
 SCHEMA_VERSION = 1
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .text import diagnostic_line
+from moecfg.render.text import diagnostic_line
 
 
 def _case_name(r) -> str:

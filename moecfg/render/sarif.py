@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from .. import __version__
+from moecfg import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/moecfg/moecfg"
@@ -26,8 +26,8 @@ def artifact_uri(file: str) -> str:
 
 
 def _rule_entry(code: str) -> dict:
-    from ..docs import doc_for, help_markdown, help_plain
-    from ..registry import RULES
+    from moecfg.render.rule_docs import doc_for, help_markdown, help_plain
+    from moecfg.core.registry import RULES
 
     d = doc_for(RULES[code])
     full = d.family_doc.split("\n\n")[0].replace("\n", " ") if d.family_doc else d.summary

@@ -5,7 +5,7 @@ Plain text unless `color` (a terminal): then rich draws colours and tables. rich
 """
 from __future__ import annotations
 
-from ..diagnostics import ERROR, INFO, WARNING
+from moecfg.core.diagnostics import ERROR, INFO, WARNING
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 

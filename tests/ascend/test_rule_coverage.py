@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from moecfg.registry import all_rules
+from moecfg.core.registry import all_rules
 
 TESTS = Path(__file__).resolve().parents[1]
 CORE = re.compile(r"^MC[0-5]\d\d$")

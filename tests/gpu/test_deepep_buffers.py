@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from gpu_cases import INTRA, LL, NORMAL, run_lint
-from moecfg.diagnostics import Report
+from moecfg.core.diagnostics import Report
 from moecfg.render import load
 
 # 16 ranks, 24 SMs: ch 12, nvl 8, rdma 2; dispatch (36, 288, 20, 128) -> rdma_recv stored 140,

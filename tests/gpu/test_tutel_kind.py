@@ -11,7 +11,7 @@ import json
 import pytest
 
 from gpu_cases import TUTEL, cases, check_rule, run_lint
-from moecfg.diagnostics import Report
+from moecfg.core.diagnostics import Report
 from moecfg.render import load
 
 ROWS = {

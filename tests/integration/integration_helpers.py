@@ -34,7 +34,7 @@ def run(monkeypatch):
             monkeypatch.chdir(cwd)
         for k, v in (env or {}).items():
             monkeypatch.setenv(k, v)
-        from moecfg import config
+        from moecfg.core import settings as config
 
         config._FOUND.clear()
         config._LOADED.clear()

@@ -108,7 +108,7 @@ def test_github_annotations(run):
 
 
 def test_github_escapes_newlines_and_property_separators():
-    from moecfg.diagnostics import Diagnostic, DocumentResult
+    from moecfg.core.diagnostics import Diagnostic, DocumentResult
     from moecfg.render.github import annotation
 
     r = DocumentResult(file="dir,x/a:b.yaml", document=0)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.config import Cli, Config, FilePolicy
-from moecfg.docs import FAILS_DESCRIBED, all_docs, rules_markdown
-from moecfg.engine import lint_bytes
+from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.render.rule_docs import FAILS_DESCRIBED, all_docs, rules_markdown
+from moecfg.core.engine import lint_bytes
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,5 +116,5 @@ def test_docs_rules_md_is_up_to_date():
     if os.environ.get("MOECFG_UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8")
     assert path.exists() and path.read_text(encoding="utf-8") == text, (
-        "docs/rules.md is out of date: run `python -m moecfg.docs` (or MOECFG_UPDATE_GOLDEN=1 pytest)")
+        "docs/rules.md is out of date: run `python -m moecfg.render.rule_docs` (or MOECFG_UPDATE_GOLDEN=1 pytest)")
 

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from moecfg.schema_export import available_kinds, json_schema, kind_models
+from moecfg.models.export import available_kinds, json_schema, kind_models
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def test_aliases_and_env_strings_as_the_validator_accepts_them():
 def test_every_field_has_its_description_and_default():
     ascend = json_schema("ascend")
     props = ascend["$defs"]["Ascend_DispatchCombineV2"]["properties"]
-    fields = importlib.import_module("moecfg.ascend.fields")
+    fields = importlib.import_module("moecfg.backends.ascend.fields")
     for f in fields.OP_FIELDS["dispatch_combine_v2"]:
         assert props[f.name]["description"].startswith(f.doc or f.name)
     assert props["quant_mode"]["default"] == 0 and props["x_dtype"]["default"] == "bf16"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from lintkit import run_lint
 
-from moecfg.plan.devices import GIB
+from moecfg.backends.device.devices import GIB
 
 LL = {"kind": "deepep", "mode": "low_latency", "num_ranks": 16, "model": "deepseek-v3", "dtype": "fp8",
       "num_max_dispatch_tokens_per_rank": 128, "num_rdma_bytes": 1908410496}

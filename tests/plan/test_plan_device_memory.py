@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from conftest import run_lint
 
-from moecfg.registry import RULES
+from moecfg.core.registry import RULES
 
 # A3 DeepSeek-V3, EP 32, bs 8: window = 2*(8*14848*32*8 + 8*14336*8) = 62652416 B = 60 MB (< every buffer below)
 DOC = {"product": "A3", "cann_version": "9.0.1", "bs": 8, "h": 7168, "k": 8, "ep_world_size": 32,

@@ -1,0 +1,72 @@
+"""The backends a document can describe (`kind:`), each a module imported only when a document needs it.
+
+A kind module defines `analyze(doc: YamlDocument, options: Options) -> Analysis` and `FIELDS` (its
+field table, see schema.py).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass, field
+
+KIND_MODULES = {
+    "ascend": "moecfg.backends.ascend.kind",
+    "deepep": "moecfg.backends.deepep.kind",
+    "tutel": "moecfg.backends.tutel.kind",
+}
+# Field tables by kind. Module names come from these tables only, never from a document's text.
+FIELD_MODULES = {
+    "ascend": "moecfg.backends.ascend.fields",
+    "deepep": "moecfg.backends.deepep.fields",
+    "tutel": "moecfg.backends.tutel.fields",
+}
+DEFAULT_KIND = "ascend"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Run-wide settings that change how documents are judged."""
+
+    cann: str | None = None  # --cann: overrides every document's cann_version
+
+
+@dataclass(slots=True)
+class Analysis:
+    findings: list = field(default_factory=list)
+    kind: str | None = None
+    op: str | None = None
+    product: str | None = None
+    ruleset: str | None = None
+    buffers: dict = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)
+    explanations: dict = field(default_factory=dict)
+
+
+def available() -> list[str]:
+    return [k for k, mod in KIND_MODULES.items() if importlib.util.find_spec(mod) is not None]
+
+
+def fields_module(kind):
+    """The field-table module of a registered kind, or None (unknown kind, or not in this build)."""
+    mod = FIELD_MODULES.get(kind) if isinstance(kind, str) else None
+    if mod is None:
+        return None
+    try:
+        return importlib.import_module(mod)
+    except ModuleNotFoundError as exc:
+        if exc.name and mod.startswith(exc.name):
+            return None
+        raise
+
+
+def load(kind: str):
+    """The module of `kind`, or None if this build has no such backend."""
+    mod = KIND_MODULES.get(kind) if isinstance(kind, str) else None
+    if mod is None:
+        return None
+    try:
+        return importlib.import_module(mod)
+    except ModuleNotFoundError as exc:
+        if exc.name and mod.startswith(exc.name):
+            return None
+        raise

@@ -1,0 +1,135 @@
+"""`kind: ascend`: pick the op's field table, validate the document, pick the rule set, run the op's rules.
+
+`op: dispatch_combine_v2` (the default) is analysed here; every other op has a module in `ops/` with the
+same `analyze(doc, options)` signature, imported only when a document uses it.
+"""
+from __future__ import annotations
+
+import importlib
+
+from moecfg.core.diagnostics import Finding
+from moecfg.backends import Analysis, Options
+from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
+from moecfg.core.fields import Validator
+from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS, V2_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
+from moecfg.backends.ascend.model import AscendConfig, derive
+from moecfg.backends.ascend.rules import attrs, buffers, comm_alg, experts, inputs
+from moecfg.backends.ascend.rulesets import RULESETS, resolve
+from moecfg.backends.device import rules as device_rules
+from moecfg.presets.expand import expand_ascend
+
+FAMILIES = (attrs, experts, comm_alg, inputs, buffers)
+OP_MODULES = {
+    "combine_add_rms_norm": "moecfg.backends.ascend.ops.combine_add_rms_norm",
+    "dispatch_combine_v1": "moecfg.backends.ascend.ops.dispatch_combine_v1",
+    "ffn_worker_batching": "moecfg.backends.ascend.ops.ffn_worker_batching",
+}
+_VALIDATOR = Validator(**VALIDATOR_CODES)
+
+
+def _env(values: dict, raw: dict, findings: list) -> bool:
+    env = values.get("env") or {}
+    checked, env_findings, broken = _VALIDATOR.validate(env, ENV_FIELDS, ("env",), raw)
+    for fd in env_findings:
+        if fd.code == VALIDATOR_CODES["unknown"]:
+            fd = Finding(ENV_UNKNOWN.code, fd.path, fd.message.replace("unknown key", "environment variable")
+                         + " is not used by moecfg", at_key=True)
+        findings.append(fd)
+    values["env"] = {k: v for k, v in checked.items() if v is not None}
+    return broken
+
+
+def _ruleset(values: dict, options: Options, present, findings: list):
+    version = options.cann or values.get("cann_version")
+    name, warning = resolve(version)
+    path = ("cann_version",)
+    if name is None:
+        findings.append(Finding(INVALID_VALUE.code, path, f"`cann_version` = {version!r} is not a CANN version "
+                                "(write e.g. 8.5.0, 9.0.1, 9.1 or latest)"))
+        return None
+    if warning:
+        findings.append(Finding(VERSION_UNKNOWN.code, path, warning))
+    if version is None and "cann_version" not in present:  # present but unreadable: MC004 already says so
+        findings.append(Finding(VERSION_UNPINNED.code, (), "no cann_version: checking with the `latest` rule set "
+                                "(upstream head); pin the release you deploy, e.g. cann_version: 9.0.1"))
+    return RULESETS[name]
+
+
+def op_of(data: dict) -> str:
+    """The document's op, canonical; an unreadable or unknown op gets the default table (which reports it)."""
+    op = data.get("op", DEFAULT_OP)
+    if isinstance(op, str) and op.strip().lower() in OP_FIELDS:
+        return op.strip().lower()
+    return DEFAULT_OP
+
+
+def _other_op_hints(findings: list, op: str) -> list:
+    """'unknown key `hidden`' gains '; `hidden` is a field of op ffn_worker_batching'."""
+    out = []
+    for fd in findings:
+        if fd.code == VALIDATOR_CODES["unknown"] and len(fd.path) == 1:
+            owners = [o for o, table in OP_FIELDS.items() if o != op and any(f.name == fd.path[0] for f in table)]
+            if owners:
+                fd = Finding(fd.code, fd.path, f"{fd.message}; `{fd.path[0]}` is a field of op {' / '.join(owners)}, "
+                             f"not of op {op}", fd.severity, fd.at_key)
+        out.append(fd)
+    return out
+
+
+def validate(doc, options: Options, op: str, normalize=None):
+    """(values, findings, broken, ruleset) of a document against the op's table; ruleset None if unreadable.
+
+    Ops whose table has `model` expand the model preset first (moecfg.presets.expand); `normalize(data)`
+    returns the mapping to validate (op-specific spellings, e.g. token_dtype: 1)."""
+    table = OP_FIELDS[op]
+    preset_findings = expand_ascend(doc) if any(f.name == "model" for f in table) else []
+    data = normalize(doc.data) if normalize else doc.data  # e.g. YAML 1.1 reads 1e-6 as a string
+    values, findings, broken = _VALIDATOR.validate(data, table, (), doc.raw_scalars)
+    findings = preset_findings + _other_op_hints(findings, op)
+    if any(f.name == "env" for f in table):
+        broken |= _env(values, doc.raw_scalars, findings)
+    ruleset = _ruleset(values, options, data.keys(), findings)
+    broken |= any(fd.code == VALIDATOR_CODES["too_large"] for fd in findings)
+    return values, findings, broken, ruleset
+
+
+def analyze(doc, options: Options) -> Analysis:
+    op = op_of(doc.data)
+    if op in OP_MODULES:
+        return importlib.import_module(OP_MODULES[op]).analyze(doc, options)
+    values, findings, broken, ruleset = validate(doc, options, op)
+    out = Analysis(findings=findings, kind="ascend", op=values.get("op"), product=values.get("product"))
+    out.ruleset = ruleset.name if ruleset else None
+    if ruleset is None or broken:
+        return out
+    cfg = AscendConfig.from_values(values, doc.data.keys())
+    facts = derive(cfg, ruleset)
+    run_families(cfg, facts, findings)
+    findings.extend(device_rules.check(cfg, facts, values.get("device_memory_gb")))  # MC9xx
+    reqs = buffers.requirements(cfg, facts)
+    out.buffers = {r.domain: r.to_json() for r in reqs}
+    out.derived = derived(cfg, facts)
+    return out
+
+
+def run_families(cfg, facts, findings: list) -> None:
+    """Run the dispatch/combine v2 rule families (shared by the ops built on dispatch v2)."""
+    for family in FAMILIES:
+        for check in family.CHECKS:
+            findings.extend(check(cfg, facts))
+
+
+def derived(cfg: AscendConfig, f) -> dict:
+    d = {"comm_alg": f.alg or None, "local_expert_num": f.local_moe, "max_bs": f.max_bs, "global_bs": f.global_bs,
+         "A": f.recv_moe_rank}
+    if f.recv_shared_rank is not None:
+        d["A_shared_rank"] = f.recv_shared_rank
+    if cfg.product == "A3":
+        d["shared_expert_num"] = f.shared_num
+    start = cfg.moe_expert_num
+    for name in ("zero", "copy", "const"):
+        n = getattr(cfg, f"{name}_expert_num")
+        if n > 0:
+            d[f"{name}_expert_ids"] = [start, start + n]  # half-open [first, end)
+            start += n
+    return d

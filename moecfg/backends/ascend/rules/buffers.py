@@ -1,0 +1,208 @@
+"""HCCL buffer (MC5xx): the communication window each communicator must hold.
+
+A3 (an error, the tiling refuses to run: "HCCL_BUFFSIZE_EP is too SMALL"): for "" / fullmesh_v1
+`2 * (max_bs * Align512(Align32(2H) + 44) * ep * local + max_bs * Align512(2H) * (K + shared_expert_num))`,
+for fullmesh_v2 the dispatch slot is rounded 480 -> 512, for hierarchy
+`moe * max_bs * (2H + (3(K+7)/8*8)*4 + 64) + 404 MB`. The window compared is hccl_buffer_size.ep if set,
+else env HCCL_BUFFSIZE, else HCCL's 200 MB default; hierarchy reads only HCCL_BUFFSIZE. CANN 8.5-9.1 with
+tp_world_size = 2 also check the TP window `A * (Align512(Align32(2H)+44) + Align512(2H)) * 2`.
+A2 (a warning: CANN 9.0+ only logs it, 8.5 has no host check; for 8.5 the torch_npu documented formula is
+used). The exact minimum is ceil(bytes / 2^20) MB; the message says which value to set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from moecfg.core.diagnostics import WARNING
+from moecfg.core.registry import rule
+from moecfg.backends.ascend import formulas as fx
+from moecfg.backends.ascend.model import DEFAULT_HCCL_BUFFSIZE_MB
+from moecfg.backends.ascend.rules import finding, where
+
+_F = "ascend-buffers"
+EP_SMALL = rule("MC501", "ep-buffer-too-small", "error", "A3: the EP communicator's HCCL buffer holds the dispatch/combine window", family=_F,
+                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer",))
+TP_SMALL = rule("MC502", "tp-buffer-too-small", "error", "A3, CANN 8.5-9.1, tp_world_size = 2: the TP communicator's buffer holds the TP window", family=_F,
+                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer",))
+A2_ADVISORY = rule("MC503", "a2-buffer-advisory", "warning", "A2: HCCL_BUFFSIZE below the window the op expects (CANN only warns)", family=_F,
+                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer",))
+BUFFSIZE_VALUE = rule("MC504", "hccl-buffsize-value", "error", "HCCL_BUFFSIZE / hccl_buffer_size must be positive; >= 65536 MB wraps", family=_F,
+                      source="MTU[M] .cpp L344-360")
+OPTION_IGNORED = rule("MC505", "hccl-buffer-option-ignored", "warning", "A3 hierarchy reads only HCCL_BUFFSIZE, not hccl_buffer_size.ep", family=_F,
+                      source="CWS[M] L63-73")
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    domain: str  # "ep" | "tp"
+    required_bytes: int
+    formula: str
+    terms: tuple  # ((name, value), ...)
+    configured_mb: int
+    configured_from: str  # where the compared value comes from
+    config_path: tuple  # where to fix it
+    enforced: str  # "error" (the op refuses to run) | "warning" (CANN only logs)
+    note: str = ""
+
+    @property
+    def required_mb(self) -> int:
+        return fx.ceil_mb(self.required_bytes)
+
+    @property
+    def sufficient(self) -> bool:
+        return self.required_bytes <= self.configured_mb * fx.MB
+
+    @property
+    def needed_text(self) -> str:
+        return f"{self.required_bytes} bytes = {self.required_mb} MB"
+
+    @property
+    def configured_text(self) -> str:
+        return f"{self.configured_mb} MB ({self.configured_from})"
+
+    @property
+    def fix(self) -> str:
+        """The setting to change, naming the value that was compared."""
+        if self.configured_from.startswith("hccl_buffer_size"):
+            return f"set hccl_buffer_size.{self.domain} >= {self.required_mb}"
+        return f"set HCCL_BUFFSIZE >= {self.required_mb}"
+
+    def to_json(self) -> dict:
+        return {"required_bytes": self.required_bytes, "required_mb": self.required_mb,
+                "configured_mb": self.configured_mb, "sufficient": self.sufficient,
+                "configured_from": self.configured_from, "enforced": self.enforced,
+                "formula": self.formula, "terms": dict(self.terms), **({"note": self.note} if self.note else {})}
+
+
+def _window(cfg, domain: str, env_only: bool):
+    """(MB, description, path) of the buffer compared for `domain`."""
+    opt = (cfg.hccl_buffer_size or {}).get(domain)
+    if opt is not None and not env_only:
+        return opt, f"hccl_buffer_size.{domain}", ("hccl_buffer_size", domain)
+    env = cfg.hccl_buffsize_env
+    if env is not None:
+        return env, "env HCCL_BUFFSIZE", ("env", "HCCL_BUFFSIZE")
+    return DEFAULT_HCCL_BUFFSIZE_MB, "HCCL default (HCCL_BUFFSIZE unset)", ("env", "HCCL_BUFFSIZE")
+
+
+def computable(cfg, f) -> bool:
+    return (min(cfg.bs, cfg.h, cfg.k, cfg.moe_expert_num, cfg.ep_world_size) > 0 and f.moe_ranks > 0
+            and f.max_bs is not None and f.max_bs >= 0 and bool(f.alg))
+
+
+def requirements(cfg, f) -> list[Requirement]:
+    if not computable(cfg, f):
+        return []
+    return _a3(cfg, f) if cfg.product == "A3" else _a2(cfg, f)
+
+
+def _a3(cfg, f) -> list[Requirement]:
+    h, k, ep, mbs = cfg.h, cfg.k, cfg.ep_world_size, f.max_bs
+    if f.alg == "hierarchy":
+        mb, src, path = _window(cfg, "ep", env_only=True)
+        tok = fx.a3_hierarchy_token_bytes(h, k)
+        need = fx.a3_hierarchy_window_bytes(h, k, cfg.moe_expert_num, mbs)
+        doc = fx.a3_doc_hierarchy_window_bytes(h, k, cfg.moe_expert_num, cfg.bs, 2)
+        reqs = [Requirement("ep", need, "moe_expert_num * max_bs * tok_hierarchy + 404 MB",
+                            (("moe_expert_num", cfg.moe_expert_num), ("max_bs", mbs), ("tok_hierarchy", tok),
+                             ("404 MB", fx.HIERARCHY_BASE_MB * fx.MB)), mb, src, path, "error",
+                            f"tok_hierarchy = 2*h + (3*(k+7)/8*8)*4 + 64; the torch_npu docs' formula "
+                            f"moe*BS*(2H+4*Align8(K)*4)+4MB+400MB gives {doc} bytes ({fx.ceil_mb(doc)} MB): the code needs more")]
+    else:
+        fm2 = f.alg == "fullmesh_v2"
+        mb, src, path = _window(cfg, "ep", env_only=False)
+        tok_d, tok_c = fx.a3_dispatch_token_bytes(h, fm2), fx.a3_combine_token_bytes(h)
+        need = fx.a3_ep_window_bytes(h, k, ep, f.local_moe, mbs, f.shared_num, fm2)
+        how = "480Align512(Align32(2*h) + 44)" if fm2 else "Align512(Align32(2*h) + 44)"
+        reqs = [Requirement("ep", need, "2 * (max_bs * tok_dispatch * ep_world_size * local_expert_num"
+                            " + max_bs * tok_combine * (k + shared_expert_num))",
+                            (("max_bs", mbs), ("tok_dispatch", tok_d), ("ep_world_size", ep),
+                             ("local_expert_num", f.local_moe), ("tok_combine", tok_c), ("k", k),
+                             ("shared_expert_num", f.shared_num)), mb, src, path, "error",
+                            f"tok_dispatch = {how}, tok_combine = Align512(2*h)")]
+    if f.limits.legacy_tp and cfg.tp_world_size == 2:
+        a = _tp_recv_tokens(cfg, f)
+        if a is not None:
+            mb, src, path = _window(cfg, "tp", env_only=False)
+            reqs.append(Requirement("tp", fx.a3_tp_window_bytes(a, h), "A * (tok_dispatch + tok_combine) * 2",
+                                    (("A", a), ("tok_dispatch", fx.a3_dispatch_token_bytes(h, False)),
+                                     ("tok_combine", fx.a3_combine_token_bytes(h))), mb, src, path, "error",
+                                    "the ops-transformer docs give A*(2H+128)*2; the code and the torch_npu docs use this"))
+    return reqs
+
+
+def _tp_recv_tokens(cfg, f):
+    if cfg.ep_rank_id is not None and 0 <= cfg.ep_rank_id < cfg.ep_world_size:
+        shared = cfg.ep_rank_id < f.shared_rank
+        return f.recv_shared_rank if shared else f.recv_moe_rank
+    return f.recv_tokens_max
+
+
+def _a2(cfg, f) -> list[Requirement]:
+    h, k, ep, mbs = cfg.h, cfg.k, cfg.ep_world_size, f.max_bs
+    x_bytes = 4 if cfg.x_dtype == "int32" else 2
+    mb, src, path = _window(cfg, "ep", env_only=False)
+    if f.limits.window_source == "doc":
+        note = f"CANN {f.ruleset.name} has no host check; this is the torch_npu documented formula (BS, not max_bs)"
+        if f.layered:
+            need = fx.a2_doc85_hierarchy_window_bytes(h, k, cfg.moe_expert_num, cfg.bs, x_bytes)
+            return [Requirement("ep", need, "moe_expert_num * bs * (h * sizeof(x) + 4 * Align8(k) * 4) + 4 MB + 100 MB",
+                                (("moe_expert_num", cfg.moe_expert_num), ("bs", cfg.bs), ("h", h),
+                                 ("sizeof(x)", x_bytes), ("Align8(k)", fx.align_up(k, 8))), mb, src, path, "warning", note)]
+        need = fx.a2_doc85_flat_window_bytes(h, k, ep, f.local_moe, cfg.bs)
+        return [Requirement("ep", need, "2 * (bs * ep_world_size * min(local_expert_num, k) * h * 2 + 2 MB)",
+                            (("bs", cfg.bs), ("ep_world_size", ep), ("min(local_expert_num, k)", min(f.local_moe, k)),
+                             ("h", h)), mb, src, path, "warning", note)]
+    note = "CANN only logs a warning when the buffer is smaller"
+    if f.layered:
+        tok = fx.a2_layered_token_bytes(h, k, x_bytes)
+        need = max(fx.a2_layered_window_bytes(h, k, ep, cfg.moe_expert_num, mbs, x_bytes),
+                   fx.a2_layered_window_bytes(h, k, ep, cfg.moe_expert_num, mbs, 2))
+        return [Requirement("ep", need, "Align512(max_bs * tok_layered) * (moe_expert_num + ep_world_size / 8 * 2) + 8 MB",
+                            (("max_bs", mbs), ("tok_layered", tok), ("moe_expert_num", cfg.moe_expert_num),
+                             ("ep_world_size", ep)), mb, src, path, "warning",
+                            note + "; tok_layered = h * sizeof(x) + 4 * Align8(k) * 4")]
+    int32 = cfg.x_dtype == "int32"
+    tok = fx.a2_flat_token_bytes(h, x_bytes, int32)
+    need = max(fx.a2_flat_window_bytes(h, k, ep, f.local_moe, mbs, x_bytes, int32),
+               fx.a2_flat_window_bytes(h, k, ep, f.local_moe, mbs, 2, False))
+    return [Requirement("ep", need, "2 * (max_bs * ep_world_size * min(local_expert_num, k) * tok_flat + 2 MB)",
+                        (("max_bs", mbs), ("ep_world_size", ep), ("min(local_expert_num, k)", min(f.local_moe, k)),
+                         ("tok_flat", tok)), mb, src, path, "warning", note + "; tok_flat = h * sizeof(x) (+32 for INT32 x)")]
+
+
+def window_checks(cfg, f):
+    for req in requirements(cfg, f):
+        if req.sufficient or req.configured_mb <= 0:
+            continue
+        what, have = req.needed_text, req.configured_text
+        if req.domain == "tp":
+            yield finding(TP_SMALL, req.config_path, f"TP HCCL_BUFFSIZE is too SMALL: tp_world_size = 2 needs {what} in "
+                          f"the TP communicator, configured {have}; {req.fix}")
+        elif req.enforced == "error":
+            yield finding(EP_SMALL, req.config_path, f"{f.limits.window_error}: comm_alg {f.alg} needs {what} in the EP "
+                          f"communicator, configured {have}; {req.fix}")
+        else:
+            yield finding(A2_ADVISORY, req.config_path, f"A2 {f.alg} expects {what} of HCCL buffer, configured {have} "
+                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}")
+
+
+def buffer_values(cfg, f):
+    env = cfg.hccl_buffsize_env
+    if env is not None:
+        if env <= 0:
+            yield finding(BUFFSIZE_VALUE, ("env", "HCCL_BUFFSIZE"), f"HCCL_BUFFSIZE = {env} must be a positive number of "
+                          "MB; CANN: \"cclBufferSize is 0\"")
+        elif env >= 65536:
+            yield finding(BUFFSIZE_VALUE, ("env", "HCCL_BUFFSIZE"), f"HCCL_BUFFSIZE = {env} MB does not fit 16 bits: "
+                          f"where CANN reads it as uint16 it wraps to {env % 65536} MB", WARNING)
+    for domain, mb in (cfg.hccl_buffer_size or {}).items():
+        if mb is not None and mb <= 0:
+            yield finding(BUFFSIZE_VALUE, ("hccl_buffer_size", domain), f"hccl_buffer_size.{domain} = {mb} must be a "
+                          "positive number of MB")
+    if cfg.product == "A3" and f.layered and (cfg.hccl_buffer_size or {}).get("ep") is not None:
+        yield finding(OPTION_IGNORED, ("hccl_buffer_size", "ep"), "comm_alg hierarchy compares the window with env "
+                      "HCCL_BUFFSIZE only; hccl_buffer_size.ep is ignored for this check")
+
+
+CHECKS = (window_checks, buffer_values)

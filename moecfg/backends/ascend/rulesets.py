@@ -1,0 +1,86 @@
+"""The CANN rule sets as data (ascend-mc2-rules.md §9 timeline). One entry per release line."""
+from __future__ import annotations
+
+import re
+
+from moecfg.backends.ascend.catalog import A2Rules, A3Hierarchy, A3Rules, RuleSet
+
+_A3_ALGS_85 = ("", "fullmesh_v1", "fullmesh_v2")
+_A3_ALGS_90 = ("", "fullmesh_v1", "fullmesh_v2", "hierarchy")
+
+RULESETS = {
+    "8.5": RuleSet(
+        name="8.5", source="ops-transformer v8.5.0 (6ead121)",
+        a2=A2Rules(ep_max_flat=256, moe_per_rank_max_flat=24, window_source="doc"),
+        a3=A3Rules(comm_algs=_A3_ALGS_85, performance_info=False, fm2_ub_check=False,
+                   fm2_rejects=("elastic", "special", "mask2d", "variable_bs", "tp2"),
+                   comm_quant_zero_with_tp=True, window_error="HCCL_BUFFSIZE is too SMALL"),
+    ),
+    "9.0": RuleSet(
+        name="9.0", source="ops-transformer v9.0.0 (afe7214)",
+        a2=A2Rules(ep_max_flat=384, ep_any_upto=8, bs_max_hier=512),
+        a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy(),
+                   comm_quant_zero_with_tp=True),  # R90/R91 keep R85's TP block (CV2T L238-262)
+    ),
+    "9.1": RuleSet(
+        name="9.1", source="ops-transformer v9.1.0.pre (121f37d)",
+        a2=A2Rules(ep_max_flat=384, ep_any_upto=8, bs_max_hier=512, h_max_flat=10240, moe_max_flat=1024),
+        a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy(),
+                   comm_quant_zero_with_tp=True),  # R90/R91 keep R85's TP block (CV2T L238-262)
+    ),
+    "latest": RuleSet(
+        name="latest", source="ops-transformer master 2026-08-21 (5778144)",
+        a2=A2Rules(ep_max_flat=384, ep_any_upto=8, bs_max_hier=512, h_max_flat=10240, moe_max_flat=1024,
+                   tp_max=1, h_max_int32=5120),
+        a3=A3Rules(comm_algs=_A3_ALGS_90, legacy_tp=False, tp_max=1, hierarchy=A3Hierarchy()),
+    ),
+}
+ORDER = ("8.5", "9.0", "9.1")  # released lines, oldest first; "latest" is upstream head
+OLDEST, NEWEST_RELEASE = (8, 5), (9, 1)
+
+
+def resolve(version: str | None):
+    """(rule set name, warning or None) for a cann_version string; None = unparseable."""
+    if version is None:
+        return "latest", None
+    text = version.strip().lower()
+    if text in ("latest", "master", "head"):
+        return "latest", None
+    m = re.match(r"^v?(\d+)\.(\d+)", text)
+    if not m:
+        return None, None
+    major_minor = (int(m.group(1)), int(m.group(2)))
+    if major_minor < OLDEST:
+        return "8.5", (f"CANN {version} is older than the oldest rule set (8.5); checking with the 8.5 rules, "
+                       "which may accept configs your release rejects")
+    if major_minor > NEWEST_RELEASE:
+        return "latest", (f"CANN {version} is newer than any rule set; checking with `latest` "
+                          "(upstream ops-transformer of 2026-08-21)")
+    name = f"{major_minor[0]}.{major_minor[1]}"
+    if name in RULESETS:
+        return name, None
+    older = [r for r in ORDER if tuple(map(int, r.split("."))) <= major_minor][-1]
+    return older, f"CANN {version} has no rule set of its own; checking with the nearest older one ({older})"
+
+
+# ---- more ops (§4-§6), by the same rule-set names --------------------------------------------------------
+from moecfg.backends.ascend.catalog import AddRmsNormRules, FfnRules, V1A2Rules, V1A3Rules, V1Rules  # noqa: E402
+
+ADD_RMS_NORM_RULES = {
+    "8.5": AddRmsNormRules(expand_x_dtypes=("bf16",), local_x_ep_max=None,
+                           source="R85 moe_distribute_combine_add_rms_norm_tiling.cpp (own copy)"),
+    "9.0": AddRmsNormRules(source="R90 CombineV2 tiling with hasAddRmsNorm"),
+    "9.1": AddRmsNormRules(source="R91 CombineV2 tiling with hasAddRmsNorm"),
+    "latest": AddRmsNormRules(source="[M] CV2T L363-428, L634-671, L981-1054"),
+}
+V1_RULES = {
+    name: V1Rules(name=name, source=src, a2=V1A2Rules(layered_window_warning=(name == "latest")), a3=V1A3Rules())
+    for name, src in (("8.5", "R85 moe_distribute_dispatch/combine tiling"), ("9.0", "R90 (constants as R85)"),
+                      ("9.1", "R91 (constants as R85)"), ("latest", "[M] (constants as R85; A2 window warning)"))
+}
+FFN_RULES = {
+    "8.5": FfnRules(available=False, source="not in ops-transformer v8.5.0"),
+    "9.0": FfnRules(source="ffn_worker_batching_tiling.cpp"),
+    "9.1": FfnRules(source="ffn_worker_batching_tiling.cpp"),
+    "latest": FfnRules(source="[M] ffn_worker_batching_tiling.cpp L85-168"),
+}

@@ -1,0 +1,74 @@
+"""Experts and top-k (MC630-MC633).
+
+`num_experts % num_ranks == 0` in every mode (N3, L5). Local experts `num_experts / num_ranks` <= 1024
+in normal mode (N3); intranode notify runs 128 threads, so <= 128 local experts (N4); internode notify
+runs 512 threads, so `num_experts / nodes <= 512` (N5). Top-k: normal mode <= 32 (N6), low-latency <= 11
+(L9; 9 before DeepEP 9af0e0d). Low-latency kernels split the experts over the GPU's SMs in warp groups:
+`ceil(num_experts / device_sms) <= 14`, i.e. `num_experts <= 14 * device_sms` (1848 on H100/H800,
+1092 on H20) (L11), and the 32 MiB workspace holds `num_experts * 8` bytes (L12).
+"""
+from __future__ import annotations
+
+from moecfg.core.registry import rule
+from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.rules import finding, mode_text
+
+_F = "deepep-experts"
+DIVISIBLE = rule("MC630", "deepep-experts-divisibility", "error", "num_experts % num_ranks == 0", family=_F,
+                 source="csrc/deep_ep.cpp:521,1555 (N3, L5)")
+LOCAL_LIMIT = rule("MC631", "deepep-local-experts-limit", "error", "normal mode: experts per rank / per node within the notify kernels",
+                   family=_F, source="csrc/deep_ep.cpp:522 (N3); intranode.cu:153-154 (N4); internode.cu:222,410 (N5)")
+TOPK_LIMIT = rule("MC632", "deepep-topk-limit", "error", "num_topk <= 32 (normal) or <= 11 (low-latency)", family=_F,
+                  source=f"{fx.NORMAL_MODE_MAX_TOPK.source} (N6); {fx.LOW_LATENCY_MAX_TOPK.source} (L9)")
+LL_EXPERTS_SMS = rule("MC633", "deepep-ll-experts-per-sm", "error", "low-latency: num_experts <= 14 x device_sms and fits the workspace",
+                      family=_F, source=f"{fx.LOW_LATENCY_MAX_WARP_GROUPS.source} (L11); {fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.source} (L12)")
+
+
+def divisibility(d, f):
+    e, r = d.num_experts, d.num_ranks
+    if e % r:
+        lo, hi = e // r * r, (e // r + 1) * r
+        near = f"{lo} or {hi}" if lo else str(hi)
+        yield finding(DIVISIBLE, "num_experts", f"`num_experts` = {e} is not divisible by num_ranks = {r}; nearest "
+                      f"valid: {near} (add redundant EPLB experts to round up)")
+
+
+def local_limits(d, f):
+    if d.low_latency or f.local_experts is None:
+        return
+    local = f.local_experts
+    if local > fx.NORMAL_MODE_MAX_LOCAL_EXPERTS.value:
+        yield finding(LOCAL_LIMIT, "num_experts", f"{local} local experts per rank (num_experts / num_ranks = "
+                      f"{d.num_experts} / {d.num_ranks}) exceeds {fx.NORMAL_MODE_MAX_LOCAL_EXPERTS.value} (NUM_MAX_LOCAL_EXPERTS)")
+    elif not f.internode and local > fx.INTRANODE_NOTIFY_MAX_LOCAL_EXPERTS.value:
+        yield finding(LOCAL_LIMIT, "num_experts", f"{local} local experts per rank (num_experts / num_ranks = "
+                      f"{d.num_experts} / {d.num_ranks}) exceeds {fx.INTRANODE_NOTIFY_MAX_LOCAL_EXPERTS.value}: the "
+                      "intranode notify kernel has 128 threads; use more ranks or fewer experts")
+    elif f.internode and d.num_experts // f.num_rdma_ranks > fx.INTERNODE_NOTIFY_MAX_EXPERTS_PER_RDMA_RANK.value:
+        per_node = d.num_experts // f.num_rdma_ranks
+        yield finding(LOCAL_LIMIT, "num_experts", f"{per_node} experts per node (num_experts / nodes = {d.num_experts} "
+                      f"/ {f.num_rdma_ranks}) exceeds {fx.INTERNODE_NOTIFY_MAX_EXPERTS_PER_RDMA_RANK.value}: the internode "
+                      "notify kernel has 512 threads; use more nodes or fewer experts")
+
+
+def topk(d, f):
+    limit = fx.LOW_LATENCY_MAX_TOPK if d.low_latency else fx.NORMAL_MODE_MAX_TOPK
+    if d.num_topk > limit.value:
+        yield finding(TOPK_LIMIT, "num_topk", f"`num_topk` = {d.num_topk} exceeds {limit.value} in {mode_text(d)}; the "
+                      "kernels are compiled for at most that many experts per token")
+
+
+def ll_experts_per_sm(d, f):
+    if not d.low_latency:
+        return
+    groups, _ = fx.low_latency_warp_groups(d.num_experts, d.device_sms)
+    if groups > fx.LOW_LATENCY_MAX_NUM_WARP_GROUPS:
+        yield finding(LL_EXPERTS_SMS, "num_experts", f"`num_experts` = {d.num_experts} needs ceil({d.num_experts} / "
+                      f"{d.device_sms} SMs) = {groups} warp groups, over {fx.LOW_LATENCY_MAX_NUM_WARP_GROUPS}: low-latency "
+                      f"kernels accept at most 14 x device_sms = {fx.low_latency_max_experts(d.device_sms)} experts")
+    elif d.num_experts > fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.value:
+        yield finding(LL_EXPERTS_SMS, "num_experts", f"`num_experts` = {d.num_experts}: num_experts * 8 bytes exceeds the "
+                      f"32 MiB workspace (at most {fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.value} experts)")
+
+
+CHECKS = (divisibility, local_limits, topk, ll_experts_per_sm)

@@ -1,0 +1,50 @@
+"""Low-latency limits (MC640-MC642): tokens per rank, QP depth and QPs.
+
+With T = `num_max_dispatch_tokens_per_rank`: `(num_ranks * T) % 4 == 0` ("TMA requires the number of
+tokens to be multiple of 4", L7); `NVSHMEM_QP_DEPTH >= 2 * (T + 1)`, so T <= 511 with the default depth
+1024 (L10); `num_qps_per_rank >= num_experts / num_ranks` (L13; DeepEP's docstring asks for exactly the
+local expert count). Every call must then dispatch at most T tokens per rank (L4, checked at run time).
+"""
+from __future__ import annotations
+
+from moecfg.core.registry import rule
+from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.rules import finding
+
+_F = "deepep-low-latency"
+TOKENS_MULTIPLE = rule("MC640", "deepep-ll-tokens-multiple", "error", "low-latency: (num_ranks * T) % 4 == 0", family=_F,
+                       source=fx.LOW_LATENCY_RECV_TOKENS_MULTIPLE.source + " (L7)")
+QP_DEPTH = rule("MC641", "deepep-ll-qp-depth", "error", "low-latency: NVSHMEM_QP_DEPTH >= 2 * (T + 1)", family=_F,
+                source="deep_ep/buffer.py:602,656 (L10)")
+LL_QPS = rule("MC642", "deepep-ll-qps", "error", "low-latency: num_qps_per_rank >= local experts", family=_F,
+              source="csrc/kernels/internode_ll.cu:285 (L13)")
+
+
+def tokens(d, f):
+    t = d.num_max_dispatch_tokens_per_rank
+    if not d.low_latency or t is None:
+        return
+    multiple = fx.LOW_LATENCY_RECV_TOKENS_MULTIPLE.value
+    if d.num_ranks * t % multiple:
+        good = next(x for x in range(t + 1, t + multiple + 1) if d.num_ranks * x % multiple == 0)
+        yield finding(TOKENS_MULTIPLE, "num_max_dispatch_tokens_per_rank", f"num_ranks * num_max_dispatch_tokens_per_rank "
+                      f"= {d.num_ranks} * {t} = {d.num_ranks * t} is not a multiple of {multiple}; DeepEP: \"TMA requires "
+                      f"the number of tokens to be multiple of 4\"; use {good}")
+    need = 2 * (t + 1)
+    if d.nvshmem_qp_depth < need:
+        yield finding(QP_DEPTH, "num_max_dispatch_tokens_per_rank", f"num_max_dispatch_tokens_per_rank = {t} needs "
+                      f"NVSHMEM_QP_DEPTH >= 2 * ({t} + 1) = {need}, configured {d.nvshmem_qp_depth}; lower T to "
+                      f"{fx.low_latency_max_tokens_for_qp_depth(d.nvshmem_qp_depth)} or set nvshmem_qp_depth: {need}")
+
+
+def qps(d, f):
+    q = d.num_qps_per_rank
+    if not d.low_latency or q is None or q < 1 or f.local_experts is None:
+        return
+    if q < f.local_experts:
+        yield finding(LL_QPS, "num_qps_per_rank", f"`num_qps_per_rank` = {q} is below the {f.local_experts} local experts "
+                      f"(num_experts / num_ranks = {d.num_experts} / {d.num_ranks}); the low-latency kernels need one QP per "
+                      f"local expert; set num_qps_per_rank: {f.local_experts}")
+
+
+CHECKS = (tokens, qps)

@@ -1,0 +1,141 @@
+"""Tutel MoE layer (MC701-MC707): experts vs GPUs, adaptive parallelism, expert sharding and overlap.
+
+Tutel places E experts on W GPUs: E >= W needs `E % W == 0` (E / W local experts); E < W means
+`s = W / E` GPUs share each expert and needs `W % E == 0` (MC702). `adaptive_degree` r is clamped to
+[0, s] and must then be 0 or a divisor of s ("Unexpected value of adaptive_degree", MC703); r = 0 is
+data parallel, 1 DP+EP, s MP+EP. Each GPU holds `hidden_size_per_expert / s` of an expert, so
+`hidden_size_per_expert % s == 0` (MC704); `model_dim` must be even (MC705). `a2a_ffn_overlap_degree` is
+at most 32 and must divide the split dimension of the dispatched tensor (capacity C, or C * r / s when
+E < W) (MC706). Capacity follows Tutel exactly: `top_k * int(capacity_factor * ceil(tokens / E))`
+(Python float product, so 1.15 x 100 gives 114), rounded up to `alignment = ceil(s * overlap / mega) *
+mega` (multiples of 128 above 256); capacity_factor <= 0 needs `max_expert_load`. MC707 (info) compares r
+with the communication model: all-to-all `4 * r * D` plus expert zero-gather `2 * (P/E/r - P/E/s)` bytes per
+training step, D = E * C * model_dim * dtype bytes, P = E * (2 * M * H + H + M) * dtype bytes.
+"""
+from __future__ import annotations
+
+import math
+
+from moecfg.core.diagnostics import Finding
+from moecfg.core.registry import rule
+from moecfg.core.input_rules import MISSING_KEY
+from moecfg.backends.tutel import formulas as fx
+from moecfg.backends.tutel.model import communication, recommended_degree
+
+_F = "tutel"
+VALUE_RANGE = rule("MC701", "tutel-value-range", "error", "Tutel counts positive, overlap >= 1, megablocks and max load >= 0",
+                   family=_F, source="tutel/impls/moe_layer.py, fast_dispatch.py")
+EXPERTS_WORLD = rule("MC702", "tutel-experts-world-divisibility", "error", "E % W == 0 (E >= W) or W % E == 0 (E < W)",
+                     family=_F, source="tutel/impls/moe_layer.py global_expert_count, sharded_count")
+ADAPTIVE_DEGREE = rule("MC703", "tutel-adaptive-degree", "error", "adaptive_degree is 0 or a divisor of W / E",
+                       family=_F, source="tutel/impls/moe_layer.py valid_rs ('Unexpected value of adaptive_degree')")
+HIDDEN_SHARDING = rule("MC704", "tutel-hidden-sharding", "error", "hidden_size_per_expert % sharded_count == 0",
+                       family=_F, source="tutel/experts/ffn.py")
+MODEL_DIM_EVEN = rule("MC705", "tutel-model-dim-even", "error", "model_dim is even", family=_F,
+                      source="tutel/impls/moe_layer.py MOELayer.__init__ (assert model_dim % 2 == 0)")
+OVERLAP = rule("MC706", "tutel-overlap-degree", "error", "a2a_ffn_overlap_degree <= 32 and divides the split capacity",
+               family=_F, source="tutel/impls/overlap.py a2a_ffn_overlap_forward")
+DEGREE_ADVICE = rule("MC707", "tutel-adaptive-degree-advice", "info", "another adaptive_degree moves fewer bytes (section 2.3 model)",
+                     family=_F, source="gpu-rules.md 2.3 (derived from tutel/impls/moe_layer.py, tutel/experts/ffn.py)")
+
+MAX_WORLD_SIZE = 1 << 20  # moecfg's own bound: adaptive degrees are the divisors of W / E
+_POSITIVE = ("world_size", "num_global_experts", "top_k", "tokens_per_device", "model_dim", "hidden_size_per_expert",
+             "a2a_ffn_overlap_degree")
+
+
+def value_ranges(t):
+    """Gate: errors here stop the other rules (they would divide by zero or size nothing)."""
+    for name in _POSITIVE:
+        if getattr(t, name) < 1:
+            yield Finding(VALUE_RANGE.code, (name,), f"`{name}` = {getattr(t, name)} must be >= 1")
+    if t.world_size > MAX_WORLD_SIZE:
+        yield Finding(VALUE_RANGE.code, ("world_size",), f"`world_size` = {t.world_size} is above the {MAX_WORLD_SIZE} "
+                      "GPUs moecfg models (it enumerates the adaptive degrees)")
+    if t.megablocks_size < 0:
+        yield Finding(VALUE_RANGE.code, ("megablocks_size",), f"`megablocks_size` = {t.megablocks_size} must be >= 0")
+    if not math.isfinite(t.capacity_factor):
+        yield Finding(VALUE_RANGE.code, ("capacity_factor",), f"`capacity_factor` = {t.capacity_factor} must be finite")
+    elif t.num_global_experts >= 1 and t.tokens_per_device >= 1:
+        bound = abs(t.capacity_factor) * fx.samples_per_expert(t.tokens_per_device, t.num_global_experts)
+        if not math.isfinite(bound):
+            yield Finding(VALUE_RANGE.code, ("capacity_factor",), f"`capacity_factor` = {t.capacity_factor} times the "
+                          "samples per expert overflows a float; Tutel's int(cf * samples) raises OverflowError")
+    load = t.max_expert_load
+    if load is not None and load < 0:
+        yield Finding(VALUE_RANGE.code, ("max_expert_load",), f"`max_expert_load` = {load} must be >= 0")
+    if t.capacity_factor <= 0 and load is None:
+        yield Finding(MISSING_KEY.code, (), f"missing required key `max_expert_load`: capacity_factor = "
+                      f"{t.capacity_factor} sizes capacity by the largest per-expert load (Tutel all-reduces it at run time)")
+
+
+def experts_world(t, f):
+    e, w = t.num_global_experts, t.world_size
+    if e >= w and e % w:
+        yield Finding(EXPERTS_WORLD.code, ("num_global_experts",), f"`num_global_experts` = {e} is not divisible by "
+                      f"world_size = {w}: every GPU holds the same number of experts; nearest valid: {e // w * w} or "
+                      f"{(e // w + 1) * w}")
+    elif e < w and w % e:
+        shareable = [d for d in fx.valid_adaptive_degrees(w) if d > 0]  # expert counts W GPUs share evenly
+        near = f"{max(d for d in shareable if d < e)} or {min(d for d in shareable if d > e)}"
+        yield Finding(EXPERTS_WORLD.code, ("num_global_experts",), f"`num_global_experts` = {e} < world_size = {w} "
+                      f"needs world_size % num_global_experts == 0: W / E GPUs share one expert and {w} / {e} is not "
+                      "a whole number (Tutel's num_local_experts = -GPUs per expert; it asserts world_size % GPUs per "
+                      f"expert == 0: \"Excepting N devices to share an expert param, while global device count is "
+                      f"{w}.\"); nearest valid: {near}")
+
+
+def adaptive_degree(t, f):
+    r, s = t.adaptive_degree, f.sharded_count
+    if f.degree not in f.valid_degrees:
+        yield Finding(ADAPTIVE_DEGREE.code, ("adaptive_degree",), f"`adaptive_degree` = {r}: Tutel: \"Unexpected value "
+                      f"of adaptive_degree: {r}, expecting a candidate within {list(f.valid_degrees)}\" (0 or a divisor "
+                      f"of sharded_count = world_size / num_global_experts = {s})")
+    elif f.degree != r:
+        yield Finding(ADAPTIVE_DEGREE.code, ("adaptive_degree",), f"`adaptive_degree` = {r} is outside [0, {s}]; Tutel "
+                      f"silently clamps it to {f.degree}; write {f.degree}", "warning")
+
+
+def hidden_sharding(t, f):
+    h, s = t.hidden_size_per_expert, f.sharded_count
+    if h % s:
+        yield Finding(HIDDEN_SHARDING.code, ("hidden_size_per_expert",), f"`hidden_size_per_expert` = {h} is not "
+                      f"divisible by sharded_count = {s} (each of the {s} GPUs sharing an expert holds H / {s}); nearest "
+                      f"valid: {h // s * s or s} or {(h // s + 1) * s}")
+
+
+def model_dim_even(t, f):
+    if t.model_dim % 2:
+        yield Finding(MODEL_DIM_EVEN.code, ("model_dim",), f"`model_dim` = {t.model_dim} must be even; Tutel: "
+                      f"\"Model_dim ({t.model_dim}) must be even value, while this Model_dim mod 2 > 0.\"")
+
+
+def overlap(t, f):
+    o = t.a2a_ffn_overlap_degree
+    if o > fx.MAX_A2A_FFN_OVERLAP_DEGREE:
+        yield Finding(OVERLAP.code, ("a2a_ffn_overlap_degree",), f"`a2a_ffn_overlap_degree` = {o} exceeds "
+                      f"AllToAllStatus.max_num_split = {fx.MAX_A2A_FFN_OVERLAP_DEGREE}")
+        return
+    if o == 1 or f.degree == 0:
+        return
+    split, what = f.capacity, f"capacity {f.capacity}"
+    if t.num_global_experts < t.world_size:
+        split, what = f.capacity * f.degree // f.sharded_count, f"capacity * r / s = {f.capacity} * {f.degree} / {f.sharded_count}"
+    if split % o:
+        yield Finding(OVERLAP.code, ("a2a_ffn_overlap_degree",), f"`a2a_ffn_overlap_degree` = {o} does not divide the "
+                      f"split dimension of the dispatched tensor ({what} = {split}); Tutel asserts input.shape[1] % "
+                      f"a2a_ffn_overlap_degree == 0; use a megablocks_size that is a multiple of {o}, or a divisor of {split}")
+
+
+def degree_advice(t, f):
+    if f.degree not in f.valid_degrees or len(f.valid_degrees) < 2:
+        return
+    best = recommended_degree(t, f)
+    if best == f.degree:
+        return
+    cost = {row["r"]: row["total_bytes"] for row in communication(t, f)}
+    yield Finding(DEGREE_ADVICE.code, ("adaptive_degree",), f"adaptive_degree r = {f.degree} moves {cost[f.degree]} "
+                  f"bytes per GPU per training step (all-to-all + expert zero-gather); r = {best} moves {cost[best]} "
+                  "(moecfg's model of Tutel's communication, gpu-rules 2.3; measure before switching)")
+
+
+CHECKS = (experts_world, adaptive_degree, hidden_sharding, model_dim_even, overlap, degree_advice)

@@ -1,0 +1,154 @@
+"""The core: text in, list of DocumentResult out. Never prints; renderers turn results into output."""
+from __future__ import annotations
+
+import os
+import sys
+
+from moecfg import backends as kinds
+from moecfg.core import input_rules as R
+from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, json_pointer
+from moecfg.core.registry import RULES
+from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
+
+YAML_SUFFIXES = (".yaml", ".yml")
+CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
+
+
+class PathError(Exception):
+    """A path that does not exist or cannot be read (exit code 2)."""
+
+
+def _diag(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
+    r = RULES[code]
+    return Diagnostic(code, r.name, severity or r.severity, message, json_pointer(path),
+                      span.line, span.column, span.end_line, span.end_column)
+
+
+def _file_problem(name: str, code: str, exc: YamlProblem) -> DocumentResult:
+    span = Span(exc.line, exc.column, exc.line, exc.column)
+    return DocumentResult(file=name, document=0, diagnostics=[_diag(code, exc.message, span)])
+
+
+def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(), policy=None) -> list[DocumentResult]:
+    """`policy` (config.FilePolicy, optional): config defaults, suppressions, ignores, severity overrides."""
+    try:
+        text = decode(raw)
+    except YamlProblem as exc:
+        results = [_file_problem(name, R.NOT_TEXT.code, exc)]
+        if policy is not None:
+            policy.apply(results, None)
+        return results
+    return lint_text(text, name, options, policy)
+
+
+def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(), policy=None) -> list[DocumentResult]:
+    results, starts = _lint_text(text, name, options, policy)
+    if policy is not None:
+        policy.apply(results, text, starts)
+    return results
+
+
+def _lint_text(text: str, name: str, options: kinds.Options, policy):
+    try:
+        docs = parse_stream(text)
+    except YamlProblem as exc:
+        return [_file_problem(name, R.YAML_SYNTAX.code, exc)], [1]
+    if not docs:
+        span = Span(1, 1, 1, 1)
+        return [DocumentResult(file=name, document=0, diagnostics=[
+            _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])], [1]
+    return [lint_document(doc, name, options, policy) for doc in docs], [doc.start.line for doc in docs]
+
+
+def lint_document(doc: YamlDocument, name: str, options: kinds.Options, policy=None) -> DocumentResult:
+    result = DocumentResult(file=name, document=doc.index)
+    if policy is not None and policy.defaults and isinstance(doc.data, dict):
+        from moecfg.core.settings import fill_defaults
+
+        fill_defaults(doc.data, policy.defaults)
+    findings: list[Finding] = []
+    for path, first, second in doc.duplicates:
+        findings.append(Finding(R.DUPLICATE_KEY.code, path,
+                                f"duplicate key `{path[-1]}` (first at line {first.line}, again at line {second.line}); "
+                                "PyYAML would silently keep the last value", at_key=True))
+    data = doc.data
+    if not isinstance(data, dict):
+        findings.append(Finding(R.NOT_MAPPING.code, (), f"a document must be a mapping of keys, got {_kind_of(data)}"))
+    else:
+        findings.extend(_analyze(doc, result, options))
+    result.diagnostics = _position(doc, findings)
+    return result
+
+
+def _kind_of(data) -> str:
+    names = {type(None): "null", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a number"}
+    return names.get(type(data), type(data).__name__)
+
+
+def _analyze(doc: YamlDocument, result: DocumentResult, options: kinds.Options) -> list[Finding]:
+    kind = doc.data.get("kind", kinds.DEFAULT_KIND)
+    module = kinds.load(kind) if isinstance(kind, str) else None
+    if module is None:
+        from moecfg.core.fields import suggest
+
+        known = kinds.available()
+        return [Finding(R.INVALID_VALUE.code, ("kind",),
+                        f"`kind` = {kind!r} is not one of {', '.join(known)}{suggest(str(kind), known)}")]
+    analysis = module.analyze(doc, options)
+    result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
+    result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
+    return analysis.findings
+
+
+def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
+    out = []
+    for f in findings:
+        span = doc.position(f.path, f.at_key)
+        out.append(_diag(f.code, f.message, span, f.path, f.severity))
+    out.sort(key=lambda d: (d.line, d.column, d.code))
+    return out
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+def discover(paths) -> list[str]:
+    """Expand directories (recursively, *.yaml / *.yml, sorted); '-' is stdin. Raises PathError."""
+    files: list[str] = []
+    for p in paths:
+        if p == "-":
+            files.append(p)
+        elif os.path.isdir(p):
+            found = []
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found.extend(os.path.join(root, n) for n in names
+                             if n.endswith(YAML_SUFFIXES) and n not in CONFIG_NAMES)
+            if not found:
+                raise PathError(f"{p}: directory contains no *.yaml or *.yml file")
+            files.extend(sorted(found))
+        elif os.path.exists(p):
+            files.append(p)
+        else:
+            raise PathError(f"{p}: no such file or directory")
+    return files
+
+
+def read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise PathError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
+    """`settings` (config.Settings, optional): config files and command-line policy per file."""
+    report = Report()
+    for path in discover(paths):
+        name = "<stdin>" if path == "-" else path
+        policy = settings.for_file(path) if settings is not None else None
+        report.results.extend(lint_bytes(read(path), name, options, policy))
+        report.files += 1
+    return report

@@ -1,0 +1,143 @@
+"""JSON Schema of deployment files, for editors (`moecfg schema`; `# yaml-language-server: $schema=...`).
+
+The pydantic models are generated from the same FieldSpec tables (`moecfg/<kind>/fields.py`) that the fast
+validator of `moecfg check` uses, with `pydantic.create_model`, so the schema and the validator cannot
+drift. A kind whose fields module has `OP_FIELDS` gets one model per op. pydantic is imported only here.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, create_model
+
+from moecfg.backends import DEFAULT_KIND, KIND_MODULES, fields_module
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_DIGITS = Annotated[str, StringConstraints(pattern=r"^\s*[0-9]+\s*$")]
+
+
+def available_kinds() -> list[str]:
+    return [kind for kind in KIND_MODULES if fields_module(kind) is not None]
+
+
+def _variants(spec) -> tuple:
+    """Every spelling the validator accepts for an enum (it matches case-insensitively)."""
+    out: list[str] = []
+    for v in list(spec.choices) + [a for a, _ in spec.aliases]:
+        for form in (v, v.lower(), v.upper()):
+            if form not in out:
+                out.append(form)
+    return tuple(out)
+
+
+def _describe(spec) -> str:
+    text = spec.doc or spec.name
+    if spec.type == "enum" and spec.aliases:
+        text += "; case-insensitive; aliases: " + ", ".join(f"{a} = {c}" for a, c in spec.aliases)
+    elif spec.type == "enum":
+        text += "; case-insensitive"
+    if spec.type == "env_int":
+        text += " (an integer, or a string of digits as in the environment)"
+    return text
+
+
+def _annotation(spec, model_name: str):
+    t = spec.type
+    if t == "int":
+        ann: Any = int
+    elif t == "env_int":
+        ann = Union[int, _DIGITS]
+    elif t == "bool":
+        ann = bool
+    elif t == "float":
+        ann = Union[float, int]
+    elif t == "str":
+        ann = str
+    elif t == "version":
+        ann = Union[str, float, int]
+    elif t == "enum":
+        ann = Literal[_variants(spec)]
+    elif t == "int_list":
+        ann = Annotated[list[int], Field(min_length=spec.length, max_length=spec.length)]
+    elif t == "mapping":
+        ann = model_from_fields(f"{model_name}_{spec.name}", spec.fields, extra="allow" if spec.open else "forbid")
+    else:
+        raise ValueError(f"field type {t!r} of {spec.name} has no JSON Schema mapping")
+    return Optional[ann] if spec.nullable else ann
+
+
+def _field(spec, model_name: str, fixed: dict):
+    if spec.name in fixed:
+        value, required = fixed[spec.name]
+        desc = _describe(spec)
+        return (Literal[value], Field(description=desc) if required else Field(default=value, description=desc))
+    ann = _annotation(spec, model_name)
+    if spec.required:
+        return ann, Field(description=_describe(spec))
+    default = spec.default
+    if isinstance(default, (dict, list)):
+        return ann, Field(default_factory=lambda d=default: type(d)(d), description=_describe(spec))
+    if isinstance(default, tuple):
+        default = list(default)
+    return ann, Field(default=default, description=_describe(spec))
+
+
+def model_from_fields(name: str, fields, *, fixed: dict | None = None, extra: str = "forbid", doc: str = ""):
+    """A strict pydantic model of a FieldSpec table; `fixed` = {field: (literal value, required)}."""
+    fixed = fixed or {}
+    defs = {f.name: _field(f, name, fixed) for f in fields}
+    return create_model(name, __config__=ConfigDict(extra=extra, strict=True, title=name), __doc__=doc or None, **defs)
+
+
+def kind_models(kind: str) -> list:
+    """The models of one kind: one per op when the kind has OP_FIELDS, else one."""
+    mod = fields_module(kind)
+    if mod is None:
+        raise ValueError(f"unknown kind {kind!r}")
+    kind_fixed = (kind, kind != DEFAULT_KIND)  # `kind:` may be omitted only for the default kind
+    title = kind.capitalize()
+    op_fields = getattr(mod, "OP_FIELDS", None)
+    if not op_fields:
+        return [model_from_fields(title, mod.FIELDS, fixed={"kind": kind_fixed},
+                                  doc=f"A `kind: {kind}` deployment document.")]
+    default_op = getattr(mod, "DEFAULT_OP", next(iter(op_fields)))
+    models = []
+    for op, fields in op_fields.items():
+        name = title + "_" + "".join(p.capitalize() for p in op.split("_"))
+        fixed = {"kind": kind_fixed, "op": (op, op != default_op)}
+        models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `op: {op}` document."))
+    return models
+
+
+def _drop_null_defaults(node):
+    """pydantic writes `default: null` for absent-by-default fields; an editor would offer null, which the
+    validator refuses unless the field is nullable (its schema then allows null anyway)."""
+    if isinstance(node, dict):
+        if node.get("default", 0) is None and not _allows_null(node):
+            del node["default"]
+        for v in node.values():
+            _drop_null_defaults(v)
+    elif isinstance(node, list):
+        for v in node:
+            _drop_null_defaults(v)
+    return node
+
+
+def _allows_null(node: dict) -> bool:
+    return node.get("type") == "null" or any(o.get("type") == "null" for o in node.get("anyOf", []))
+
+
+def json_schema(kind: str | None = None) -> dict:
+    kinds = [kind] if kind else available_kinds()
+    models = [m for k in kinds for m in kind_models(k)]
+    adapter = TypeAdapter(models[0] if len(models) == 1 else Union[tuple(models)])
+    schema = _drop_null_defaults(adapter.json_schema())
+    what = f"`kind: {kind}`" if kind else "any kind"
+    out = {"$schema": SCHEMA_DIALECT, **schema}
+    out["title"] = f"moecfg deployment file ({what})"
+    out["description"] = ("MoE expert-parallel deployment config checked by `moecfg check`; generated from the "
+                          "field tables by `moecfg schema`. Hardware rules (divisibility, limits per product and "
+                          "CANN release, buffer sizes) are checked by moecfg, not by this schema; JSON Schema "
+                          "cannot tell 8.0 from 8, moecfg check can.")
+    return out
