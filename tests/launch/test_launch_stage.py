@@ -83,3 +83,30 @@ def test_image_tag_versions():
     assert image_version("quay.io/ascend/vllm-ascend:v0.13.0") == "0.13.0"
     assert image_version("quay.io/ascend/vllm-ascend:v0.11.0rc1-a3") == "0.11.0rc1"
     assert image_version("lmsysorg/sglang:latest") is None and image_version(None) is None
+
+
+def test_settings_framework_versions_and_models(tmp_path):
+    from moecfg.core.settings import ConfigError, parse
+
+    cfg = parse({"framework-versions": {"vllm-ascend": "v0.13.0"}, "models": {"/models/dsr1": "deepseek-r1"}}, None)
+    assert cfg.framework_versions == {"vllm-ascend": "0.13.0"} and cfg.models == {"/models/dsr1": "deepseek-r1"}
+    for bad, message in (({"framework_versions": {"vllm-ascnd": "0.13.0"}}, "did you mean"),
+                         ({"framework_versions": {"sglang": "new"}}, "not a version"),
+                         ({"models": {"x": 3}}, "preset name or a config.json path")):
+        try:
+            parse(bad, None)
+        except ConfigError as exc:
+            assert message in str(exc)
+        else:
+            raise AssertionError(bad)
+
+
+def test_context_takes_command_line_then_settings():
+    from moecfg.core.settings import Cli, Config, FilePolicy
+
+    policy = FilePolicy(Config(product="A2", cann_version="9.0.1", models={"*": "deepseek-v3"},
+                               framework_versions={"sglang": "0.5.4"}), Cli())
+    ctx = routing.context(policy, Options(product="A3"))
+    assert (ctx.product, ctx.product_source, ctx.cann) == ("A3", "--product", "9.0.1")
+    assert ctx.version_for("sglang") == "0.5.4" and dict(ctx.models) == {"*": "deepseek-v3"}
+    assert routing.context(policy, Options()).product == "A2"
