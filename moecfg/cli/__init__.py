@@ -241,6 +241,10 @@ cli.add_command(sweep)
 from moecfg.cli.docs import explain, rules, schema  # noqa: E402  (docs and editor support; imports only click)
 
 cli.add_command(rules)
+
+from moecfg.cli.launch import explain_launch  # noqa: E402  (imports only click)
+
+cli.add_command(explain_launch)
 cli.add_command(explain)
 cli.add_command(schema)
 
