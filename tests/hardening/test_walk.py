@@ -105,5 +105,11 @@ def test_tree_deeper_than_the_recursion_limit(tmp_path, cli):
         leaf = leaf / "d"
         leaf.mkdir()
     (leaf / "a.yaml").write_text(GOOD)
-    code, files, _ = _check_json(cli, top)
-    assert code == 0 and list(files) == [str(leaf / "a.yaml")]
+    try:
+        code, files, _ = _check_json(cli, top)
+        assert code == 0 and list(files) == [str(leaf / "a.yaml")]
+    finally:  # pytest's own cleanup (shutil.rmtree) recurses
+        (leaf / "a.yaml").unlink()
+        while leaf != top:
+            leaf.rmdir()
+            leaf = leaf.parent
