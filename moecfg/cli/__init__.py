@@ -48,16 +48,21 @@ def _emit(report, fmts, outputs, command: str, auto_github: bool = False) -> Non
         outputs = (outputs,)
     for fmt, output in _targets(fmts, outputs, auto_github):
         renderer = load(fmt)
-        if output:
-            text = renderer.render(report, color=False, command=command)
-            try:
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except OSError as exc:
-                raise click.UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
+        if output is not None:
+            write_output(output, renderer.render(report, color=False, command=command))
             continue
         color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         sys.stdout.write(renderer.render(report, color=color, command=command))
+
+
+def write_output(path: str, text: str, option: str = "--output") -> None:
+    """Atomic write (core/output.py); an unwritable or empty path is a usage error."""
+    from moecfg.core.output import OutputError, write_text
+
+    try:
+        write_text(path, text, option)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _options(cann, product=None):

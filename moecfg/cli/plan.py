@@ -102,12 +102,10 @@ def _problem(product, model, model_config, comm_alg, redundant, sets, cann):
 
 
 def _write(text: str, output: str | None) -> None:
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise click.UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
+    if output is not None:
+        from moecfg.cli import write_output
+
+        write_output(output, text)
     else:
         sys.stdout.write(text)
 
@@ -301,9 +299,11 @@ def sweep(kind, product, mode, device, model, model_config, cann, redundant, set
         result = _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, comm_algs, rulesets,
                                buffer_mb)
     if plot_path:
+        from moecfg.core.output import OutputError
+
         try:
             report.plot(result, plot_path)
-        except report.PlotUnavailable as exc:
+        except (report.PlotUnavailable, OutputError) as exc:
             raise click.UsageError(str(exc)) from None
     text = report.sweep_json(result) if fmt == "json" else report.sweep_text(result, output is None and sys.stdout.isatty())
     _write(text, output)
