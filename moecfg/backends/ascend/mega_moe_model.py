@@ -59,7 +59,7 @@ class MegaMoeFacts:
     quant: bool  # isQuantRouting: int8 / int4 weights
     w4a8: bool
     max_recv: int  # what the tiling uses for this call (auto-filled when 0 and the release does)
-    safe_recv: int  # the most tokens a rank can receive at num_max_tokens_per_rank
+    safe_recv: int  # the most tokens a rank can receive: max(bs, num_max_tokens_per_rank) * ep * min(k, epr)
     window: Window
 
 
@@ -78,7 +78,7 @@ def derive(cfg: MegaMoeConfig, ruleset: str) -> MegaMoeFacts:
     mr = cfg.max_recv_token_num
     if mr == 0 and limits.auto_max_recv:
         mr = ff.mega_moe_auto_max_recv(cfg.bs, cfg.ep_world_size, cfg.k, epr)
-    safe = ff.mega_moe_auto_max_recv(cfg.num_max_tokens_per_rank, cfg.ep_world_size, cfg.k, epr)
+    safe = ff.mega_moe_auto_max_recv(max(cfg.bs, cfg.num_max_tokens_per_rank), cfg.ep_world_size, cfg.k, epr)
     return MegaMoeFacts(ruleset, limits, epr, cfg.weight_dtype != "bf16", cfg.weight_dtype == "int4", mr, safe,
                         window(cfg))
 

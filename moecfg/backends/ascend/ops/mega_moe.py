@@ -6,31 +6,32 @@ dispatch_quant_mode=0, dispatch_quant_out_dtype=None, combine_quant_mode=0, comm
 `mega_moe(x, topk_ids, topk_weights, l1_weights, l2_weights, sym_buffer, *, activation="swiglu",
 activation_clamp=None, ...)`. Fields of a document (`kind: ascend`, `op: mega_moe`):
 
-| field | meaning (upstream name) | default |
-|---|---|---|
-| product, cann_version | A2 / A3; the CANN release (rule sets 9.1, latest; 8.5 and 9.0 have no MegaMoE) | required / latest |
-| bs | x.size(0): tokens this call sends from one rank | required |
-| h | x.size(1) = `hidden` | required |
-| k | topk_ids.size(1) = `num_topk` | required |
-| ep_world_size | size of the EP group (`group`) | required |
-| moe_expert_num | `num_experts` (routed, incl. EPLB redundant); experts/rank = len(l1_weights) = this / ep | required |
-| intermediate_hidden | l2_weights[i].size(0): per-expert FFN width after TP (vllm-ascend passes 2x this to the symm buffer, which only stores it) | required |
-| weight_dtype | dtype of l1/l2_weights: bf16, int8 (W8A8), int4 (W4A8) | int8 if dispatch_quant_mode 2, else bf16 |
-| num_max_tokens_per_rank | `num_max_tokens_per_rank` | bs |
-| max_recv_token_num | `max_recv_token_num` (0 = auto) | 0 |
-| dispatch_quant_mode, dispatch_quant_out_dtype | as named (int8 for W8A8/W4A8) | 0, None |
-| combine_quant_mode, comm_alg, activation, activation_clamp | as named | 0, "", swiglu, None |
-| env.HCCL_BUFFSIZE, hccl_buffer_size.ep | the EP group's HCCL buffer, MB (the pg option wins) | HCCL default 200 |
+- product (required): A2 or A3; cann_version: the release (rule sets 9.1, latest; 8.5 and 9.0 have no MegaMoE)
+- bs (required): x.size(0), the tokens this call sends from one rank
+- h (required): x.size(1) = `hidden`; k (required): topk_ids.size(1) = `num_topk`
+- ep_world_size (required): size of the EP `group`
+- moe_expert_num (required): `num_experts` (routed, incl. EPLB redundant); experts per rank = len(l1_weights)
+  = moe_expert_num / ep_world_size
+- intermediate_hidden (required): l2_weights[i].size(0), the per-expert FFN width after TP (vllm-ascend passes
+  2x this to get_symm_buffer_for_mega_moe, which only stores it; the tiling checks weight2's dim0)
+- weight_dtype: l1/l2_weights dtype bf16, int8 (W8A8) or int4 (W4A8); default int8 if dispatch_quant_mode is 2,
+  else bf16
+- num_max_tokens_per_rank (default bs), max_recv_token_num (default 0 = auto), dispatch_quant_mode (0),
+  dispatch_quant_out_dtype (None; int8 for W8A8/W4A8), combine_quant_mode (0), comm_alg (""), activation
+  ("swiglu"), activation_clamp (None): as named upstream
+- env.HCCL_BUFFSIZE / hccl_buffer_size.ep: the EP group's HCCL buffer, MB (the pg option wins; HCCL default 200)
 
 Where the buffer comes from (read in the code, not the notes): on A2/A3 `get_symm_buffer_for_mega_moe`
 builds its context with the "kfc" backend, whose `KfcContextBuilder` sets `ccl_buffer_size` from
-`HcclGetHcclBuffer` of the EP communicator (torch_extension/.../csrc/comm_context.cpp L119-149) and ignores
-the computed `customCclBufferSize`; HcclGetHcclBuffer returns 2 x the communicator's buffer (HCCL_BUFFSIZE or
-the hccl_buffer_size option; hicann/hcomm HcclGetHcclBuffer.md). The tiling checks `ccl_buffer_size / 2`, i.e.
-one HCCL_BUFFSIZE window, against its least size (MMT L1020-1055). Only Ascend 950 ("channel" backend)
-allocates the custom size (comm_context.cpp L163-178, L558). Buffers: `ccl_window` (what HCCL_BUFFSIZE must
-hold for this call's bs), `ccl_window_max_tokens` (for num_max_tokens_per_rank, when larger) and `workspace`
-(the op's device workspace). Rules: rules/mega_moe.py (MC860-MC874).
+`HcclGetHcclBuffer` of the EP communicator (torch_extension/.../csrc/comm_context.cpp L108-149, the call at
+L130/L141; ops/mega_moe.py L119-140 passes the computed size as `customCclBufferSize`, which KFC ignores);
+HcclGetHcclBuffer returns 2 x the communicator's buffer (HCCL_BUFFSIZE or the hccl_buffer_size option;
+hicann/hcomm@78ad2b9 docs/en/api_ref/comm_opdev/control_plane_api/comms_domain_resource_mgmt/
+HcclGetHcclBuffer.md). The tiling checks `ccl_buffer_size / 2`, i.e. one HCCL_BUFFSIZE window, against its
+least size (MMT L1020-1055). Only Ascend 950 ("channel" backend) allocates the custom size (comm_context.cpp
+L449-466, aclrtMalloc of customCclBufferSize). Buffers: `ccl_window` (what HCCL_BUFFSIZE must hold for this
+call's bs), `ccl_window_max_tokens` (for num_max_tokens_per_rank, when larger) and `workspace` (the op's device
+workspace). Rules: rules/mega_moe.py (MC860-MC874).
 """
 from __future__ import annotations
 

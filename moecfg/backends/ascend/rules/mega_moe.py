@@ -10,10 +10,11 @@ exists (branch 9.1.0 and master; v9.1.0.pre did not call it): EP in {2, 4, 8, 16
 comm_alg "", x (bs [1, 4096], hidden [1024, 8192] %512, BF16), top-k [1, 16], weights (BF16 ND or INT8/INT4
 FRACTAL_NZ; experts per rank [1, 128]; intermediate [1024, 3072] %512), moe_expert_num [1, 1024], EP in
 {2, 4, 8, 16, 32, 64, 128} (branch 9.1.0: up to 64), max_recv_token_num >= 0, dispatch_quant_mode = 2 for
-INT8/INT4 weights and 0 for BF16, combine_quant_mode 0, num_max_tokens_per_rank >= bs, activation swiglu,
-then the CCL buffer. So for EP 64 vllm-ascend selects MegaMoE, the wrapper refuses it, and the tiling would
-accept it; for 1024 < moe_expert_num <= 2048 the wrapper passes and the tiling refuses. Each message names
-every layer that refuses and the one that bites first.
+INT8/INT4 weights and 0 for BF16, combine_quant_mode 0, activation swiglu, then the CCL buffer. Its check
+num_max_tokens_per_rank >= bs never runs: aclnnMegaMoe passes 0 for that attribute (aclnn_mega_moe.cpp
+L186-187, all three releases), so bs above it is only a warning (MC864). So for EP 64 vllm-ascend selects
+MegaMoE, the wrapper refuses it, and the tiling would accept it; for 1024 < moe_expert_num <= 2048 the wrapper
+passes and the tiling refuses. Each message names every layer that refuses and the one that bites first.
 
 max_recv_token_num 0 means "auto" (bs * ep * min(k, experts per rank)) only since ops-transformer aa7907c
 (2026-07-13, in branch 9.1.0 and master); at v9.1.0.pre (the 9.1 rule set) the tiling keeps 0 and leaves no
@@ -81,13 +82,19 @@ PER_RANK = rule(
     fail_example=doc(moe_expert_num=250), pass_example=_OK,
     fix="Make moe_expert_num a multiple of ep_world_size with 1-128 experts per rank (EPLB: add redundant experts).")
 TOKENS = rule(
-    "MC864", "mega-moe-bs", "error", "bs in [1, 4096]; num_max_tokens_per_rank in [1, 4096] and >= bs", family=_F,
-    source=f"{_MMT} L85-86, L243-261, L477-480; {_WRAP} L255-256",
-    why=_TILING + " The symmetric buffer is sized for num_max_tokens_per_rank tokens per rank; a call with more "
-        "tokens is refused.", cann_error="num_max_tokens_per_rank is invalid, should be >= bs(%ld), but got %ld.",
-    fail_example=doc(num_max_tokens_per_rank=16), pass_example=doc(num_max_tokens_per_rank=32),
-    fix="Set num_max_tokens_per_rank to the largest per-rank token count (vllm-ascend: the graph capture size / TP, "
-        "at most 4096) and keep every call at or below it.")
+    "MC864", "mega-moe-bs", "error", "bs in [1, 4096]; num_max_tokens_per_rank in [1, 4096] (wrapper); bs above "
+    "num_max_tokens_per_rank is a warning (the tiling's check of it never runs)", family=_F,
+    source=f"{_MMT} L85-86, L243-261, L477-480; {_WRAP} L255-256; ops-transformer@25fb6b9 "
+           "mc2/mega_moe/op_api/aclnn_mega_moe.cpp L186-187; vllm-ascend#14273",
+    why=_TILING + " bs is x.size(0) of the call. The symmetric buffer and vllm-ascend's max_recv_token_num are sized "
+        "for num_max_tokens_per_rank; the tiling's own check num_max_tokens_per_rank >= bs never runs, because "
+        "aclnnMegaMoe passes 0 for that attribute, so a larger call runs: vllm-ascend#14273 (a 477-token prefill into "
+        "a buffer sized for 32 tokens per rank) got NaNs and error 507035.",
+    cann_error="x's dim0(bs) is invalid, should be in [%ld, %ld], but got %ld.",
+    fail_example=doc(bs=4097, num_max_tokens_per_rank=4096, env={"HCCL_BUFFSIZE": 1024}),
+    pass_example=doc(bs=4096, num_max_tokens_per_rank=4096, env={"HCCL_BUFFSIZE": 1024}),
+    fix="Keep bs <= num_max_tokens_per_rank <= 4096 (vllm-ascend: num_max_tokens_per_rank comes from the graph "
+        "capture size / TP; enable_prefill_mc2 sizes it for prefill batches).")
 HIDDEN = rule(
     "MC865", "mega-moe-hidden", "error", "h in [1024, 8192], a multiple of 512", family=_F,
     source=f"{_MMT} L87-88, L481-488; {_WRAP} L253-254",
@@ -144,7 +151,7 @@ MAX_RECV = rule(
         "num_max_tokens_per_rank * ep_world_size * min(k, experts per rank).")
 CCL = rule(
     "MC873", "mega-moe-ccl-buffer", "error", "the EP group's HCCL buffer (ccl_buffer_size / 2) holds the MegaMoE "
-    "window", family=_F, source=f"{_MMT} L110-153, L1020-1055; comm_context.cpp L119-149", tags=("buffer",),
+    "window", family=_F, source=f"{_MMT} L110-153, L1020-1055; comm_context.cpp L108-149", tags=("buffer",),
     why=_TILING + " On A2/A3 the window is the EP communicator's HCCL buffer (HcclGetHcclBuffer = 2 x HCCL_BUFFSIZE, "
         "the tiling checks half), not the size get_symm_buffer_for_mega_moe computes; only Ascend 950 allocates that.",
     cann_error="cclBufferSize(%ld Bytes, %ld MB) should be >= leastCclBufferSize(%ld Bytes, %ld MB). maxRecvTokenNum="
@@ -225,17 +232,18 @@ def tokens(cfg, f):
                       + _q(f"x's dim0(bs) is invalid, should be in [1, {lim.bs_max}], but got {bs}."))
     if not cfg.num_max_tokens_given:
         return
-    if lim.wrapper_checks and not 1 <= nmt <= lim.bs_max:
+    if not 1 <= nmt <= lim.bs_max:
+        who = (f"get_symm_buffer_for_mega_moe rejects it (\"num_max_tokens_per_rank only support [1, 4096] on "
+               f"A2/A3, but got {nmt}\")" if lim.wrapper_checks
+               else f"the documented range (CANN {f.ruleset} does not check it)")
         yield finding(TOKENS, "num_max_tokens_per_rank", f"`num_max_tokens_per_rank` = {nmt} is outside [1, "
-                      f"{lim.bs_max}]: get_symm_buffer_for_mega_moe rejects it (\"num_max_tokens_per_rank only "
-                      f"support [1, 4096] on A2/A3, but got {nmt}\")")
-    elif nmt > lim.bs_max:
-        yield finding(TOKENS, "num_max_tokens_per_rank", f"`num_max_tokens_per_rank` = {nmt} is outside [1, "
-                      f"{lim.bs_max}] (CANN {f.ruleset} tiling)")
-    elif 0 < nmt < bs:
+                      f"{lim.bs_max}]: {who}", None if lim.wrapper_checks else WARNING)
+    elif nmt < bs:
         yield finding(TOKENS, "num_max_tokens_per_rank", f"`num_max_tokens_per_rank` = {nmt} is below bs = {bs}: the "
-                      "buffer is sized for fewer tokens than this call sends; raise it to >= bs"
-                      + _q(f"num_max_tokens_per_rank is invalid, should be >= bs({bs}), but got {nmt}."))
+                      "symmetric buffer (and vllm-ascend's max_recv_token_num) is sized for fewer tokens than this "
+                      "call sends, and nothing refuses it (aclnnMegaMoe passes 0 for the attribute, so the tiling's "
+                      "`num_max_tokens_per_rank >= bs` check never runs; vllm-ascend#14273: NaNs, 507035); raise it "
+                      f"to >= {bs}", WARNING)
 
 
 def _range_mult(rule_, path, value, lo, hi, mult, what, cann):
@@ -274,12 +282,12 @@ def dispatch_quant(cfg, f):
     want = 2 if f.quant else 0
     if mode != want:
         yield finding(QUANT, "dispatch_quant_mode", f"`dispatch_quant_mode` = {mode} does not match {w} weights: the "
-                      f"tiling expects {want} (4 = MXFP exists on Ascend 950 only); CANN logs \"dispatch_quant_mode is invalid, "
-                      f"should be {want} for weight dataType <dtype>, but got {mode}.\"")
+                      f"tiling expects {want} (4 = MXFP exists on Ascend 950 only); CANN logs \"dispatch_quant_mode is "
+                      f"invalid, should be {want} for weight dataType <dtype>, but got {mode}.\"")
     elif f.quant and out != "int8":
         yield finding(QUANT, "dispatch_quant_out_dtype", f"`dispatch_quant_out_dtype` = {out}: the quantised dispatch "
-                      "of int8/int4 weights writes INT8 tokens; pass torch.int8 (CANN logs \"dispatch_quant_out_type must be INT8 "
-                      "in quant mode\")")
+                      "of int8/int4 weights writes INT8 tokens; pass torch.int8 (CANN logs "
+                      "\"dispatch_quant_out_type must be INT8 in quant mode\")")
     elif not f.quant and out is not None:
         yield finding(QUANT, "dispatch_quant_out_dtype", f"`dispatch_quant_out_dtype` = {out} with bf16 weights: leave "
                       "it unset (None) (CANN logs \"dispatch_quant_out_type must be UNDEFINED in non-quant mode\")")
@@ -309,8 +317,9 @@ def activation(cfg, f):
 
 def max_recv(cfg, f):
     mr, safe = cfg.max_recv_token_num, f.safe_recv
-    worst = f"num_max_tokens_per_rank * ep * min(k, experts/rank) = {cfg.num_max_tokens_per_rank} * " \
-            f"{cfg.ep_world_size} * {min(cfg.k, f.experts_per_rank)} = {safe}"
+    worst = (f"max(bs, num_max_tokens_per_rank) * ep * min(k, experts/rank) = "
+             f"{max(cfg.bs, cfg.num_max_tokens_per_rank)} * {cfg.ep_world_size} * {min(cfg.k, f.experts_per_rank)} "
+             f"= {safe}")
     if mr < 0:
         yield finding(MAX_RECV, "max_recv_token_num", f"`max_recv_token_num` = {mr} must be >= 0 (0 = auto)"
                       + _q(f"maxRecvTokenNum is invalid, should be >= 0, but got {mr}."))
