@@ -109,7 +109,7 @@ def max_output(cfg, f):
 
 def workspace(cfg, f):
     mo, safe = cfg.max_output_size, f.safe_output
-    if mo > safe > 0 and f.workspace_bytes:
+    if INT32_MAX >= mo > safe > 0 and f.workspace_bytes:
         lean = f.workspace_safe_bytes
         yield finding(WORKSPACE, "max_output_size", f"`max_output_size` = {mo}: the op's workspace is "
                       f"{f.workspace_bytes} bytes ({ceil_mb(f.workspace_bytes)} MB) of device memory; at most {safe} "
