@@ -22,6 +22,8 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.add_rms_norm",
     "moecfg.backends.ascend.rules.v1",
     "moecfg.backends.ascend.rules.ffn",
+    "moecfg.backends.ascend.rules.mega_moe",
+    "moecfg.backends.ascend.rules.dispatch_ffn_combine",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",
