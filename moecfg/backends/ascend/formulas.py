@@ -21,6 +21,13 @@ def max_window_size_mb(hccl_buffsize_env: int | None) -> int:
     return hccl_buffsize_env % UINT16_VALUES
 
 
+def context_window_bytes(ccl_buffer_size: int, wraps: bool) -> int:
+    # CWS[M] L152 (R91+): ccl_buffer_size - MB_SIZE as uint64 (below 1 MB it wraps to ~2^64);
+    # R90 CWS L92-93, L130-133: window = ccl, need + 1 MB -- the same bound without the wrap
+    window = ccl_buffer_size - MB
+    return window % (1 << 64) if wraps else window
+
+
 def align_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
