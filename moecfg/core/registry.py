@@ -31,6 +31,10 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.experts",
     "moecfg.backends.deepep.rules.low_latency",
     "moecfg.backends.deepep.rules.buffers",
+    "moecfg.backends.deepep.rules.cross",
+    "moecfg.backends.deepep.rules.usage",
+    "moecfg.backends.deepep.rules.v2",
+    "moecfg.backends.deepep.rules.hybridep",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
 )
