@@ -22,6 +22,7 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.add_rms_norm",
     "moecfg.backends.ascend.rules.v1",
     "moecfg.backends.ascend.rules.ffn",
+    "moecfg.backends.ascend.rules.sgl_deepep",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",
