@@ -9,7 +9,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from moecfg.models.export import available_kinds, kind_models
 
-_FIXED_NAMES = {"deepep": "DeepEPBuffer", "tutel": "TutelMoE"}
+_FIXED_NAMES = {("deepep", None): "DeepEPBuffer", ("deepep", "v1"): "DeepEPBuffer", ("deepep", "v2"): "DeepEPElasticBuffer",
+                ("deepep", "hybridep"): "DeepEPHybridEPBuffer", ("tutel", None): "TutelMoE"}
 
 
 class RuleCheckedModel(BaseModel):
@@ -54,8 +55,8 @@ def _value_at(model, pointer: str):
 
 
 def _name(kind: str, op: str | None) -> str:
-    if kind in _FIXED_NAMES:
-        return _FIXED_NAMES[kind]
+    if (kind, op) in _FIXED_NAMES:
+        return _FIXED_NAMES[(kind, op)]
     return kind.capitalize() + "".join(p.capitalize() for p in (op or "").split("_"))
 
 
