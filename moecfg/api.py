@@ -45,7 +45,7 @@ def _yaml_text(config) -> str:
 
 def _model_document(model) -> dict:
     data = model.model_dump(exclude_unset=True, mode="python")
-    for fixed in ("kind", "op"):  # Literal fields with defaults: always part of the document
+    for fixed in ("kind", "op", "api"):  # the Literal discriminators: always part of the document
         if fixed in type(model).model_fields and fixed not in data:
             data[fixed] = getattr(model, fixed)
     return data

@@ -110,7 +110,7 @@ def kind_models(kind: str, base=None, names=None) -> list:
     models = []
     for op, fields in op_fields.items():
         name = names(kind, op) if names else title + "_" + "".join(p.capitalize() for p in op.split("_"))
-        fixed = {"kind": kind_fixed, "op": (op, op != default_op)}
+        fixed = {"kind": kind_fixed, getattr(mod, "OP_KEY", "op"): (op, op != default_op)}
         models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `op: {op}` document.",
                                         base=base))
     return models
