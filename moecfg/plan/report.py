@@ -8,6 +8,7 @@ import os
 import yaml
 
 from moecfg import __version__
+from moecfg.render import escape
 from moecfg.backends.ascend.formulas import ceil_mb
 
 BAR_WIDTH = 48
@@ -17,7 +18,8 @@ CHART_ROWS = 24
 def _console(color: bool, width: int = 120):
     from rich.console import Console
 
-    return Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False)
+    return Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False,
+                   markup=False)  # no rich markup from names and values
 
 
 def _mb(req: dict) -> str:
@@ -53,7 +55,7 @@ def plan_text(answers, problem, color: bool = False) -> str:
                 con.print(f"  {r}")
     valid = sum(a.ok for a in answers)
     con.print(f"{valid} of {len(answers)} EP size{'s' if len(answers) != 1 else ''} valid")
-    return con.file.getvalue()
+    return escape.terminal(con.file.getvalue())
 
 
 def plan_json(answers, problem) -> str:
@@ -72,7 +74,7 @@ def plan_yaml(answers, problem) -> str:
     for a in docs:
         head = f"# moecfg plan: ep_world_size {a.ep}, bs {a.bs}, HCCL_BUFFSIZE {a.buffer_mb} MB ({_mb(a.required)} required)\n"
         if problem.model_note:
-            head += f"# model: {problem.model_note}\n"
+            head += f"# model: {escape.text(problem.model_note)}\n"
         out.append(head + yaml.safe_dump(problem.document(a.ep, a.bs, a.buffer_mb), sort_keys=False))
     return "---\n".join(out)
 
@@ -101,7 +103,7 @@ def sweep_text(sw, color: bool = False) -> str:
         table.add_row(str(sw.xs[i]), *["n/a" if m[i] is None else str(m[i]) for m in mbs])
     con.print(table)
     con.print(chart(sw, rows))
-    return con.file.getvalue()
+    return escape.terminal(con.file.getvalue())
 
 
 def chart(sw, rows) -> str:
