@@ -22,6 +22,13 @@ activation_clamp=None, ...)`. Fields of a document (`kind: ascend`, `op: mega_mo
   ("swiglu"), activation_clamp (None): as named upstream
 - env.HCCL_BUFFSIZE / hccl_buffer_size.ep: the EP group's HCCL buffer, MB (the pg option wins; HCCL default 200)
 
+What vllm-ascend@182b75e passes (ops/fused_moe/moe_comm_method.py L283-410, moe_utils.py L124-147): bs = this
+forward's tokens per rank; num_max_tokens_per_rank = global_bs // ep (or the dispatcher's rank-invariant cap:
+min(ceil(capacity / TP), 4096)); max_recv_token_num = num_max_tokens_per_rank * ep * min(k, experts/rank),
+explicit; intermediate_hidden = intermediate_size_per_partition; W8A8: dispatch_quant_mode 2, out dtype int8,
+weight_dtype int8; W4A8: the same with weight_dtype int4; unquantised: 0, None, bf16; comm_alg and
+combine_quant_mode left at their defaults; the EP (MC2) group's buffer is env HCCL_BUFFSIZE (no pg option).
+
 Where the buffer comes from (read in the code, not the notes): on A2/A3 `get_symm_buffer_for_mega_moe`
 builds its context with the "kfc" backend, whose `KfcContextBuilder` sets `ccl_buffer_size` from
 `HcclGetHcclBuffer` of the EP communicator (torch_extension/.../csrc/comm_context.cpp L108-149, the call at
