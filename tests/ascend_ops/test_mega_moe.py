@@ -298,3 +298,8 @@ def test_examples_are_clean_and_match_their_comments(name, required):
     out = run_lint((EXAMPLES / name).read_text())
     assert out.codes == set(), out
     assert out.buffers["ccl_window"]["required_bytes"] == required
+
+
+@pytest.mark.parametrize("dtype,fires", [("bf16", False), ("bfloat16", False), ("fp16", True), ("float16", True)])
+def test_x_dtype(dtype, fires):
+    assert bool(lint(x_dtype=dtype).of("MC875")) == fires

@@ -12,6 +12,7 @@ from moecfg.core.fields import FieldSpec as F
 WEIGHT_DTYPES = ("bf16", "int8", "int4")  # l1/l2 weights: BF16 (A16W16), INT8 (A8W8), INT4 (A8W4, packed int32)
 QUANT_OUT_DTYPES = ("int8", "float8_e5m2", "float8_e4m3fn", "float4_e2m1")
 _WEIGHT_ALIASES = (("bfloat16", "bf16"), ("w8a8", "int8"), ("w4a8", "int4"), ("int32", "int4"))
+_X_ALIASES = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"))
 _QUANT_OUT_ALIASES = (("torch.int8", "int8"), ("fp8_e5m2", "float8_e5m2"), ("fp8_e4m3fn", "float8_e4m3fn"))
 
 
@@ -38,6 +39,8 @@ def fused_op_fields(common: tuple, env_fields: tuple, hccl_buffer_fields: tuple)
     env = F("env", "mapping", "environment of the job", default={}, fields=env_fields, open=True)
     mega_moe = common + _shape_fields("tokens of this call on this rank: x.size(0)") + (
         _weight_dtype(None, "default: int8 when dispatch_quant_mode is 2, else bf16"),
+        F("x_dtype", "enum", "dtype of x (the torch wrapper takes bf16 or fp16; the A2/A3 tiling only bf16)",
+          default="bf16", choices=("bf16", "fp16"), aliases=_X_ALIASES),
         F("num_max_tokens_per_rank", "int", "get_symm_buffer_for_mega_moe: the most tokens any call sends from "
           "one rank (default: bs)", default=None),
         F("max_recv_token_num", "int", "tokens one rank can receive; 0 = auto bs * ep * min(k, experts/rank)",

@@ -21,6 +21,7 @@ class MegaMoeConfig:
     moe_expert_num: int
     intermediate_hidden: int
     weight_dtype: str
+    x_dtype: str
     num_max_tokens_per_rank: int
     num_max_tokens_given: bool
     max_recv_token_num: int
@@ -38,7 +39,7 @@ class MegaMoeConfig:
         weight = v.get("weight_dtype") or ("int8" if v.get("dispatch_quant_mode") == 2 else "bf16")
         nmt = v.get("num_max_tokens_per_rank")
         return cls(v["product"], v["bs"], v["h"], v["k"], v["ep_world_size"], v["moe_expert_num"],
-                   v["intermediate_hidden"], weight, v["bs"] if nmt is None else nmt, nmt is not None,
+                   v["intermediate_hidden"], weight, v.get("x_dtype") or "bf16", v["bs"] if nmt is None else nmt, nmt is not None,
                    v["max_recv_token_num"], v["dispatch_quant_mode"], v.get("dispatch_quant_out_dtype"),
                    v["combine_quant_mode"], v.get("comm_alg") or "", v.get("activation"), v.get("activation_clamp"),
                    (v.get("env") or {}).get("HCCL_BUFFSIZE"), (v.get("hccl_buffer_size") or {}).get("ep"))

@@ -16,10 +16,18 @@ activation_clamp=None, ...)`. Fields of a document (`kind: ascend`, `op: mega_mo
   2x this to get_symm_buffer_for_mega_moe, which only stores it; the tiling checks weight2's dim0)
 - weight_dtype: l1/l2_weights dtype bf16, int8 (W8A8) or int4 (W4A8); default int8 if dispatch_quant_mode is 2,
   else bf16
+- x_dtype: dtype of x, bf16 (default) or fp16
 - num_max_tokens_per_rank (default bs), max_recv_token_num (default 0 = auto), dispatch_quant_mode (0),
   dispatch_quant_out_dtype (None; int8 for W8A8/W4A8), combine_quant_mode (0), comm_alg (""), activation
   ("swiglu"), activation_clamp (None): as named upstream
 - env.HCCL_BUFFSIZE / hccl_buffer_size.ep: the EP group's HCCL buffer, MB (the pg option wins; HCCL default 200)
+
+What vllm-ascend@182b75e passes (ops/fused_moe/moe_comm_method.py L283-410, moe_utils.py L124-147): bs = this
+forward's tokens per rank; num_max_tokens_per_rank = global_bs // ep (or the dispatcher's rank-invariant cap:
+min(ceil(capacity / TP), 4096)); max_recv_token_num = num_max_tokens_per_rank * ep * min(k, experts/rank),
+explicit; intermediate_hidden = intermediate_size_per_partition; W8A8: dispatch_quant_mode 2, out dtype int8,
+weight_dtype int8; W4A8: the same with weight_dtype int4; unquantised: 0, None, bf16; comm_alg and
+combine_quant_mode left at their defaults; the EP (MC2) group's buffer is env HCCL_BUFFSIZE (no pg option).
 
 Where the buffer comes from (read in the code, not the notes): on A2/A3 `get_symm_buffer_for_mega_moe`
 builds its context with the "kfc" backend, whose `KfcContextBuilder` sets `ccl_buffer_size` from
@@ -31,7 +39,7 @@ HcclGetHcclBuffer.md). The tiling checks `ccl_buffer_size / 2`, i.e. one HCCL_BU
 least size (MMT L1020-1055). Only Ascend 950 ("channel" backend) allocates the custom size (comm_context.cpp
 L449-466, aclrtMalloc of customCclBufferSize). Buffers: `ccl_window` (what HCCL_BUFFSIZE must hold for this
 call's bs), `ccl_window_max_tokens` (for num_max_tokens_per_rank, when larger) and `workspace` (the op's device
-workspace). Rules: rules/mega_moe.py (MC860-MC874).
+workspace). Rules: rules/mega_moe.py (MC860-MC875).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CANN MegaMoE on A2/A3 (MC860-MC874): every host check of `get_symm_buffer_for_mega_moe` + `mega_moe`.
+"""CANN MegaMoE on A2/A3 (MC860-MC875): every host check of `get_symm_buffer_for_mega_moe` + `mega_moe`.
 
 Three layers check a MegaMoE deployment, in this order: vllm-ascend's gate (ascend_config.py L401-444 and
 ascend_forward_context.py L247-254 @182b75e: hidden [1024, 8192] %512, moe_intermediate_size [1024, 3072] %512,
@@ -160,6 +160,12 @@ CCL = rule(
     fail_example=doc(env={"HCCL_BUFFSIZE": 15}), pass_example=doc(env={"HCCL_BUFFSIZE": 16}),
     fix="Set HCCL_BUFFSIZE (or hccl_buffer_size.ep of the EP group) to at least the MB the message gives, sized for "
         "num_max_tokens_per_rank.")
+X_DTYPE = rule(
+    "MC875", "mega-moe-x-dtype", "error", "x is BF16 on A2/A3 (the torch wrapper also takes FP16)", family=_F,
+    source=f"{_MMT} L490-496; {_WRAP} L41-43",
+    why=_TILING + " The torch wrapper accepts an FP16 x, so an FP16 model builds its buffer and fails at the first "
+        "forward.", cann_error="x dataType is invalid, should be BF16, but got %d.",
+    fail_example=doc(x_dtype="fp16"), pass_example=_OK, fix="Run the MoE layers in BF16 on A2/A3.")
 OVERSIZED = rule(
     "MC874", "mega-moe-max-recv-oversized", "info", "max_recv_token_num above the most tokens a rank can receive: "
     "workspace (and on A2 the window) grows for nothing", family=_F, source=f"{_MMT} L1240-1276",
@@ -306,6 +312,12 @@ def comm_alg(cfg, f):
                       + _q(f"Attr commAlg is invalid, current version only supports \"\", but got \"{cfg.comm_alg}\"."))
 
 
+def x_dtype(cfg, f):
+    if cfg.x_dtype != "bf16":
+        yield finding(X_DTYPE, "x_dtype", f"`x_dtype` = {cfg.x_dtype}: the A2/A3 MegaMoE tiling takes only BF16 "
+                      "activations (the torch wrapper lets FP16 through)")
+
+
 def activation(cfg, f):
     if cfg.activation not in f.limits.activations:
         yield finding(ACTIVATION, "activation", f"`activation` = {cfg.activation!r}: only 'swiglu'"
@@ -362,5 +374,5 @@ def oversized(cfg, f):
                       f"(auto) or {safe}", INFO)
 
 
-CHECKS = (comm_alg, tokens, hidden, top_k, experts_per_rank, intermediate, expert_num, ep_world_size, max_recv,
+CHECKS = (comm_alg, tokens, hidden, x_dtype, top_k, experts_per_rank, intermediate, expert_num, ep_world_size, max_recv,
           dispatch_quant, combine_quant, activation, ccl_buffer, oversized)
