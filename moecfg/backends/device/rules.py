@@ -133,6 +133,13 @@ def _deepep_fix(d, parts) -> tuple[tuple, str]:
 
 def check_deepep(d, f, device: str | None, device_memory_gb: float | None = None):
     """MC901 / MC902 for a deepep document with a `device` or a `device_memory_gb` (nothing otherwise)."""
+    parts = deepep_buffers(d, f)
+    path, fix = _deepep_fix(d, parts)
+    yield from check_gpu(parts, device, device_memory_gb, path, fix)
+
+
+def check_gpu(parts, device: str | None, device_memory_gb: float | None, path: tuple, fix: str):
+    """MC901 / MC902 for GPU buffers `parts` = [(name, configured bytes, required bytes), ...] on one device."""
     if device_memory_gb is not None and device_memory_gb <= 0:
         yield Finding(INVALID_VALUE.code, ("device_memory_gb",), f"`device_memory_gb` = {device_memory_gb:g} must be "
                       "a positive number of GB")
@@ -140,12 +147,10 @@ def check_deepep(d, f, device: str | None, device_memory_gb: float | None = None
     limit = device_bytes(device or "", device_memory_gb)
     if not limit:
         return
-    parts = deepep_buffers(d, f)
     total = sum(max(c, r) for _, c, r in parts)
     what = (f"DeepEP buffers ({' + '.join(f'{n} {max(c, r)}' for n, c, r in parts)}) = {total} bytes = "
             f"{total / GIB:.2f} GB")
     where = describe(device, device_memory_gb)
-    path, fix = _deepep_fix(d, parts)
     if total > limit:
         yield Finding(EXCEEDED.code, path, f"{what} exceed the device memory, {where}; {fix}, or set "
                       "device_memory_gb if the device has more")
