@@ -7,9 +7,10 @@ buffer is taken as max(configured, required) MB: the size the job must allocate 
 The sum must fit the device's memory (A2: 64 GB HBM per NPU, A3: 64 GB per die; `device_memory_gb`
 overrides).
 
-`kind: deepep`, with `device` (H100, H800, H20, H200, A100, B200) or `device_memory_gb`: a DeepEP `Buffer`
+`kind: deepep`, with `device` (H100, H800, H20, H200, A100, B200, GB200) or `device_memory_gb`: a DeepEP `Buffer`
 allocates `num_nvl_bytes` (cudaMalloc, shared over NVLink), `num_rdma_bytes` (NVSHMEM symmetric heap) and a
-32 MiB workspace on every GPU; each buffer is taken as max(configured, required) bytes.
+32 MiB workspace on every GPU; each buffer is taken as max(configured, required) bytes. `api: v2`: the
+ElasticBuffer (`num_bytes`, or its size hint) and its 16 MiB workspace.
 
 More than the device memory is an error (MC901), more than 75% of it a warning (MC902): the weights,
 the KV cache and the activations need the rest.
