@@ -107,11 +107,12 @@ def kind_models(kind: str, base=None, names=None) -> list:
         return [model_from_fields(names(kind, None) if names else title, mod.FIELDS, fixed={"kind": kind_fixed},
                                   doc=f"A `kind: {kind}` deployment document.", base=base)]
     default_op = getattr(mod, "DEFAULT_OP", next(iter(op_fields)))
+    key = getattr(mod, "OP_KEY", "op")  # deepep selects its table with `api:`
     models = []
     for op, fields in op_fields.items():
         name = names(kind, op) if names else title + "_" + "".join(p.capitalize() for p in op.split("_"))
-        fixed = {"kind": kind_fixed, getattr(mod, "OP_KEY", "op"): (op, op != default_op)}
-        models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `op: {op}` document.",
+        fixed = {"kind": kind_fixed, key: (op, op != default_op)}
+        models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `{key}: {op}` document.",
                                         base=base))
     return models
 

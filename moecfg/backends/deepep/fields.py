@@ -14,7 +14,6 @@ from moecfg.core.fields import FieldSpec as F
 
 OP_KEY = "api"  # the key that selects the table (models/export.py)
 DEFAULT_OP = "v1"
-OP_KEY = "api"  # the field that picks the table (models/export.py fixes it per model)
 APIS = ("v1", "v2", "hybridep")
 API_ALIASES = (("legacy", "v1"), ("buffer", "v1"), ("elastic", "v2"), ("elasticbuffer", "v2"), ("deepep_v2", "v2"),
                ("hybrid_ep", "hybridep"), ("hybrid-ep", "hybridep"))
