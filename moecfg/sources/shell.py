@@ -41,6 +41,29 @@ class Var:
     is_set: bool = True
 
 
+class Variables(dict):
+    """name -> Var, with the exported ones kept as EnvEntries (a launch copies them: O(1) Python work)."""
+
+    def __init__(self, items=()):
+        super().__init__()
+        self.exported: dict[str, EnvEntry] = {}
+        for name, var in dict(items).items():
+            self[name] = var
+
+    def __setitem__(self, name: str, var: Var) -> None:
+        super().__setitem__(name, var)
+        if var.exported and var.is_set:
+            self.exported[name] = EnvEntry(name, var.value, var.span)
+        else:
+            self.exported.pop(name, None)
+
+    def restore(self, saved: dict) -> None:
+        self.clear()
+        self.exported = {}
+        for name, var in saved.items():
+            self[name] = var
+
+
 class _W:
     """A word being built: value (None if unknown), map into the file, splittable positions (unquoted $X)."""
 
@@ -113,7 +136,7 @@ class ShellReader:
     def read(self, script: Decoded, env: dict[str, Var], depth: int = 0) -> dict[str, Var]:
         """Read `script` with variables `env` in effect; returns the variables at its end."""
         self.depth = depth
-        base, variables = 0, dict(env)
+        base, variables = 0, Variables(env)
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
             tree = _parser().parse(chunk.data)
@@ -205,8 +228,7 @@ class _Walk:
         saved = dict(self.vars)
         for child in node.named_children:
             self.statements(child)
-        self.vars.clear()
-        self.vars.update(saved)
+        self.vars.restore(saved)
 
     def branches(self, node) -> None:
         before = dict(self.vars)
@@ -291,8 +313,7 @@ class _Walk:
         _Command(self, argv, prefix).run()
 
     def environment(self, prefix: dict[str, EnvEntry], clear: bool = False) -> dict[str, EnvEntry]:
-        env = {} if clear else {n: EnvEntry(n, v.value, v.span) for n, v in self.vars.items()
-                                if v.exported and v.is_set}
+        env = {} if clear else dict(self.vars.exported)
         env.update(prefix)
         return env
 
@@ -337,6 +358,9 @@ class _Walk:
     def literal(self, a: int, b: int, w: _W, mode: str) -> None:
         """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline)."""
         text, i, run = self.c.text, a, a
+        if text.find("\\", a, b) < 0:  # no escapes: one literal run
+            w.add(text[a:b], self.c.map_of(a, b))
+            return
         while i < b:
             if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in '$`"\\\n'):
                 if i > run:

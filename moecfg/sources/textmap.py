@@ -42,10 +42,8 @@ class SourceMap:
 
     __slots__ = ("segs", "_los", "_inexact")
 
-    def __init__(self, segs=()):
+    def __init__(self):
         self.segs: list[tuple[int, int, int, int, bool]] = []
-        for s in segs:
-            self.add(s[2], s[3], s[1] - s[0], s[4])
         self._los: list[int] | None = None
         self._inexact: list[int] | None = None
 
@@ -92,6 +90,9 @@ class SourceMap:
         """File range and exactness of decoded range [lo, hi)."""
         if not self.segs:
             return 0, 0, False
+        if len(self.segs) == 1 and self.segs[0][4] and hi > lo:  # the common case: one literal run
+            s0 = self.segs[0][2]
+            return s0 + lo, s0 + hi, True
         if hi <= lo:  # an empty range: a point (or the whole non-exact segment it sits in)
             s = self.segs[self._seg(lo)]
             p = s[2] + (lo - s[0]) if s[4] else s[2]
@@ -107,6 +108,10 @@ class SourceMap:
         """The map of decoded range [lo, hi), rebased to 0 (composition: a word of a script)."""
         out = SourceMap()
         if hi <= lo or not self.segs:
+            return out
+        if len(self.segs) == 1 and self.segs[0][4]:
+            s0 = self.segs[0][2]
+            out.segs.append((0, hi - lo, s0 + lo, s0 + hi, True))
             return out
         for k in range(self._seg(lo), len(self.segs)):
             d0, d1, s0, s1, ex = self.segs[k]

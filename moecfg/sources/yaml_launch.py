@@ -73,7 +73,7 @@ class DocReader:
         """A list-form command (exec, no shell): strip wrappers, read `sh -c` strings, emit the Launch."""
         reader = self.shell(make_launch)
         reader.depth = 0
-        walk = S._Walk(reader, None, dict(variables), set())
+        walk = S._Walk(reader, None, S.Variables(variables), set())
         S._Command(walk, argv, {}).run()
         self.out.launches.extend(reader.launches)
 
@@ -94,7 +94,9 @@ class DocReader:
         for path, value in self.doc.raw_scalars.items():
             if isinstance(value, str) and len(value) < 200:
                 for m in _HINT.finditer(value):
-                    found.setdefault(m.group(), self.doc.values[path])
+                    if m.group() not in found:
+                        smap = yaml_scalar_map(self.text, self.lines, self.doc.values[path], value)
+                        found[m.group()] = self.lines.span(*smap.locate(m.start(), m.end())[:2])
         return tuple(found.items())
 
 
