@@ -344,11 +344,21 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
             return Launch(tuple(argv), env, "yaml", None, name, hints)
         if how == "string":
             dec = r.decoded(path)
-            if dec is not None:  # the harness splits with shlex: newlines are spaces
-                r.script(Decoded(dec.text.replace("\n", " "), dec.map), variables, make)
+            if dec is not None and _split_by_shlex(path):  # `server_cmd`: shlex.split, newlines are spaces
+                dec = Decoded(dec.text.replace("\n", " "), dec.map)
+            if dec is not None:
+                r.script(dec, variables, make)
         else:
             _server_cmd_flags(r, path, variables, make)
     return r.out
+
+
+def _split_by_shlex(path: tuple) -> bool:
+    """vllm-ascend's nightly harness passes `server_cmd` strings to RemoteOpenAIServer, which splits them with
+    shlex.split (tests/e2e/conftest.py:302-303 @182b75e; `$VAR` / `${VAR}` expanded from the envs first,
+    tests/e2e/nightly/multi_node/internal_dp/scripts/multi_node_config.py:209-216); other keys
+    (`run: |`, a ConfigMap's script) are shell scripts whose newlines end commands."""
+    return isinstance(path[-1], str) and path[-1].lower().endswith("cmd")
 
 
 def _server_cmd_flags(r: DocReader, path: tuple, variables: dict, make) -> None:
