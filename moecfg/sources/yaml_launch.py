@@ -314,7 +314,7 @@ def _split_words(r: DocReader, dec: Decoded | None, path: tuple, make) -> list:
         return [r.word(path, None)]
     reader = r.shell(make)
     reader.capture = []
-    reader.read(Decoded(dec.text.replace("\n", " "), dec.map), {})
+    reader.read(Decoded(_unquoted_newlines_to_spaces(dec.text), dec.map), {})
     return reader.capture[0] if reader.capture else []
 
 
@@ -345,12 +345,33 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
         if how == "string":
             dec = r.decoded(path)
             if dec is not None and _split_by_shlex(path):  # `server_cmd`: shlex.split, newlines are spaces
-                dec = Decoded(dec.text.replace("\n", " "), dec.map)
+                dec = Decoded(_unquoted_newlines_to_spaces(dec.text), dec.map)
             if dec is not None:
                 r.script(dec, variables, make)
         else:
             _server_cmd_flags(r, path, variables, make)
     return r.out
+
+
+def _unquoted_newlines_to_spaces(text: str) -> str:
+    """shlex.split treats a newline outside quotes as a blank, a shell ends the command there: same length,
+    so the map still fits."""
+    if "\n" not in text:
+        return text
+    out, quote, i = list(text), None, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote is None and c in "'\"":
+            quote = c
+        elif c == quote:
+            quote = None
+        elif quote is None and c == "\n":
+            out[i] = " "
+        i += 1
+    return "".join(out)
 
 
 def _split_by_shlex(path: tuple) -> bool:
