@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 import yaml
 
@@ -156,5 +157,8 @@ def plot(sw, path: str) -> None:
     ax.set_xlabel(sw.xlabel)
     ax.set_ylabel(f"required {sw.quantity} (MB)")
     ax.legend(fontsize="small")
-    fig.savefig(path)
+    from moecfg.core.output import atomic_path
+
+    with atomic_path(path, "--plot") as tmp:
+        fig.savefig(tmp, format=os.path.splitext(path)[1][1:].lower() or plt.rcParams["savefig.format"])
     plt.close(fig)

@@ -14,13 +14,14 @@ RULESETS = {
         a2=A2Rules(ep_max_flat=256, moe_per_rank_max_flat=24, window_source="doc"),
         a3=A3Rules(comm_algs=_A3_ALGS_85, performance_info=False, fm2_ub_check=False,
                    fm2_rejects=("elastic", "special", "mask2d", "variable_bs", "tp2"),
-                   comm_quant_zero_with_tp=True, window_error="HCCL_BUFFSIZE is too SMALL"),
+                   comm_quant_zero_with_tp=True, window_error="HCCL_BUFFSIZE is too SMALL", context_rejects=None),
     ),
     "9.0": RuleSet(
         name="9.0", source="ops-transformer v9.0.0 (afe7214)",
         a2=A2Rules(ep_max_flat=384, ep_any_upto=8, bs_max_hier=512),
         a3=A3Rules(comm_algs=_A3_ALGS_90, fm2_rejects=("tp2",), hierarchy=A3Hierarchy(),
-                   comm_quant_zero_with_tp=True),  # R90/R91 keep R85's TP block (CV2T L238-262)
+                   comm_quant_zero_with_tp=True,  # R90/R91 keep R85's TP block (CV2T L238-262)
+                   context_rejects=(), context_window_wraps=False),  # R90 CWS L92-93, L130-133
     ),
     "9.1": RuleSet(
         name="9.1", source="ops-transformer v9.1.0.pre (121f37d)",
