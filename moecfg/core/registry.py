@@ -31,6 +31,7 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.buffers",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
+    "moecfg.frameworks.vllm_ascend.rules",
 )
 
 
