@@ -94,7 +94,7 @@ class DocumentResult:
             "buffers": self.buffers,
             "derived": self.derived,
         }
-        if self.launch is not None:
+        if self.arguments is not None:
             d["launch"], d["arguments"], d["derivation"] = self.launch, self.arguments, self.derivation
         return d
 

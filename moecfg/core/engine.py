@@ -11,6 +11,7 @@ from moecfg.core.registry import RULES
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
 
 YAML_SUFFIXES = (".yaml", ".yml")
+SHELL_SUFFIXES = (".sh", ".bash")
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 
 
@@ -49,15 +50,30 @@ def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(), po
 
 
 def _lint_text(text: str, name: str, options: kinds.Options, policy):
+    from moecfg.core import routing
+
+    if routing.is_shell(name, text):
+        results = routing.lint_shell(text, name, options, policy)
+        return results, [1] * len(results)
     try:
         docs = parse_stream(text)
     except YamlProblem as exc:
-        return [_file_problem(name, R.YAML_SYNTAX.code, exc)], [1]
+        templated = routing.template_result(text, name)
+        return ([templated] if templated else [_file_problem(name, R.YAML_SYNTAX.code, exc)]), [1]
     if not docs:
         span = Span(1, 1, 1, 1)
         return [DocumentResult(file=name, document=0, diagnostics=[
             _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])], [1]
-    return [lint_document(doc, name, options, policy) for doc in docs], [doc.start.line for doc in docs]
+    results, starts = [], []
+    for doc in docs:
+        if not isinstance(doc.data, dict) or routing.is_moecfg_document(doc):
+            results.append(lint_document(doc, name, options, policy))
+            starts.append(doc.start.line)
+            continue
+        launched = routing.lint_yaml_launch(doc, text, name, options, policy, len(results))
+        results.extend(launched)
+        starts.extend([doc.start.line] * len(launched))
+    return results, starts
 
 
 def lint_document(doc: YamlDocument, name: str, options: kinds.Options, policy=None) -> DocumentResult:
@@ -112,7 +128,7 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
 # ---- files ---------------------------------------------------------------------------------------
 
 def discover(paths) -> list[str]:
-    """Expand directories (recursively, *.yaml / *.yml, sorted); '-' is stdin. Raises PathError."""
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
     files: list[str] = []
     for p in paths:
         if p == "-":
@@ -122,9 +138,9 @@ def discover(paths) -> list[str]:
             for root, dirs, names in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found.extend(os.path.join(root, n) for n in names
-                             if n.endswith(YAML_SUFFIXES) and n not in CONFIG_NAMES)
+                             if n.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and n not in CONFIG_NAMES)
             if not found:
-                raise PathError(f"{p}: directory contains no *.yaml or *.yml file")
+                raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
             files.extend(sorted(found))
         elif os.path.exists(p):
             files.append(p)

@@ -44,13 +44,6 @@ TEMPLATE = rule(
     family=_F, why="Only the rendered manifest is what the cluster runs.",
     fix="Check the rendered output instead: `helm template ... | moecfg check -`.",
     fail_text="A Helm chart template whose args contain `{{ .Values.maxNumSeqs }}`.", pass_example=_LAUNCH_OK)
-UNREADABLE_ENTRY = rule(
-    "MC025", "unreadable-entry", WARNING, "A path in a checked folder that is not a regular file moecfg can read "
-    "(broken or outside link, device, loop)", family=_F,
-    why="moecfg reads only regular files inside the tree it checks, so the entry is not checked.",
-    fix="Remove the link, or check its target explicitly.",
-    fail_text="`deploy/x.yaml -> /dev/zero` inside a checked folder.", pass_example=_LAUNCH_OK)
-
 VERSION_ASSUMED = rule(
     "MC040", "framework-version-assumed", INFO, "The framework version is not given (image tag or settings): the "
     "newest supported version's derivation applies", family=_F,
