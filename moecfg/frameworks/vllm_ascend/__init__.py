@@ -59,7 +59,7 @@ def ascend_evidence(launch: Launch, args: cli.ServeArgs, product: str | None = N
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     import moecfg.frameworks.vllm_ascend as me
     from moecfg.frameworks.vllm_ascend import model as M
-    from moecfg.frameworks.vllm_ascend.derive import derive_calls
+    from moecfg.frameworks.vllm_ascend.build import derive_calls
     from moecfg.frameworks.vllm_ascend.rules import check_calls
 
     version, how = pick_version(me, launch, ctx, match)
@@ -79,7 +79,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         return out
     dims = M.resolve(args.model, ctx)
     if dims is None:
-        out.notes.append(M.unknown_model_note(args.model, launch.span))
+        out.notes.append(M.unknown_model_note(args.model, ctx, launch.span))
     out.calls, notes = derive_calls(args, RELEASES[version], ctx, ctx.product, dims)
     check_calls(args, RELEASES[version], ctx, out.calls)
     out.notes.extend(args.notes + notes)  # args.notes grow while the flags are read

@@ -42,6 +42,7 @@ def common(b: Builder, c, ep_arg: Arg, why: str) -> None:
     dims = c.dims
     if dims is not None:
         src = c.args.model.spans
+        b.call.derivation["model"] = dims.how
         b.put("h", Arg(dims.hidden, src, f"hidden of {dims.name}"))
         b.put("k", Arg(dims.topk, src, f"top-k of {dims.name}"))
         r = c.redundant
@@ -180,8 +181,8 @@ def _mega_moe(b: Builder, c, t, ep_arg: Arg) -> None:
         recv = F.mega_moe_max_recv(nmt.value, ep, dims.topk, experts)
         b.put("max_recv_token_num", Arg(recv, spans(nmt, ep_arg), f"{nmt.value} x EP {ep} x min(top-k {dims.topk}, "
                                         f"{experts} experts / EP {ep}) ({cite})"))
-        inter = getattr(dims, "moe_intermediate_size", None)
-        if inter is not None:
+        inter = getattr(dims, "moe_intermediate_size", 0)
+        if inter:
             b.put("intermediate_hidden", Arg(2 * inter, c.args.model.spans, f"2 x moe_intermediate_size {inter} of "
                                              f"{dims.name} (intermediate_size_per_partition, EP: no TP split; {cite})"))
     q = quant_mode(c)

@@ -90,6 +90,10 @@ def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | N
                          f"instead of MegaMoE ({rel.cite['fused']})")
         return fused
     fused.op, fused.max_ep = "mega_moe", F.A3_MEGA_MOE_MAX_EP
+    if not getattr(dims, "moe_intermediate_size", 0):
+        fused.notes.append(Note("MC042", f"{req.text}: moe_intermediate_size of {dims.name} is unknown; assuming it "
+                                "is within MegaMoE's [1024, 3072] % 512 (else vllm-ascend falls back to MC2); give "
+                                "the model's config.json in `models:`", span))
     return fused
 
 
@@ -111,10 +115,8 @@ def _megamoe_unsupported(dims, quant: str | None) -> str:
     """vllm-ascend's MegaMoE gate (VA@182b75e ascend_config.py:401-441): '' when MegaMoE is kept."""
     if not F.in_range(dims.hidden, F.MEGA_MOE_HIDDEN):
         return f"hidden {dims.hidden} is outside [1024, 8192] or not a multiple of 512"
-    inter = getattr(dims, "moe_intermediate_size", None)
-    if inter is None:
-        return "the model's moe_intermediate_size is unknown"
-    if not F.in_range(inter, F.MEGA_MOE_INTERMEDIATE):
+    inter = getattr(dims, "moe_intermediate_size", 0)
+    if inter and not F.in_range(inter, F.MEGA_MOE_INTERMEDIATE):
         return f"moe_intermediate_size {inter} is outside [1024, 3072] or not a multiple of 512"
     if quant is not None and quant not in F.MEGA_MOE_QUANTS:
         return f"the MoE quantisation {quant} is not W8A8/W4A8"

@@ -33,16 +33,18 @@ def resolve(model: Arg, ctx: LaunchContext):
         return None
 
 
-def unknown_model_note(model: Arg, start) -> Note:
+def unknown_model_note(model: Arg, ctx: LaunchContext, start) -> Note:
+    from moecfg.frameworks import models
+
     span = model.spans[0] if model.spans else start
-    name = model.value if model.value is not None else "(the model)"
-    return Note("MC042", f"model {name!r}: its dimensions (hidden, experts, top-k) are unknown, so h, k and "
-                "moe_expert_num are left out; map it in .moecfg.yaml `models: {\"" + str(name) +
-                "\": deepseek-r1}` or to a config.json", span)
+    if model.value is None:
+        return Note("MC042", "the launch names no model (--model or the positional model): h, k and moe_expert_num "
+                    "are left out", span)
+    return Note("MC042", f"{models.unresolved_reason(model.value, ctx)}; h, k and moe_expert_num are left out", span)
 
 
 def _hint(dims) -> str | None:
-    for attr in ("quant", "quantization", "quantisation", "quant_method"):
+    for attr in ("quant_hint", "quant"):
         v = getattr(dims, attr, None) if dims is not None else None
         if isinstance(v, str) and v:
             return v.lower()

@@ -154,7 +154,7 @@ def compute(args: ServeArgs, rel: Release, limit: int | None) -> Tokens:
     per = F.tokens_per_tp_rank(mnt.value, tp.value, limit)
     capped = f", capped at {limit} per rank" if limit is not None and per == limit and \
         F.ceil_div(mnt.value, tp.value) > limit else ""
-    per_rank = Arg(per, spans(mnt, tp), f"{per} <- ceil({mnt.value} / TP {tp.value}){capped}; {mnt.text}")
+    per_rank = Arg(per, spans(mnt, tp), f"ceil({mnt.value} / TP {tp.value}){capped}; {mnt.text}")
     capacity = Arg(per * tp.value, per_rank.spans, f"{per} x TP {tp.value} = {per * tp.value} "
                    f"({rel.cite['capacity']})")
     return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, mnt, limit, per_rank, capacity)
@@ -172,5 +172,5 @@ def torchair(args: ServeArgs, rel: Release) -> Tokens:
     src = spans(mns, spec, tp, args.config("--additional-config", "torchair_graph_config", "enabled"))
     capacity = Arg(cap, src, f"{mns.said('max_num_seqs')} x (1 + {spec.value}) = {mns.value * (1 + spec.value)}, "
                    f"{how} TP {tp.value} = {cap} ({rel.cite['torchair']})")
-    per_rank = Arg(cap // tp.value, src, f"{cap // tp.value} <- {cap} / TP {tp.value}; {capacity.text}")
+    per_rank = Arg(cap // tp.value, src, f"{cap} / TP {tp.value}; {capacity.text}")
     return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, capacity, None, per_rank, capacity)

@@ -53,7 +53,7 @@ def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: st
         why = (f"--enable-expert-parallel not given: vllm-ascend runs the MoE layers with all-gather (EP 1), no MC2 "
                f"op ({rel.cite['select']})")
         return [OpCall("serve", "none", None, {}, why_none=why)], c.notes
-    ep_arg = Arg(ep, spans(t.dp, t.tp, ep_on), f"{ep} <- DP {t.dp.value} x TP {t.tp.value} (the mc2 group spans "
+    ep_arg = Arg(ep, spans(t.dp, t.tp, ep_on), f"DP {t.dp.value} x TP {t.tp.value} (the mc2 group spans "
                  f"all DP x TP ranks, vllm_ascend/distributed/parallel_state.py)")
     setup = C.Setup(rel, product, ep, ep * t.pp.value if rel.key == "0.11.0" else ep,
                     getattr(dims, "num_experts", None), c.quant.value,
