@@ -32,9 +32,10 @@ ASCEND_CONFIG_KEYS = frozenset((
 ))
 
 
-def recognise(launch: Launch) -> bool:
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
+    """A vLLM launch with a sign of Ascend (`ctx`, when the caller passes it, supplies the settings' product)."""
     args = cli.read(launch)
-    return args is not None and bool(ascend_evidence(launch, args))
+    return args is not None and bool(ascend_evidence(launch, args, ctx.product if ctx else None))
 
 
 def ascend_evidence(launch: Launch, args: cli.ServeArgs, product: str | None = None) -> str:

@@ -77,9 +77,16 @@ def _limit(c: Ctx) -> int:
 
 
 def _phases(c: Ctx, t: T.Tokens) -> list[tuple[str, int]]:
+    """(role, largest token count of a step): `decode` = steps within the MC2 capacity; `prefill` = steps above
+    it up to max_num_batched_tokens. A kv_consumer only decodes: min(max_num_batched_tokens, max_num_seqs x
+    (1 + spec)) tokens per step at most, which may still exceed the capacity (graph sizes below the load)."""
     cap, mnbt = t.capacity.value, t.max_num_batched_tokens.value
     out = [("decode", cap)]
-    if c.kv_role.value != "kv_consumer" and mnbt > cap:
+    if c.kv_role.value == "kv_consumer":
+        load = min(mnbt, t.max_num_seqs.value * (1 + t.spec.value))
+        if load > cap:
+            out.append(("decode", load))
+    elif mnbt > cap:
         out.append(("prefill", mnbt))
     return out
 
