@@ -19,8 +19,8 @@ def launch(text: str, image: str | None = None, hints=()) -> Launch:
     words, env = [], {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
+        if not stripped or stripped.startswith("#") or re.fullmatch(r"\w+=\S*", stripped):
+            continue  # blank, comment, or a shell variable assignment (not part of the command)
         if stripped.startswith("export "):
             col = line.index("export ") + len("export ") + 1
             name, _, value = stripped[len("export "):].partition("=")

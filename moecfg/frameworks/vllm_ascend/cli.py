@@ -168,17 +168,26 @@ def _json_text(v) -> str:
     return str(v)
 
 
+# Commands that run the next words as a command (`exec vllm serve`, `numactl -N 0 vllm serve`, ...).
+WRAPPERS = frozenset(("exec", "nohup", "nice", "numactl", "taskset", "stdbuf", "time", "timeout", "setsid", "env",
+                      "sudo", "chrt", "ionice", "unbuffer"))
+
+
 def command_start(launch: Launch) -> int | None:
-    """Index of the first argument after `vllm serve` / `python -m vllm.entrypoints...`, or None."""
+    """Index of the first argument after `vllm serve` / `python -m vllm.entrypoints...`, or None. The command
+    must be the launch's first word or follow wrapper commands (exec, numactl, taskset, ...)."""
     words = launch.words()
+    wrapped = bool(words) and words[0] is not None and words[0].rsplit("/", 1)[-1] in WRAPPERS
     for i, w in enumerate(words):
-        if w is None:
+        if w is None or (i > 0 and not wrapped):
             continue
         base = w.rsplit("/", 1)[-1]
         if base == "vllm" and i + 1 < len(words) and words[i + 1] == "serve":
             return i + 2
-        if w == "-m" and i + 1 < len(words) and words[i + 1] in ENTRYPOINTS and i > 0 and _is_python(words[i - 1]):
-            return i + 2
+        if _is_python(w):
+            for j in range(i + 1, min(i + 4, len(words) - 1)):  # python3 [-u] [-X ...] -m vllm.entrypoints...
+                if words[j] == "-m":
+                    return j + 2 if words[j + 1] in ENTRYPOINTS else None
     return None
 
 
