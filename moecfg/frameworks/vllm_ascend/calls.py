@@ -77,7 +77,7 @@ def quant_mode(c) -> Arg | None:
 def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
     b = Builder(phase, "dispatch_combine_v2")
     common(b, c, ep_arg, why)
-    b.put("bs", t.per_rank, f"{t.per_rank.text}; tokens split over TP ({c.rel.cite['split']})")
+    b.put("bs", t.per_rank)
     b.put("quant_mode", quant_mode(c))
     gbs = global_bs(c, t, ep_arg)
     b.put("global_bs", gbs)
@@ -164,7 +164,7 @@ def _fused_bs(c, t, phase: str, n: int) -> Arg:
     """x.dim0 per rank: the capacity per TP rank for decode steps; prefill steps of up to max_num_batched_tokens
     are padded and split over TP the same way (VA@182b75e ascend_forward_context.py:150-165)."""
     if phase == "decode":
-        return Arg(t.per_rank.value, t.per_rank.spans, f"{t.per_rank.text}; split over TP ({c.rel.cite['split']})")
+        return t.per_rank
     mnbt, tp = t.max_num_batched_tokens, t.tp.value
     v = F.ceil_div(mnbt.value, tp)
     return Arg(v, spans(mnbt, t.tp), f"ceil({mnbt.said('max_num_batched_tokens')} / TP {tp}) = {v}: a prefill step "

@@ -125,9 +125,10 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
     elif umax.value is not None:
         how = f"min({umax.text}, max_num_batched_tokens {mnbt.value})"
     else:
-        how = (f"min({mns.said('max_num_seqs')} x {q}, {F.GRAPH_TOKEN_CAP}, max_num_batched_tokens {mnbt.value}) "
-               "(default max_cudagraph_capture_size)")
-    return Arg(tokens, spans(mns, spec, mnbt, user, umax), f"{how} = {tokens} ({rel.cite['capture']})")
+        how = (f"min({mns.said('max_num_seqs')} x {q} = {mns.value * (1 + spec.value)}, {F.GRAPH_TOKEN_CAP}, "
+               f"max_num_batched_tokens {mnbt.value})")
+    return Arg(tokens, spans(mns, spec, mnbt, user, umax), f"{how} = {tokens} (max_cudagraph_capture_size, "
+               f"{rel.cite['capture']})")
 
 
 def _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user) -> Arg:
@@ -152,9 +153,9 @@ def compute(args: ServeArgs, rel: Release, limit: int | None) -> Tokens:
         return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, empty, limit, empty, empty)
     mnt = max_num_tokens(args, rel, mns, mnbt, spec, graphs, mode)
     per = F.tokens_per_tp_rank(mnt.value, tp.value, limit)
-    capped = f", capped at {limit} per rank" if limit is not None and per == limit and \
+    capped = f" (ceil {F.ceil_div(mnt.value, tp.value)}, capped at {limit} per rank)" if limit is not None and \
         F.ceil_div(mnt.value, tp.value) > limit else ""
-    per_rank = Arg(per, spans(mnt, tp), f"ceil({mnt.value} / TP {tp.value}){capped}; {mnt.text}")
+    per_rank = Arg(per, spans(mnt, tp), f"{mnt.text} -> / TP {tp.value} = {per}{capped} ({rel.cite['capacity']})")
     capacity = Arg(per * tp.value, per_rank.spans, f"{per} x TP {tp.value} = {per * tp.value} "
                    f"({rel.cite['capacity']})")
     return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, mnt, limit, per_rank, capacity)
@@ -172,5 +173,5 @@ def torchair(args: ServeArgs, rel: Release) -> Tokens:
     src = spans(mns, spec, tp, args.config("--additional-config", "torchair_graph_config", "enabled"))
     capacity = Arg(cap, src, f"{mns.said('max_num_seqs')} x (1 + {spec.value}) = {mns.value * (1 + spec.value)}, "
                    f"{how} TP {tp.value} = {cap} ({rel.cite['torchair']})")
-    per_rank = Arg(cap // tp.value, src, f"{cap} / TP {tp.value}; {capacity.text}")
+    per_rank = Arg(cap // tp.value, src, f"{capacity.text} -> / TP {tp.value} = {cap // tp.value}")
     return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, capacity, None, per_rank, capacity)
