@@ -38,6 +38,7 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.hybridep",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
+    "moecfg.frameworks.vllm_ascend.rules",
 )
 
 
