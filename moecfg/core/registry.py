@@ -23,6 +23,7 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.v1",
     "moecfg.backends.ascend.rules.ffn",
     "moecfg.backends.ascend.rules.sgl_deepep",
+    "moecfg.frameworks.sglang.rules",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",
