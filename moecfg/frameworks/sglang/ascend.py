@@ -102,7 +102,7 @@ def _phases(c: _Ctx) -> dict:
     mode = c.flags.value("--deepep-mode") or "auto"
     disagg = c.flags.value("--disaggregation-mode") or "null"
     if mode == "normal":
-        return {"normal": "serve"}
+        return {"normal": "serve" if disagg == "null" else disagg}
     if mode == "low_latency":
         return {"low_latency": "serve" if disagg == "null" else disagg}
     roles = {"prefill": {"normal": "prefill"}, "decode": {"low_latency": "decode"}}
