@@ -1,7 +1,8 @@
 """sgl-kernel-npu DeepEP on Ascend (MC89x): `op: sgl_deepep_normal` and `op: sgl_deepep_low_latency`.
 
-The DeepEP API SGLang runs on Ascend (sgl-project/sgl-kernel-npu csrc/deepep @f425bdf, tag 2026.08.21; the
-limits below are unchanged since tag 2026.7.27 except where a rule says so). Normal mode dispatches with
+The DeepEP API SGLang runs on Ascend (sgl-project/sgl-kernel-npu csrc/deepep @f425bdf, tag 2026.08.21). Tag
+2026.7.27 (48942e3) enforces the same bounds; only the texts of the long-sequence asserts (MC894, MC897) are new
+on main, 2026.7.27 fails them with a bare assertion. Normal mode dispatches with
 CamMoeDispatchNormal (A3; A2 up to one server) or DispatchNormalA2 (A2, ep >= 16); low-latency mode with
 MoeLowLatencyDispatchV2, sgl-kernel-npu's own fork of CANN's dispatch v2, whose A3 tiling accepts
 commAlg "", fullmesh_v1, fullmesh_v2 and ccu (not CANN's hierarchy) and sizes int8 tokens at 1 byte where
