@@ -272,6 +272,11 @@ def test_normal_mode_only_normal():
     assert [c.op for c in derive(BASE + "--deepep-mode normal --chunked-prefill-size 4096").calls] == ["sgl_deepep_normal"]
 
 
+def test_normal_mode_on_a_decode_server_dispatches_decode_batches():
+    call = derive(BASE + "--deepep-mode normal --disaggregation-mode decode --cuda-graph-bs 16 32").calls[0]
+    assert (call.role, call.op, call.arguments["bs"]) == ("decode", "sgl_deepep_normal", 2)  # 32 / 16 ranks
+
+
 @pytest.mark.parametrize("value, fires", [("1024", False), ("1025", True), ("0", True)])
 def test_token_cap_mc961(value, fires):
     d = derive(f"export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK={value}\n" + BASE + "--chunked-prefill-size 4096")

@@ -188,7 +188,9 @@ def prefill_spans(c: _Ctx) -> tuple:
 
 def _normal_call(c: _Ctx, role: str, base: dict, src: dict, why: dict) -> OpCall:
     args, sources, derivation = dict(base, op="sgl_deepep_normal"), dict(src), dict(why)
-    tokens, text = prefill_tokens(c)
+    tokens, text = decode_tokens(c) if role == "decode" else prefill_tokens(c)
+    if tokens is None and role == "decode":
+        tokens, text = 1, text + ": assumed 1"
     if tokens is None:
         e = base["env"]
         r, t = e.get("DEEPEP_NORMAL_LONG_SEQ_ROUND"), e.get("DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS")
