@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from moecfg.backends.ascend.fields import ENV_FIELDS, FIELDS, HCCL_BUFFER_FIELDS
+from moecfg.core import routing
 from moecfg.core.diagnostics import Report
 from moecfg.core.engine import lint_bytes, lint_text
 from moecfg.backends import Options
@@ -25,7 +26,8 @@ SAFE = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 def assert_renders(results):
     report = Report(results=results, files=1)
     data = json.loads(json_report.render(report))
-    assert data["summary"]["documents"] == len(data["results"]) >= 1
+    # A mapping with no moecfg key and no launch is a foreign file: skipped (recorded), never an error.
+    assert data["summary"]["documents"] == len(data["results"]) >= (0 if routing.SKIPPED else 1)
     for r in data["results"]:
         assert r["valid"] is (not any(d["severity"] == "error" for d in r["diagnostics"]))
         for d in r["diagnostics"]:

@@ -48,7 +48,7 @@ EMPTY = rule("MC007", "empty-file", WARNING, "The file holds no YAML document", 
                  why="An empty deployment file usually means a templating step produced nothing.",
                  fail_example="# deployment for the A3 cluster (to be filled in)\n", pass_example=eg.ex(eg.A3),
                  fix="Fill in the document, or stop passing the file to moecfg."))
-NOT_TEXT = rule("MC008", "not-yaml-text", ERROR, "The file is binary or not UTF-8/UTF-16 text", family=_F,
+NOT_TEXT = rule("MC008", "not-yaml-text", ERROR, "The file is binary, not UTF-8/UTF-16 text, or not read (not a regular file, a link leaving the folder, no permission)", family=_F,
                 docs=lambda: dict(
                     why="The file is not text: a wrong path or a binary artefact.", fix="Pass the YAML file itself.",
                     fail_text="A file with a NUL byte, or with bytes that are not valid UTF-8 (UTF-16 is read only after a "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 FAMILY_MODULES = (
     "moecfg.core.input_rules",
     "moecfg.core.suppress",
+    "moecfg.core.launch_rules",
     "moecfg.backends.ascend.rules.attrs",
     "moecfg.backends.ascend.rules.experts",
     "moecfg.backends.ascend.rules.comm_alg",
@@ -22,6 +23,10 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.add_rms_norm",
     "moecfg.backends.ascend.rules.v1",
     "moecfg.backends.ascend.rules.ffn",
+    "moecfg.backends.ascend.rules.mega_moe",
+    "moecfg.backends.ascend.rules.dispatch_ffn_combine",
+    "moecfg.backends.ascend.rules.sgl_deepep",
+    "moecfg.frameworks.sglang.rules",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",
@@ -29,8 +34,13 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.experts",
     "moecfg.backends.deepep.rules.low_latency",
     "moecfg.backends.deepep.rules.buffers",
+    "moecfg.backends.deepep.rules.cross",
+    "moecfg.backends.deepep.rules.usage",
+    "moecfg.backends.deepep.rules.v2",
+    "moecfg.backends.deepep.rules.hybridep",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
+    "moecfg.frameworks.vllm_ascend.rules",
 )
 
 
@@ -55,13 +65,11 @@ class Rule:
     fail_example: str = ""
     pass_example: str = ""
     fix: str = ""
+    fail_text: str = ""  # a failing input described in words, where no YAML document can show it
     module: str = ""  # the declaring module (its docstring documents the family); filled in by rule()
-    fail_text: str = ""  # a failing input described in words, when no YAML text can show it (MC008)
 
 
 DOC_FIELDS = ("why", "cann_error", "fail_example", "pass_example", "fix", "fail_text")
-
-
 RULES: dict[str, Rule] = {}
 _BY_NAME: dict[str, Rule] = {}
 # code -> the rule's `docs` lambda: its doc fields, built only when docs are rendered (see `docs_of`). Kept out
@@ -82,11 +90,11 @@ def rule(code: str, name: str, severity: str, summary: str, *, family: str, prod
         raise ValueError(f"rule {code}/{name} clashes with {existing.code}/{existing.name}")
     module = sys._getframe(1).f_globals.get("__name__", "")
     r = Rule(code, name, severity, summary, family, tuple(products), tuple(rulesets), source, tuple(tags),
-             why, cann_error, fail_example, pass_example, fix, module, fail_text)
+             why, cann_error, fail_example, pass_example, fix, fail_text, module)
     RULES[code] = r
+    _BY_NAME[name] = r
     if docs is not None:
         _DOCS[code] = docs
-    _BY_NAME[name] = r
     return r
 
 
