@@ -6,7 +6,7 @@ import sys
 import click
 
 
-@click.command(name="explain-launch")
+@click.command(name="explain-launch", short_help="Show the op calls each launch makes.")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
               help="Hardware of the launch (a command line does not name it).")
