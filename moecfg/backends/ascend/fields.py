@@ -7,9 +7,10 @@ against it).
 from __future__ import annotations
 
 from moecfg.core.fields import FieldSpec as F
+from moecfg.backends.ascend.fused_fields import fused_op_fields
 
-PRODUCT_ALIASES = (("atlas-a2", "A2"), ("910b", "A2"), ("ascend910b", "A2"),
-                   ("atlas-a3", "A3"), ("910_93", "A3"), ("ascend910_93", "A3"))
+from moecfg.backends.ascend.products import PRODUCT_ALIASES
+from moecfg.backends.ascend.sgl_fields import OP_FIELDS as SGL_OP_FIELDS, OPS as SGL_OPS
 
 ENV_FIELDS = (
     F("HCCL_BUFFSIZE", "env_int", "HCCL communication buffer per communicator, MB (HCCL default 200)"),
@@ -22,7 +23,8 @@ HCCL_BUFFER_FIELDS = (
 )
 
 DEFAULT_OP = "dispatch_combine_v2"
-OPS = ("dispatch_combine_v2", "combine_add_rms_norm", "dispatch_combine_v1", "ffn_worker_batching")
+OPS = ("dispatch_combine_v2", "combine_add_rms_norm", "dispatch_combine_v1", "ffn_worker_batching", "mega_moe",
+       "dispatch_ffn_combine") + SGL_OPS
 
 _DTYPE_ALIASES = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"))
 
@@ -133,6 +135,8 @@ OP_FIELDS = {
     "combine_add_rms_norm": ADD_RMS_NORM_FIELDS,
     "dispatch_combine_v1": V1_FIELDS,
     "ffn_worker_batching": FFN_FIELDS,
+    **fused_op_fields(COMMON, ENV_FIELDS, HCCL_BUFFER_FIELDS),  # mega_moe, dispatch_ffn_combine
+    **SGL_OP_FIELDS,
 }
 
 
