@@ -22,6 +22,8 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.add_rms_norm",
     "moecfg.backends.ascend.rules.v1",
     "moecfg.backends.ascend.rules.ffn",
+    "moecfg.backends.ascend.rules.mega_moe",
+    "moecfg.backends.ascend.rules.dispatch_ffn_combine",
     "moecfg.backends.ascend.rules.sgl_deepep",
     "moecfg.frameworks.sglang.rules",
     "moecfg.backends.deepep.rules.values",
@@ -31,8 +33,13 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.experts",
     "moecfg.backends.deepep.rules.low_latency",
     "moecfg.backends.deepep.rules.buffers",
+    "moecfg.backends.deepep.rules.cross",
+    "moecfg.backends.deepep.rules.usage",
+    "moecfg.backends.deepep.rules.v2",
+    "moecfg.backends.deepep.rules.hybridep",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
+    "moecfg.frameworks.vllm_ascend.rules",
 )
 
 

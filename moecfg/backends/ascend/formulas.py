@@ -9,6 +9,23 @@ from __future__ import annotations
 MB = 1 << 20
 INT32_MAX = 2**31 - 1
 HIERARCHY_BASE_MB = 404  # CWS[M] L63-73: fixed part of the A3 hierarchy window
+UINT16_VALUES = 1 << 16  # GetMaxWindowSize stores HCCL_BUFFSIZE (MB) in a uint16_t
+GET_MAX_WINDOW_DEFAULT_MB = 200  # GetMaxWindowSize's own default (env unset or unparsable)
+
+
+def max_window_size_mb(hccl_buffsize_env: int | None) -> int:
+    # MTU[M] .cpp L344-360 (cannmirror 5778144; R90 mc2/common/src/mc2_tiling_utils.cpp L348-354): uint16_t
+    # w = 200; w = std::stoi(env) -> the value mod 65536; stoi throws above INT32_MAX and w keeps 200
+    if hccl_buffsize_env is None or not -INT32_MAX - 1 <= hccl_buffsize_env <= INT32_MAX:
+        return GET_MAX_WINDOW_DEFAULT_MB
+    return hccl_buffsize_env % UINT16_VALUES
+
+
+def context_window_bytes(ccl_buffer_size: int, wraps: bool) -> int:
+    # CWS[M] L152 (R91+): ccl_buffer_size - MB_SIZE as uint64 (below 1 MB it wraps to ~2^64);
+    # R90 CWS L92-93, L130-133: window = ccl, need + 1 MB -- the same bound without the wrap
+    window = ccl_buffer_size - MB
+    return window % (1 << 64) if wraps else window
 
 
 def align_up(x: int, a: int) -> int:

@@ -23,6 +23,8 @@ OP_MODULES = {
     "combine_add_rms_norm": "moecfg.backends.ascend.ops.combine_add_rms_norm",
     "dispatch_combine_v1": "moecfg.backends.ascend.ops.dispatch_combine_v1",
     "ffn_worker_batching": "moecfg.backends.ascend.ops.ffn_worker_batching",
+    "mega_moe": "moecfg.backends.ascend.ops.mega_moe",
+    "dispatch_ffn_combine": "moecfg.backends.ascend.ops.dispatch_ffn_combine",
     "sgl_deepep_normal": "moecfg.backends.ascend.ops.sgl_deepep_normal",
     "sgl_deepep_low_latency": "moecfg.backends.ascend.ops.sgl_deepep_low_latency",
 }
