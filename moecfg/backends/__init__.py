@@ -28,6 +28,7 @@ class Options:
     """Run-wide settings that change how documents are judged."""
 
     cann: str | None = None  # --cann: overrides every document's cann_version
+    product: str | None = None  # --product: the hardware of launch files (a launch does not name it)
 
 
 @dataclass(slots=True)

@@ -15,7 +15,6 @@ from moecfg import __version__
 FAIL_ON = ("error", "warning", "info", "never")
 FORMATS = ("text", "json", "sarif", "github", "junit")  # = render.RENDERERS
 _RANK = {"info": 0, "warning": 1, "error": 2, "never": 99}
-BUG_URL = "https://github.com/moecfg/moecfg/issues"
 
 
 def _exit_code(report, fail_on: str) -> int:
@@ -48,22 +47,33 @@ def _emit(report, fmts, outputs, command: str, auto_github: bool = False) -> Non
         outputs = (outputs,)
     for fmt, output in _targets(fmts, outputs, auto_github):
         renderer = load(fmt)
-        if output:
-            text = renderer.render(report, color=False, command=command)
-            try:
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except OSError as exc:
-                raise click.UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
+        if output is not None:
+            write_output(output, renderer.render(report, color=False, command=command))
             continue
         color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        sys.stdout.write(renderer.render(report, color=color, command=command))
+        write_stdout(renderer.render(report, color=color, command=command))
 
 
-def _options(cann):
+def write_stdout(text: str) -> None:
+    from moecfg.core.output import write_stdout as write
+
+    write(text)
+
+
+def write_output(path: str, text: str, option: str = "--output") -> None:
+    """Atomic write (core/output.py); an unwritable or empty path is a usage error."""
+    from moecfg.core.output import OutputError, write_text
+
+    try:
+        write_text(path, text, option)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _options(cann, product=None):
     from moecfg.backends import Options
 
-    return Options(cann=cann)
+    return Options(cann=cann, product=product)
 
 
 common = [
@@ -106,7 +116,12 @@ class ConfigFailure(click.ClickException):
 @click.option("--no-inline-suppressions", is_flag=True, default=None,
               help="Ignore `# moecfg: disable` comments (CI that forbids them).")
 @click.option("--show-config", is_flag=True, help="Print the effective configuration for each PATH (or .) and exit.")
-def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config):
+@click.option("--product", "product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
+              help="Hardware of launch files (scripts, manifests): a launch command does not name it.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
+              "no launch) and why, on stderr.")
+def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
+          product, verbose):
     """Lint deployment files, directories (recursively, *.yaml/*.yml) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
     from moecfg.core.engine import PathError, check_paths
@@ -121,14 +136,26 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             return
         if not paths:
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
-        report = check_paths(paths, _options(cann), settings)
+        report = check_paths(paths, _options(cann, product.upper() if product else None), settings)
         failing = _failing(report, settings)
+        if verbose:
+            _list_skipped()
     except PathError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         raise ConfigFailure(f"config: {exc}") from None
     _emit(report, fmt, output, "check", auto_github=True)
     sys.exit(0 if exit_zero else int(failing))
+
+
+def _list_skipped() -> None:
+    from moecfg.core.routing import SKIPPED
+
+    def safe(text: str) -> str:  # file names and keys are untrusted: no control characters to the terminal
+        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+    for name, why in SKIPPED:
+        click.echo(f"skipped {safe(name)}: {safe(why)}", err=True)
 
 
 def _failing(report, settings) -> bool:
@@ -148,7 +175,7 @@ def _show_config(settings, paths) -> None:
     from moecfg.core.settings import effective
 
     out = [effective(settings, p) for p in paths]
-    sys.stdout.write(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")
+    write_stdout(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")
 
 
 def _field_flags():
@@ -224,23 +251,15 @@ cli.add_command(sweep)
 from moecfg.cli.docs import explain, rules, schema  # noqa: E402  (docs and editor support; imports only click)
 
 cli.add_command(rules)
+
+from moecfg.cli.launch import explain_launch  # noqa: E402  (imports only click)
+
+cli.add_command(explain_launch)
 cli.add_command(explain)
 cli.add_command(schema)
 
 
 def main(argv=None) -> None:
-    try:
-        cli.main(args=argv, prog_name="moecfg", standalone_mode=True)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        sys.stderr.write("moecfg: interrupted\n")
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(1)
-    except Exception as exc:  # a bug: short message, no traceback
-        sys.stderr.write(f"moecfg: internal error: {type(exc).__name__}: {exc}\n"
-                         f"This is a bug in moecfg {__version__}; please report it with the input file at {BUG_URL}\n")
-        if os.environ.get("MOECFG_DEBUG"):
-            raise
-        sys.exit(3)
+    from moecfg.cli.runner import run
+
+    run(cli, argv)

@@ -1,22 +1,12 @@
 """The core: text in, list of DocumentResult out. Never prints; renderers turn results into output."""
 from __future__ import annotations
 
-import os
-import sys
-
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, json_pointer
 from moecfg.core.registry import RULES
+from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
-
-YAML_SUFFIXES = (".yaml", ".yml")
-CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
-
-
-class PathError(Exception):
-    """A path that does not exist or cannot be read (exit code 2)."""
-
 
 def _diag(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
     r = RULES[code]
@@ -49,15 +39,30 @@ def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(), po
 
 
 def _lint_text(text: str, name: str, options: kinds.Options, policy):
+    from moecfg.core import routing
+
+    if routing.is_shell(name, text):
+        results = routing.lint_shell(text, name, options, policy)
+        return results, [1] * len(results)
     try:
         docs = parse_stream(text)
     except YamlProblem as exc:
-        return [_file_problem(name, R.YAML_SYNTAX.code, exc)], [1]
+        templated = routing.template_result(text, name)
+        return ([templated] if templated else [_file_problem(name, R.YAML_SYNTAX.code, exc)]), [1]
     if not docs:
         span = Span(1, 1, 1, 1)
         return [DocumentResult(file=name, document=0, diagnostics=[
             _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])], [1]
-    return [lint_document(doc, name, options, policy) for doc in docs], [doc.start.line for doc in docs]
+    results, starts = [], []
+    for doc in docs:
+        if not isinstance(doc.data, dict) or routing.is_moecfg_document(doc):
+            results.append(lint_document(doc, name, options, policy))
+            starts.append(doc.start.line)
+            continue
+        launched = routing.lint_yaml_launch(doc, text, name, options, policy, len(results))
+        results.extend(launched)
+        starts.extend([doc.start.line] * len(launched))
+    return results, starts
 
 
 def lint_document(doc: YamlDocument, name: str, options: kinds.Options, policy=None) -> DocumentResult:
@@ -109,46 +114,20 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     return out
 
 
-# ---- files ---------------------------------------------------------------------------------------
-
-def discover(paths) -> list[str]:
-    """Expand directories (recursively, *.yaml / *.yml, sorted); '-' is stdin. Raises PathError."""
-    files: list[str] = []
-    for p in paths:
-        if p == "-":
-            files.append(p)
-        elif os.path.isdir(p):
-            found = []
-            for root, dirs, names in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(os.path.join(root, n) for n in names
-                             if n.endswith(YAML_SUFFIXES) and n not in CONFIG_NAMES)
-            if not found:
-                raise PathError(f"{p}: directory contains no *.yaml or *.yml file")
-            files.extend(sorted(found))
-        elif os.path.exists(p):
-            files.append(p)
-        else:
-            raise PathError(f"{p}: no such file or directory")
-    return files
-
-
-def read(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise PathError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
     """`settings` (config.Settings, optional): config files and command-line policy per file."""
     report = Report()
-    for path in discover(paths):
-        name = "<stdin>" if path == "-" else path
-        policy = settings.for_file(path) if settings is not None else None
-        report.results.extend(lint_bytes(read(path), name, options, policy))
+    for entry in discover(paths):
+        name = "<stdin>" if entry.path == "-" else entry.path
+        policy = settings.for_file(entry.path) if settings is not None else None
+        try:
+            raw = read(entry)
+        except Unreadable as exc:
+            results = [_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))]
+            if policy is not None:
+                policy.apply(results, None)
+        else:
+            results = lint_bytes(raw, name, options, policy)
+        report.results.extend(results)
         report.files += 1
     return report

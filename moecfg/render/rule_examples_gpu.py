@@ -199,7 +199,8 @@ TUTEL: dict[str, dict] = {
                   "splits, and the split dimension (the capacity) must divide evenly.",
                   fail=ex(TUTEL, a2a_ffn_overlap_degree=64), pas=ex(TUTEL, a2a_ffn_overlap_degree=2),
                   fix="a2a_ffn_overlap_degree <= 32 and a divisor of the capacity (a megablocks_size that is a "
-                  "multiple of it aligns the capacity)."),
+                  "multiple of it aligns the capacity, but only in single-GPU inference with several local experts: "
+                  "elsewhere Tutel forces megablocks_size to 0, MC708)."),
     "MC707": dict(why="Nothing fails: this is moecfg's communication model (gpu-rules 2.3, derived from Tutel's code, "
                   "not measured), which finds an adaptive_degree that moves fewer bytes per training step.",
                   fail=ex(TUTEL, adaptive_degree=1), pas=ex(TUTEL),
