@@ -1,7 +1,7 @@
 """Documentation data of the GPU rules, DeepEP (MC6xx) and Tutel (MC7xx), in the form of rule_examples.EXAMPLES:
 why, the library's own error text where gpu-rules.md §1.8 / §2.2 gives it, a document that fails, one that
-passes, and the fix. DeepEP's host asserts raise `RuntimeError: Failed: Assertion error <file>:<line> '<expr>'`;
-its device asserts trap inside the kernel ("illegal instruction" / "illegal memory access").
+passes, and the fix. DeepEP's host asserts raise `RuntimeError: Assertion exception (<file>:<line>): <expr>`
+(builds before b306af0, 2026-04-30: `Failed: Assertion error <file>:<line> '<expr>'`); its device asserts trap inside the kernel ("illegal instruction" / "illegal memory access").
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ LL = dict(kind="deepep", mode="low_latency", num_ranks=16, hidden=7168, num_expe
 TUTEL = dict(kind="tutel", world_size=16, num_global_experts=4, top_k=2, capacity_factor=1.15, tokens_per_device=400,
              model_dim=2048, hidden_size_per_expert=8192, adaptive_degree=4)
 
-_HOST = "DeepEP's host assert fails {when} with `RuntimeError: Failed: Assertion error {where}`"
+_HOST = "DeepEP's host assert fails {when} with `RuntimeError: Assertion exception ({where})`"
 _CTOR = "when the job builds its Buffer (the constructor, before any token moves),"
 _TRAP = ("The kernel's device assert ({where}) traps at the first dispatch or combine{cause}: the process dies with "
          "CUDA \"illegal instruction\" and no message that names the value")
@@ -89,7 +89,7 @@ DEEPEP: dict[str, dict] = {
                   "in 8192 bytes)", "; DeepEP issue #722: hidden 8192 fails"),
                   fail=ex(INTRA, hidden=8192), pas=ex(INTRA, hidden=7168),
                   fix="BF16 hidden <= 8176 in intranode normal mode, or use mode: low_latency (which takes 8192)."),
-    "MC623": dict(why=_trap("csrc/kernels/legacy/internode.cu:578, 1753", " when an internode token does not fit the 16 KiB "
+    "MC623": dict(why=_trap("csrc/kernels/legacy/internode.cu:578, 1758", " when an internode token does not fit the 16 KiB "
                   "of shared memory a warp stages it in"),
                   fail=ex(INTER, hidden=8192), pas=ex(INTER, hidden=7168),
                   fix="Lower hidden (BF16 top-8: <= 8144) or use mode: low_latency."),
@@ -111,7 +111,7 @@ DEEPEP: dict[str, dict] = {
                   "mode)"),
                   fail=ex(LL, num_topk=12), pas=ex(LL),
                   fix="num_topk <= 11 in low-latency mode (<= 32 in normal mode)."),
-    "MC633": dict(why=_trap("csrc/kernels/legacy/internode_ll.cu:382, 917", " (low-latency kernels give an SM the warp "
+    "MC633": dict(why=_trap("csrc/kernels/legacy/internode_ll.cu:382, 916", " (low-latency kernels give an SM the warp "
                   "groups of at most 14 experts)", "; above the 32 MiB workspace (num_experts * 8 bytes) the launch's "
                   "host assert csrc/kernels/legacy/internode_ll.cu:506 fails instead"),
                   fail=ex(LL, num_experts=1152, device_sms=78), pas=ex(LL, num_experts=1152, device_sms=132),
@@ -136,7 +136,7 @@ DEEPEP: dict[str, dict] = {
                   fail=ex(LL, num_qps_per_rank=8), pas=ex(LL, num_qps_per_rank=16),
                   fix="Set num_qps_per_rank to the local expert count num_experts / num_ranks (DeepEP's README does)."),
     "MC650": dict(why="A buffer below the hint overruns at the first large batch: the intranode host checks "
-                  "(csrc/legacy/buffer.hpp:552, 680-690, 860-864) raise `RuntimeError: Failed: Assertion error`, internode "
+                  "(csrc/legacy/buffer.hpp:552, 627-637, 807-811) raise `RuntimeError: Assertion exception`, internode "
                   "the kernels write past the buffer (corrupt tokens or a hang). Below the hint but above DeepEP's own "
                   "check is a warning.",
                   fail=ex(INTER, num_nvl_bytes=268435456), pas=ex(INTER, num_nvl_bytes=1073741824),
@@ -144,7 +144,7 @@ DEEPEP: dict[str, dict] = {
                   "README and Megatron do."),
     "MC651": dict(why="An RDMA buffer below the hint overruns internode (uccl PR #670: a fixed 1 GB RDMA buffer "
                   "overflowed at 8 nodes); in low-latency mode csrc/legacy/buffer.hpp:1503 asserts the layout total <= "
-                  "num_rdma_bytes at the first dispatch (`RuntimeError: Failed: Assertion error`).",
+                  "num_rdma_bytes at the first dispatch (`RuntimeError: Assertion exception`).",
                   fail=ex(INTER, num_rdma_bytes=67108864), pas=ex(INTER, num_rdma_bytes=134217728),
                   fix="Size num_rdma_bytes with get_rdma_buffer_size_hint (normal) or get_low_latency_rdma_size_hint "
                   "(low-latency), the figure moecfg prints."),
@@ -157,7 +157,7 @@ DEEPEP: dict[str, dict] = {
                   fail=ex(INTER, num_rdma_bytes=4294967296), pas=ex(INTER, num_rdma_bytes=134217728),
                   fix="Pass at most 2147483647 bytes for a normal-mode RDMA buffer (the hint is usually far smaller)."),
     "MC654": dict(why="The setup needs more than DeepEP can allocate: sized with the hint the Buffer constructor fails "
-                  "(`RuntimeError: Failed: Assertion error csrc/legacy/buffer.hpp:109-112`); sized below it the kernels "
+                  "(`RuntimeError: Assertion exception (csrc/legacy/buffer.hpp:109-112)`); sized below it the kernels "
                   "overrun.",
                   fail=ex(INTER, num_ranks=128, num_sms=64), pas=ex(INTER, num_ranks=128, num_sms=24),
                   fix="Lower num_sms (fewer channels) or the chunk sizes; in low-latency mode lower "
