@@ -70,7 +70,7 @@ WORKSPACE = rule(
 VLLM_GATE = rule(
     "MC884", "dfc-vllm-selection", "warning", "vllm-ascend runs dispatch_ffn_combine only for EP <= 32 and <= 512 "
     "tokens per rank on A3", family=_F, products=("A2", "A3"),
-    source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L242-259",
+    source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L223-259",
     why="Outside these limits vllm-ascend silently routes the layer to MC2 or all-to-all (and caps the token "
         "capacity at 512), so the deployment does not run the op this document describes.",
     fail_example=doc(ep_world_size=64, moe_expert_num=512, max_output_size=262144), pass_example=_OK,
@@ -119,14 +119,17 @@ def workspace(cfg, f):
 
 def vllm_gate(cfg, f):
     lim, why = f.limits, []
+    if cfg.product != "A3":
+        why.append(f"product {cfg.product}: vllm-ascend selects fused MC2 on A3 only")
     if cfg.ep_world_size > lim.vllm_ep_max:
         why.append(f"ep_world_size = {cfg.ep_world_size} > {lim.vllm_ep_max}")
     if cfg.bs > lim.vllm_tokens_per_rank_max:
         why.append(f"bs = {cfg.bs} > {lim.vllm_tokens_per_rank_max} tokens per rank")
     if why:
-        yield finding(VLLM_GATE, "ep_world_size" if cfg.ep_world_size > lim.vllm_ep_max else "bs",
+        path = "product" if cfg.product != "A3" else ("ep_world_size" if cfg.ep_world_size > lim.vllm_ep_max else "bs")
+        yield finding(VLLM_GATE, path,
                       f"vllm-ascend would not run dispatch_ffn_combine here ({'; '.join(why)}): it falls back to MC2 / "
-                      "all-to-all (dispatch_combine_v2)")
+                      "all-to-all / all-gather (dispatch_combine_v2)")
 
 
 CHECKS = (buffsize, ignored, max_output, workspace, vllm_gate)
