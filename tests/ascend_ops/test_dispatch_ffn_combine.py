@@ -122,3 +122,10 @@ def test_vllm_selection(overrides, fires):
 def test_example_is_clean():
     out = run_lint(EXAMPLE.read_text())
     assert out.codes == set() and out.buffers["hccl_window"]["required_bytes"] == 98566144
+
+
+def test_device_bytes():
+    # 2 x 94 MiB + workspace 1426639872; with HCCL_BUFFSIZE 70000 HCCL still allocates 2 x 70000 MiB
+    assert lint().derived["device_bytes"] == 2 * 94 * 2**20 + 1426639872
+    big = lint(bs=64, max_output_size=8192, env={"HCCL_BUFFSIZE": 70000}).derived
+    assert big["device_bytes"] == 2 * 70000 * 2**20 + big["workspace_bytes"]

@@ -303,3 +303,8 @@ def test_examples_are_clean_and_match_their_comments(name, required):
 @pytest.mark.parametrize("dtype,fires", [("bf16", False), ("bfloat16", False), ("fp16", True), ("float16", True)])
 def test_x_dtype(dtype, fires):
     assert bool(lint(x_dtype=dtype).of("MC875")) == fires
+
+
+def test_device_bytes_counts_the_buffer_pair_and_the_workspace():
+    # HCCL_BUFFSIZE 2048 -> 2 x 2048 MiB = 4294967296; + workspace 134278080
+    assert lint().derived["device_bytes"] == 2 * 2048 * 2**20 + 134278080

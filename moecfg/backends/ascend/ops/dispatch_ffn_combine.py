@@ -107,11 +107,18 @@ def analyze(doc, options: Options) -> Analysis:
         out.buffers = buffer_table(cfg, facts)
         out.derived = {"experts_per_rank": facts.experts_per_rank, "max_output_size_safe": facts.safe_output,
                        "hccl_window_mb": facts.window_mb, "workspace_bytes": facts.workspace_bytes,
+                       "device_bytes": facts.workspace_bytes + 2 * _group_buffer_mb(cfg) * ff.MIB,
                        "variant": {"int8": "DispatchFFNCombine", "int4": "DispatchFFNCombineW4A8",
                                    "bf16": "DispatchFFNCombineBF16"}[cfg.weight_dtype]}
         out.explanations = {"hccl_window": "the op reads env HCCL_BUFFSIZE itself (uint16; unset, unparsable or "
                             "> 65535 -> 200 MB) and checks one window; the int8 variant only"}
     return out
+
+
+def _group_buffer_mb(cfg: DfcConfig) -> int:
+    """The MB HCCL allocates per window for the group (it reads HCCL_BUFFSIZE itself, not as uint16)."""
+    env = cfg.hccl_buffsize_env
+    return env if env is not None and env > 0 else 200
 
 
 def _window_source(cfg: DfcConfig) -> str:
