@@ -308,3 +308,20 @@ def test_x_dtype(dtype, fires):
 def test_device_bytes_counts_the_buffer_pair_and_the_workspace():
     # HCCL_BUFFSIZE 2048 -> 2 x 2048 MiB = 4294967296; + workspace 134278080
     assert lint().derived["device_bytes"] == 2 * 2048 * 2**20 + 134278080
+
+
+def test_catalog_entries_validate_strictly_and_are_frozen():
+    import dataclasses
+
+    from pydantic import TypeAdapter
+    from test_catalogs import strict_check
+
+    from moecfg.backends.ascend.mega_moe_catalog import DFC_RULES, DfcRules, MegaMoeRules
+
+    for name, entry in MEGA_MOE_RULES.items():
+        strict_check(entry, f"MEGA_MOE_RULES[{name}]")
+        assert TypeAdapter(MegaMoeRules).validate_python(dataclasses.asdict(entry)) == entry
+    strict_check(DFC_RULES, "DFC_RULES")
+    assert TypeAdapter(DfcRules).validate_python(dataclasses.asdict(DFC_RULES)) == DFC_RULES
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        MEGA_MOE_RULES["latest"].bs_max = 8192
