@@ -94,15 +94,13 @@ def derive(cfg: DfcConfig) -> DfcFacts:
 
 
 def analyze(doc, options: Options) -> Analysis:
-    values, findings, broken, ruleset = kind.validate(doc, options, OP)
-    out = Analysis(findings=findings, kind="ascend", op=OP, product=values.get("product"),
-                   ruleset=ruleset.name if ruleset else None)
-    if ruleset is None or broken:
+    values, out, ruleset = kind.start(doc, options, OP)
+    if ruleset is None:
         return out
     cfg = DfcConfig.from_values(values)
     facts = derive(cfg)
     for check in rules.CHECKS:
-        findings.extend(check(cfg, facts))
+        out.findings.extend(check(cfg, facts))
     if computable(cfg):
         out.buffers = buffer_table(cfg, facts)
         out.derived = {"experts_per_rank": facts.experts_per_rank, "max_output_size_safe": facts.safe_output,

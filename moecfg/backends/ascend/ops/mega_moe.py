@@ -55,18 +55,16 @@ OP = "mega_moe"
 
 
 def analyze(doc, options: Options) -> Analysis:
-    values, findings, broken, ruleset = kind.validate(doc, options, OP)
-    out = Analysis(findings=findings, kind="ascend", op=OP, product=values.get("product"),
-                   ruleset=ruleset.name if ruleset else None)
-    if ruleset is None or broken:
+    values, out, ruleset = kind.start(doc, options, OP)
+    if ruleset is None:
         return out
     cfg = MegaMoeConfig.from_values(values)
     facts = derive(cfg, ruleset.name)
     if not facts.limits.available:
-        findings.extend(rules.unavailable(cfg, facts))
+        out.findings.extend(rules.unavailable(cfg, facts))
         return out
     for check in rules.CHECKS:
-        findings.extend(check(cfg, facts))
+        out.findings.extend(check(cfg, facts))
     if computable(cfg, facts):
         out.buffers = buffer_table(cfg, facts)
         out.derived = derived(cfg, facts)

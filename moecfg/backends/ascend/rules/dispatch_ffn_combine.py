@@ -18,7 +18,7 @@ from moecfg.core.registry import rule
 from moecfg.backends.ascend import fused_formulas as ff
 from moecfg.backends.ascend.formulas import INT32_MAX, ceil_mb
 from moecfg.backends.ascend.rules import finding
-from moecfg.render.rule_examples import render
+from moecfg.render.rule_examples import ex
 
 _F = "ascend-dispatch-ffn-combine"
 _DFC = "vllm-ascend@182b75e csrc/mc2/dispatch_ffn_combine/op_host/dispatch_ffn_combine_tiling.cpp"
@@ -28,9 +28,7 @@ BASE = dict(product="A3", cann_version="latest", op="dispatch_ffn_combine", bs=5
 
 def doc(**changes) -> str:
     """BASE (DeepSeek-V3 W8A8 on A3, EP 16, M = 512) with keys replaced, added or removed (None)."""
-    d = {k: v for k, v in {**BASE, **changes}.items() if v is not None}
-    d["env"] = d.pop("env", None) or {}
-    return render(d)
+    return ex(BASE, **changes)
 
 
 _OK = doc()

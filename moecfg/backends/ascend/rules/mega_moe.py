@@ -28,7 +28,7 @@ from moecfg.backends.ascend import fused_formulas as ff
 from moecfg.backends.ascend.formulas import ceil_mb
 from moecfg.backends.ascend.mega_moe_model import computable, least_window, max_tokens_recv, workspace_bytes
 from moecfg.backends.ascend.rules import finding
-from moecfg.render.rule_examples import render
+from moecfg.render.rule_examples import ex
 
 _F = "ascend-mega-moe"
 _MMT = "ops-transformer@25fb6b9 mc2/mega_moe/op_host/op_tiling/arch22/mega_moe_tiling_arch22.cpp"
@@ -44,9 +44,7 @@ BASE = dict(product="A3", cann_version="latest", op="mega_moe", bs=32, h=7168, k
 
 def doc(**changes) -> str:
     """BASE (DeepSeek-V3 W8A8 decode on A3, EP 16) with keys replaced, added or removed (None)."""
-    d = {k: v for k, v in {**BASE, **changes}.items() if v is not None}
-    d["env"] = d.pop("env", None) or {}
-    return render(d)
+    return ex(BASE, **changes)
 
 
 _OK = doc()
