@@ -76,8 +76,9 @@ EXPERTS = rule(
 PER_RANK = rule(
     "MC863", "mega-moe-experts-per-rank", "error", "experts per rank (len(l1_weights)) in [1, 128]; moe_expert_num "
     "a multiple of ep_world_size", **_S, source=f"{_MMT} L879-883, L1107-1112, L1194",
-    why=_TILING + " The op lays experts out as ep_world_size x len(l1_weights) and sizes expert_token_nums as "
-        "moe_expert_num // ep_world_size: a remainder leaves experts no rank holds.",
+    why=_TILING + " For a remainder no host check fires: the op lays experts out as ep_world_size x "
+        "len(l1_weights) (MMT L1194) and the wrapper sizes expert_token_nums as moe_expert_num // ep_world_size, so "
+        "the top experts' ids reach no rank and their tokens are lost or overrun.",
     cann_error="expertPerRank is invalid, should be in [%ld, %ld], but got %u.",
     fail_example=doc(moe_expert_num=250), pass_example=_OK,
     fix="Make moe_expert_num a multiple of ep_world_size with 1-128 experts per rank (EPLB: add redundant experts).")
@@ -223,8 +224,8 @@ def experts_per_rank(cfg, f):
         return
     if e % ep:
         yield finding(PER_RANK, "moe_expert_num", f"`moe_expert_num` = {e} is not a multiple of ep_world_size = {ep}: "
-                      f"each rank holds {epr} experts, experts {ep * epr}..{e - 1} have no rank; use "
-                      f"{ep * epr or ep} or {ep * (epr + 1)}")
+                      f"each rank holds {epr} experts, experts {ep * epr}..{e - 1} have no rank (no host check refuses "
+                      f"it; their tokens are lost); use {ep * epr or ep} or {ep * (epr + 1)}")
     elif not 1 <= epr <= top:
         yield finding(PER_RANK, "moe_expert_num", f"experts per rank = moe_expert_num / ep_world_size = {e} / {ep} = "
                       f"{epr} is outside [1, {top}]" + _q(f"expertPerRank is invalid, should be in [1, {top}], but "
