@@ -107,7 +107,9 @@ def _write(text: str, output: str | None) -> None:
 
         write_output(output, text)
     else:
-        sys.stdout.write(text)
+        from moecfg.cli import write_stdout
+
+        write_stdout(text)
 
 
 _shared = [

@@ -49,12 +49,13 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             continue
         derivation = module.derive(launch, ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
-        for call in derivation.calls:
+        for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
             result = _judge(call, index, name, launch.span, options)
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
                              "line": launch.span.line, "role": call.role}
-            result.diagnostics = sorted(launch_notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
+            notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
+            result.diagnostics = sorted(notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
         if not derivation.calls and launch_notes:
             results.append(DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes))

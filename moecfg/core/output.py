@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 
 
@@ -60,3 +61,24 @@ def write_text(path: str, text: str, option: str = "--output") -> None:
     with atomic_path(path, option) as tmp:
         with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null (its reader is gone): later writes and the flush at exit succeed quietly."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests capture it)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def write_stdout(text: str) -> None:
+    """Print a report. A closed pipe (`moecfg check . | head -0`) is not an error: the exit code still
+    says whether there were findings. Other I/O errors (a full disk) propagate (exit 2)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()

@@ -25,6 +25,7 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.mega_moe",
     "moecfg.backends.ascend.rules.dispatch_ffn_combine",
     "moecfg.backends.ascend.rules.sgl_deepep",
+    "moecfg.frameworks.sglang.rules",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",
@@ -38,6 +39,7 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.hybridep",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
+    "moecfg.frameworks.vllm_ascend.rules",
 )
 
 

@@ -22,6 +22,7 @@ _WRAPPERS = {"exec", "nohup", "time", "env"}
 _REDIRECTS = {"file_redirect", "herestring_redirect", "heredoc_redirect", "comment"}
 _BRANCHY = {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement"}
 _IFS = " \t\n"
+_UNKNOWN = "${__moecfg_unknown__}"  # stands for an unknown piece inside a `bash -c` script
 
 
 def _parser():
@@ -41,19 +42,49 @@ class Var:
     is_set: bool = True
 
 
-class _W:
-    """A word being built: value (None if unknown), map into the file, splittable positions (unquoted $X)."""
+class Variables(dict):
+    """name -> Var, with the exported ones kept as EnvEntries (a launch copies them: O(1) Python work)."""
 
-    __slots__ = ("parts", "map", "known", "split")
+    def __init__(self, items=()):
+        super().__init__()
+        self.exported: dict[str, EnvEntry] = {}
+        for name, var in dict(items).items():
+            self[name] = var
+
+    def __setitem__(self, name: str, var: Var) -> None:
+        super().__setitem__(name, var)
+        if var.exported and var.is_set:
+            self.exported[name] = EnvEntry(name, var.value, var.span)
+        else:
+            self.exported.pop(name, None)
+
+    def restore(self, saved: dict) -> None:
+        self.clear()
+        self.exported = {}
+        for name, var in saved.items():
+            self[name] = var
+
+
+def _width(text: str | None) -> int:
+    return len(_UNKNOWN) if text is None else len(text)
+
+
+class _W:
+    """A word being built: value (None if unknown), map into the file, splittable positions (unquoted $X).
+    `script` keeps unknown pieces as an unknown `${...}` reference, so a `bash -c` string with an unknown
+    part is still read (only the inner words that use the part are unknown)."""
+
+    __slots__ = ("parts", "map", "known", "split", "expanded")
 
     def __init__(self):
-        self.parts, self.map, self.known, self.split = [], SourceMap(), True, None
+        self.parts, self.map, self.known, self.split, self.expanded = [], SourceMap(), True, None, False
 
-    def add(self, text: str | None, smap: SourceMap, splittable: bool = False) -> None:
+    def add(self, text: str | None, smap: SourceMap, splittable: bool = False, expanded: bool = False) -> None:
+        self.expanded = self.expanded or expanded or text is None
         if text is None:
             self.known = False
-            text = ""
-        if splittable and any(c in _IFS for c in text):
+            text = _UNKNOWN
+        elif splittable and any(c in _IFS for c in text):
             self.split = (self.split or []) + list(range(self.map.length, self.map.length + len(text)))
         self.parts.append(text)
         self.map.extend(smap if smap.length == len(text) else smap.whole(len(text)))
@@ -61,6 +92,10 @@ class _W:
     @property
     def value(self) -> str | None:
         return "".join(self.parts) if self.known else None
+
+    @property
+    def script(self) -> str:
+        return "".join(self.parts)
 
 
 class _Chunk:
@@ -111,49 +146,73 @@ class ShellReader:
 
     # --- entry ----------------------------------------------------------------------------------------
     def read(self, script: Decoded, env: dict[str, Var], depth: int = 0) -> dict[str, Var]:
-        """Read `script` with variables `env` in effect; returns the variables at its end."""
+        """Read `script` with variables `env` in effect; returns the variables at its end. After an
+        unterminated quote (which swallows the rest of the text) reading resumes on the next line."""
         self.depth = depth
-        base, variables = 0, dict(env)
+        base, variables = 0, Variables(env)
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
             tree = _parser().parse(chunk.data)
-            errors = _errors(tree.root_node)
+            errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
             self._report(chunk, errors)
-            bad_rows = {e.start_point[0] for e in errors}
+            bad_rows = {e.row for e in errors}
             _Walk(self, chunk, variables, bad_rows).statements(tree.root_node)
-            origin = [e.parent if e.is_missing and e.parent is not None else e for e in errors]
-            size = len(chunk.data.rstrip())
-            swallowed = [o for o in origin if o.end_byte >= size > o.start_byte]
-            if not swallowed:
-                break
-            nl = chunk.text.find("\n", chunk.char(swallowed[0].start_byte))
+            quote = next((e for e in errors if e.open_quote is not None), None)
+            nl = chunk.text.find("\n", quote.open_quote) if quote else -1
             if nl < 0:
                 break
             base += nl + 1
         return variables
 
-    def _report(self, chunk: _Chunk, errors) -> None:
-        for e in errors[:1] + [e for e in errors[1:] if e.start_point[0] != errors[0].start_point[0]][:4]:
-            node = e.parent if e.is_missing and e.parent is not None else e
-            a, b = chunk.node_range(node)
-            text = chunk.text[a:b]
-            if e.is_missing:
-                what = {'"': "unterminated double quote", "'": "unterminated single quote", "`": "unterminated "
-                        "backquote"}.get(text[:1] or e.type, f"missing `{e.type}`")
-            elif text.lstrip()[:1] in ("'", '"'):
-                q = text.lstrip()[0]
-                a += len(text) - len(text.lstrip())
-                what = "unterminated " + ("single" if q == "'" else "double") + " quote"
-            else:
-                what = f"unexpected `{text.strip()[:30]}`"
-            if "unterminated" in what:
-                b = a + 1
-            else:
-                first_line = chunk.text.find("\n", a, b)
-                b = b if first_line < 0 else first_line
-            lo, hi, _ = chunk.locate(a, b)
-            self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {what}: the shell cannot run this "
-                                         "command; commands after it are still read", self.span(lo, hi)))
+    def _report(self, chunk: _Chunk, errors: list) -> None:
+        rows = set()
+        for e in errors:
+            if e.row in rows or len(rows) >= 5:
+                continue
+            rows.add(e.row)
+            lo, hi, _ = chunk.locate(e.start, e.end)
+            self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {e.what}: the shell cannot run "
+                                         "this command; the commands after it are still read", self.span(lo, hi)))
+
+
+class _Error:
+    """A syntax error: what it is and where (chunk chars); `open_quote`: where an unterminated quote opens."""
+
+    def __init__(self, node, chunk: _Chunk):
+        origin = node.parent if node.is_missing and node.parent is not None else node
+        a, b = chunk.node_range(origin)
+        self.row = node.start_point[0]
+        self.open_quote = _open_quote(chunk.text, a, b) if b >= len(chunk.text.rstrip()) else None
+        if self.open_quote is not None:
+            q = chunk.text[self.open_quote]
+            self.what = {"'": "unterminated single quote", '"': "unterminated double quote"}.get(q, "unterminated "
+                                                                                                  "backquote")
+            self.start, self.end = self.open_quote, self.open_quote + 1
+            self.row = chunk.text.count("\n", 0, self.open_quote)
+            return
+        line_end = chunk.text.find("\n", a, b)
+        self.start, self.end = a, b if line_end < 0 else line_end
+        text = chunk.text[self.start:self.end].strip()
+        self.what = f"missing `{node.type}`" if node.is_missing else f"unexpected `{text[:30]}`"
+
+
+def _open_quote(text: str, a: int, b: int) -> int | None:
+    """Offset of the quote in [a, b) that is never closed (backslash escapes honoured outside '...')."""
+    i = a
+    while i < b:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "'\"`":
+            j = i + 1
+            while j < b and text[j] != c:
+                j += 2 if c != "'" and text[j] == "\\" else 1
+            if j >= b:
+                return i
+            i = j
+        i += 1
+    return None
 
 
 def _errors(root) -> list:
@@ -205,8 +264,7 @@ class _Walk:
         saved = dict(self.vars)
         for child in node.named_children:
             self.statements(child)
-        self.vars.clear()
-        self.vars.update(saved)
+        self.vars.restore(saved)
 
     def branches(self, node) -> None:
         before = dict(self.vars)
@@ -291,8 +349,7 @@ class _Walk:
         _Command(self, argv, prefix).run()
 
     def environment(self, prefix: dict[str, EnvEntry], clear: bool = False) -> dict[str, EnvEntry]:
-        env = {} if clear else {n: EnvEntry(n, v.value, v.span) for n, v in self.vars.items()
-                                if v.exported and v.is_set}
+        env = {} if clear else dict(self.vars.exported)
         env.update(prefix)
         return env
 
@@ -304,9 +361,9 @@ class _Walk:
         a, b = self.c.node_range(node)
         lo, hi, exact = self.c.locate(a, b)
         span = self.r.span(lo, hi)
-        exact = exact and w.known and all(s[4] for s in w.map.segs)
+        exact = exact and not w.expanded and all(s[4] for s in w.map.segs)
         if not split or not w.split or not w.known:
-            return [_Built(w.value, w.map, span, exact)]
+            return [_Built(w.value, w.map, span, exact, w.script)]
         return _split(w, self.r)
 
     def pieces(self, node, w: _W, quoted: bool) -> None:
@@ -325,18 +382,22 @@ class _Walk:
                 self.pieces(child, w, quoted)
         elif t in ("simple_expansion", "expansion"):
             text = self.expansion(node)
-            w.add(text, self.c.map_of(a, b).whole(len(text or "")), splittable=not quoted)
+            w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
             value = _arith(node, self)
-            w.add(None if value is None else str(value), self.c.map_of(a, b).whole(len(str(value or ""))))
+            text = None if value is None else str(value)
+            w.add(text, self.c.map_of(a, b).whole(_width(text)), expanded=True)
         elif node.is_named:
-            w.add(None, self.c.map_of(a, b).whole(0))  # command substitution, globs, brace expansion...
+            w.add(None, self.c.map_of(a, b).whole(len(_UNKNOWN)))  # command substitution, brace expansion...
         else:
             self.literal(a, b, w, "unquoted")
 
     def literal(self, a: int, b: int, w: _W, mode: str) -> None:
         """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline)."""
         text, i, run = self.c.text, a, a
+        if text.find("\\", a, b) < 0:  # no escapes: one literal run
+            w.add(text[a:b], self.c.map_of(a, b))
+            return
         while i < b:
             if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in '$`"\\\n'):
                 if i > run:
@@ -374,7 +435,7 @@ class _Walk:
             value = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
         except (UnicodeDecodeError, UnicodeEncodeError):
             value = None
-        w.add(value, self.c.map_of(a, b).whole(len(value or "")))
+        w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
 
     def lookup(self, name: str) -> Var | None:
         return self.vars.get(name)
@@ -418,6 +479,7 @@ class _Built:
     map: SourceMap
     span: object
     exact: bool
+    script: str | None = None  # the text with unknown pieces as an unknown reference (for `bash -c`)
 
     def word(self) -> Word:
         return Word(self.value, self.span, self.exact)
@@ -495,13 +557,14 @@ class _Command:
         if not has_c or i >= len(argv) or self.walk.r.depth >= 4:
             return False
         script = argv[i]
-        if script.value is None:
+        text = script.value if script.value is not None else script.script
+        if text is None or len(text) != script.map.length:
             return False
         env = {n: Var(e.value, e.span, exported=True) for n, e in self.walk.environment(self.prefix,
                                                                                        self.clear).items()}
         reader = self.walk.r
         depth = reader.depth
-        reader.read(Decoded(script.value, script.map), env, depth + 1)
+        reader.read(Decoded(text, script.map), env, depth + 1)
         reader.depth = depth
         return True
 

@@ -42,10 +42,8 @@ class SourceMap:
 
     __slots__ = ("segs", "_los", "_inexact")
 
-    def __init__(self, segs=()):
+    def __init__(self):
         self.segs: list[tuple[int, int, int, int, bool]] = []
-        for s in segs:
-            self.add(s[2], s[3], s[1] - s[0], s[4])
         self._los: list[int] | None = None
         self._inexact: list[int] | None = None
 
@@ -92,6 +90,9 @@ class SourceMap:
         """File range and exactness of decoded range [lo, hi)."""
         if not self.segs:
             return 0, 0, False
+        if len(self.segs) == 1 and self.segs[0][4] and hi > lo:  # the common case: one literal run
+            s0 = self.segs[0][2]
+            return s0 + lo, s0 + hi, True
         if hi <= lo:  # an empty range: a point (or the whole non-exact segment it sits in)
             s = self.segs[self._seg(lo)]
             p = s[2] + (lo - s[0]) if s[4] else s[2]
@@ -107,6 +108,10 @@ class SourceMap:
         """The map of decoded range [lo, hi), rebased to 0 (composition: a word of a script)."""
         out = SourceMap()
         if hi <= lo or not self.segs:
+            return out
+        if len(self.segs) == 1 and self.segs[0][4]:
+            s0 = self.segs[0][2]
+            out.segs.append((0, hi - lo, s0 + lo, s0 + hi, True))
             return out
         for k in range(self._seg(lo), len(self.segs)):
             d0, d1, s0, s1, ex = self.segs[k]
@@ -167,7 +172,12 @@ def _decode_scalar(text: str, lo: int, hi: int, value: str) -> SourceMap | None:
         return SourceMap() if value == "" else None
     first = text[lo]
     if first in "|>":
-        out, decoded = _block(text, lo, hi, first == ">")
+        for indent in _block_indents(text, lo, hi):
+            out, decoded = _block(text, lo, hi, first == ">", indent)
+            smap = out if decoded == value else _fix_tail(out, decoded, value)
+            if smap is not None:
+                return smap
+        return None
     elif first in "'\"":
         out, decoded = _flow(text, lo + 1, hi - 1, first)
     else:
@@ -244,12 +254,28 @@ def _escape(text: str, i: int, hi: int, out: SourceMap, parts: list) -> int:
     return i + 2
 
 
-def _block(text: str, lo: int, hi: int, folded: bool) -> tuple[SourceMap, str]:
+def _block_indents(text: str, lo: int, hi: int):
+    """Candidate content indentations: auto-detected, or with an explicit indicator (`|2`) the indicator
+    added to each column where the enclosing collection may start on the header line (PyYAML:
+    scanner.scan_block_scalar, indent = max(collection indent + 1, 1) + N - 1); the value comparison picks."""
+    header = _BLOCK_HEADER.match(text, lo, hi)
+    digits = [c for c in (header.group(1) if header else "") if c.isdigit()]
+    lines = _block_lines(text, header.end() if header else hi, hi)
+    if not digits:
+        yield _block_indent(text, lines)
+        return
+    n = int(digits[0])
+    start = text.rfind("\n", 0, lo) + 1
+    bases = {-1} | {i - start for i in range(start, lo) if i == start or text[i - 1] in " -"}
+    for base in sorted(bases):
+        yield max(base + 1, 1) + n - 1
+
+
+def _block(text: str, lo: int, hi: int, folded: bool, indent: int) -> tuple[SourceMap, str]:
     """Literal `|` / folded `>` body: each line's content after the indentation is an exact run; a line break
     is exact in `|` and where `>` keeps it, a folded break (-> space, or dropped before blank lines) is not."""
     header = _BLOCK_HEADER.match(text, lo, hi)
     lines = _block_lines(text, header.end() if header else hi, hi)
-    indent = _block_indent(text, lines, header.group(1) if header else "")
     kinds = []
     for start, cend, _ in lines:
         line = text[start + indent:cend] if cend - start > indent else ""
@@ -295,8 +321,8 @@ def _next_nonblank(kinds: list) -> list:
     return out
 
 
-def _block_indent(text: str, lines, indicator: str) -> int:
-    """Auto-detected from the first non-blank line; an explicit indicator is checked by the value comparison."""
+def _block_indent(text: str, lines) -> int:
+    """Auto-detected: the indentation of the first non-blank line."""
     for start, cend, _ in lines:
         line = text[start:cend]
         if line.strip(" "):

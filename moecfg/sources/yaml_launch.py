@@ -73,7 +73,7 @@ class DocReader:
         """A list-form command (exec, no shell): strip wrappers, read `sh -c` strings, emit the Launch."""
         reader = self.shell(make_launch)
         reader.depth = 0
-        walk = S._Walk(reader, None, dict(variables), set())
+        walk = S._Walk(reader, None, S.Variables(variables), set())
         S._Command(walk, argv, {}).run()
         self.out.launches.extend(reader.launches)
 
@@ -94,7 +94,9 @@ class DocReader:
         for path, value in self.doc.raw_scalars.items():
             if isinstance(value, str) and len(value) < 200:
                 for m in _HINT.finditer(value):
-                    found.setdefault(m.group(), self.doc.values[path])
+                    if m.group() not in found:
+                        smap = yaml_scalar_map(self.text, self.lines, self.doc.values[path], value)
+                        found[m.group()] = self.lines.span(*smap.locate(m.start(), m.end())[:2])
         return tuple(found.items())
 
 
@@ -312,7 +314,7 @@ def _split_words(r: DocReader, dec: Decoded | None, path: tuple, make) -> list:
         return [r.word(path, None)]
     reader = r.shell(make)
     reader.capture = []
-    reader.read(Decoded(dec.text.replace("\n", " "), dec.map), {})
+    reader.read(Decoded(_unquoted_newlines_to_spaces(dec.text), dec.map), {})
     return reader.capture[0] if reader.capture else []
 
 
@@ -342,11 +344,42 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
             return Launch(tuple(argv), env, "yaml", None, name, hints)
         if how == "string":
             dec = r.decoded(path)
-            if dec is not None:  # the harness splits with shlex: newlines are spaces
-                r.script(Decoded(dec.text.replace("\n", " "), dec.map), variables, make)
+            if dec is not None and _split_by_shlex(path):  # `server_cmd`: shlex.split, newlines are spaces
+                dec = Decoded(_unquoted_newlines_to_spaces(dec.text), dec.map)
+            if dec is not None:
+                r.script(dec, variables, make)
         else:
             _server_cmd_flags(r, path, variables, make)
     return r.out
+
+
+def _unquoted_newlines_to_spaces(text: str) -> str:
+    """shlex.split treats a newline outside quotes as a blank, a shell ends the command there: same length,
+    so the map still fits."""
+    if "\n" not in text:
+        return text
+    out, quote, i = list(text), None, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote is None and c in "'\"":
+            quote = c
+        elif c == quote:
+            quote = None
+        elif quote is None and c == "\n":
+            out[i] = " "
+        i += 1
+    return "".join(out)
+
+
+def _split_by_shlex(path: tuple) -> bool:
+    """vllm-ascend's nightly harness passes `server_cmd` strings to RemoteOpenAIServer, which splits them with
+    shlex.split (tests/e2e/conftest.py:302-303 @182b75e; `$VAR` / `${VAR}` expanded from the envs first,
+    tests/e2e/nightly/multi_node/internal_dp/scripts/multi_node_config.py:209-216); other keys
+    (`run: |`, a ConfigMap's script) are shell scripts whose newlines end commands."""
+    return isinstance(path[-1], str) and path[-1].lower().endswith("cmd")
 
 
 def _server_cmd_flags(r: DocReader, path: tuple, variables: dict, make) -> None:

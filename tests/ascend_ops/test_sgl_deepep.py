@@ -18,7 +18,7 @@ N3 = {"product": "A3", "op": "sgl_deepep_normal", "bs": 4096, "ep_world_size": 1
 N2 = dict(N3, product="A2", ep_world_size=8, bs=2048)  # A2 build, one server: CamMoeDispatchNormal (ops2)
 N2X = dict(N3, product="A2", env={"HCCL_INTRA_PCIE_ENABLE": 1, "HCCL_INTRA_ROCE_ENABLE": 0})  # ep 16: DispatchNormalA2
 L3 = {"product": "A3", "op": "sgl_deepep_low_latency", "num_max_dispatch_tokens_per_rank": 128, "ep_world_size": 16,
-      **DSV3, "env": {"HCCL_BUFFSIZE": 1024}}
+      **DSV3, "env": {"HCCL_BUFFSIZE": 1024}}  # needs 956 MB (the combine tiling)
 L2S = dict(L3, product="A2", ep_world_size=8, env={"HCCL_BUFFSIZE": 4096})  # A2 single server
 L2M = dict(L3, product="A2", env={"HCCL_INTRA_PCIE_ENABLE": 1, "HCCL_INTRA_ROCE_ENABLE": 0})  # A2, ep 16
 BASES = {"N3": N3, "N2": N2, "N2X": N2X, "L3": L3, "L2S": L2S, "L2M": L2M}
@@ -167,21 +167,28 @@ def test_normal_buffer_uses_per_round_tokens_and_rounds():
     assert out.buffers["ep"]["required_bytes"] == 1_648_361_472 == 1572 * MiB
 
 
-def test_low_latency_fork_int8_is_half_the_dispatch_area():
-    # int8 (use_fp8 default): tokD = Align512(Align32(7168) + 44 = 7212) = 7680;
-    # 2 * (128 * 7680 * 16 * 16 + 128 * 14336 * 8) = 2 * (251,658,240 + 14,680,064) = 532,676,608 B = 508 MiB
-    out = lint("L3", env={"HCCL_BUFFSIZE": 508})
-    assert out.buffers["ep"]["required_bytes"] == 508 * MiB and not out.of("MC898")
-    assert lint("L3", env={"HCCL_BUFFSIZE": 507}).of("MC898")
-    # bf16 (use_fp8 false): tokD 14848 -> 2 * (128 * 14848 * 256 + 14,680,064) = 1,002,438,656 B = 956 MiB, CANN's figure
+def test_low_latency_int8_dispatch_half_but_combine_binds():
+    # dispatch tiling, int8 (use_fp8 default): tokD = Align512(Align32(7168) + 44 = 7212) = 7680;
+    # 2 * (128 * 7680 * 16 * 16 + 128 * 14336 * 8) = 2 * (251,658,240 + 14,680,064) = 532,676,608 B = 508 MiB.
+    # combine tiling: 2-byte slots, tokD 14848: 2 * (128 * 14848 * 256 + 14,680,064) = 1,002,438,656 B = 956 MiB
+    out = lint("L3", env={"HCCL_BUFFSIZE": 956})
+    terms = out.buffers["ep"]["terms"]
+    assert (terms["dispatch_window"], terms["combine_window"]) == (508 * MiB, 1_002_438_656)
+    assert out.buffers["ep"]["required_bytes"] == 1_002_438_656 and not out.of("MC898")
+    msg = lint("L3", env={"HCCL_BUFFSIZE": 955}).one("MC898").message
+    assert "dispatch tiling 508 MB" in msg and "combine tiling 956 MB" in msg
     bf16 = lint("L3", use_fp8=False, env={"HCCL_BUFFSIZE": 956})
-    assert bf16.buffers["ep"]["required_bytes"] == 1_002_438_656 and bf16.derived["quant_mode"] == "none"
+    assert bf16.buffers["ep"]["terms"]["dispatch_window"] == 1_002_438_656 and bf16.derived["quant_mode"] == "none"
 
 
 def test_low_latency_fullmesh_v2_alignment():
     # fullmesh_v2, int8: 480Align512(7212) = ceil(7212 / 480) * 512 = 16 * 512 = 8192
     out = lint("L3", comm_alg="fullmesh_v2", env={"HCCL_BUFFSIZE": 4096})
     assert out.buffers["ep"]["terms"]["tok_dispatch"] == 8192
+    # bf16: 480Align512(14380) = 30 * 512 = 15360 > 14848: the dispatch tiling binds,
+    # 2 * (128 * 15360 * 256 + 14,680,064) = 2 * (503,316,480 + 14,680,064) = 1,035,993,088 B
+    bf16 = lint("L3", comm_alg="fullmesh_v2", use_fp8=False, env={"HCCL_BUFFSIZE": 4096})
+    assert bf16.buffers["ep"]["required_bytes"] == 1_035_993_088
 
 
 def test_a2_single_server_counts_two_bytes_even_for_int8():

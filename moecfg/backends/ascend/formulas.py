@@ -182,7 +182,8 @@ def a3_fullmesh_v2_ub_bytes(bs: int, h: int, k: int, moe_expert_num: int, shared
         ub += c(bs * 4, 32) + max(c(bs * k * 4, 32), bs * c(k, 32) * 2)
     cum = min(8, aiv_num // 2)
     a2a = aiv_num - cum
-    shared_aiv = max(1, a2a * shared_expert_num // (k + shared_expert_num)) if shared_expert_rank_num else 0
+    share = k + shared_expert_num  # <= 0 only for an invalid shared_expert_num, which its own rule reports
+    shared_aiv = max(1, a2a * shared_expert_num // share if share > 0 else 1) if shared_expert_rank_num else 0
     moe_aiv = a2a - shared_aiv
     ub += c((ids_buf // 4) // 8, 32) * (c(moe_expert_num, moe_aiv) // moe_aiv) + c(moe_expert_num * 4, 32)
     if bs < 128:

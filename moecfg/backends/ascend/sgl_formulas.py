@@ -44,3 +44,9 @@ def normal_window_bytes(product: str, h: int, k: int, max_bs: int, rounds: int) 
 def ll_dispatch_elem_bytes(quant_code: int) -> int:
     # ops/op_host/moe_distribute_dispatch_v2_tiling.cpp L1223-1226: expandX's dtype size (1) for quant 2 and 5, else 2
     return 1 if quant_code in (2, 5) else 2
+
+
+def ll_combine_window_bytes(h: int, k: int, ep_world_size: int, local_moe: int, max_bs: int, shared_num: int) -> int:
+    # ops/op_host/moe_distribute_combine_v2_tiling.cpp L1194-1208 (ops2 ...combine_v2_tiling.cc L925-933): the fork's
+    # combine checks the same window with 2-byte dispatch slots whatever the quant mode, and no 480 alignment
+    return fx.a3_ep_window_bytes(h, k, ep_world_size, local_moe, max_bs, shared_num, False, 2)

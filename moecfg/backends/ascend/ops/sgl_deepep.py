@@ -222,13 +222,16 @@ def requirement(cfg: SglConfig, f: SglFacts) -> dict | None:
                  "notify_dispatch": notify}
     elif f.limits.window == "ll" and f.comm_alg != "ccu" and f.local_experts is not None:
         elem = sx.ll_dispatch_elem_bytes(f.quant_code) if f.limits_key == "ll_fork" else 2
-        fm2 = f.comm_alg == "fullmesh_v2"
-        need = fx.a3_ep_window_bytes(h, k, ep, f.local_experts, mbs, f.shared_num, fm2, elem)
-        formula = "2 * (max_bs * tok_dispatch * ep_world_size * local_expert_num + max_bs * tok_combine * " \
-                  "(k + shared_expert_num))"
+        fm2 = f.comm_alg == "fullmesh_v2" and f.limits_key == "ll_fork"
+        dispatch = fx.a3_ep_window_bytes(h, k, ep, f.local_experts, mbs, f.shared_num, fm2, elem)
+        combine = sx.ll_combine_window_bytes(h, k, ep, f.local_experts, mbs, f.shared_num)
+        need = max(dispatch, combine)
+        formula = "max(dispatch tiling, combine tiling); each 2 * (max_bs * tok_dispatch * ep_world_size * " \
+                  "local_expert_num + max_bs * tok_combine * (k + shared_expert_num))"
         terms = {"max_bs": mbs, "tok_dispatch": fx.a3_dispatch_token_bytes(h, fm2, elem), "ep_world_size": ep,
                  "local_expert_num": f.local_experts, "tok_combine": fx.a3_combine_token_bytes(h), "k": k,
-                 "shared_expert_num": f.shared_num, "dispatch_elem_bytes": elem}
+                 "shared_expert_num": f.shared_num, "dispatch_elem_bytes": elem, "dispatch_window": dispatch,
+                 "combine_tok_dispatch": fx.a3_dispatch_token_bytes(h, False), "combine_window": combine}
     else:
         return None
     return {"required_bytes": need, "required_mb": fx.ceil_mb(need), "formula": formula, "terms": terms,
