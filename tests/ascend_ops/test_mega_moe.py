@@ -325,3 +325,9 @@ def test_catalog_entries_validate_strictly_and_are_frozen():
     assert TypeAdapter(DfcRules).validate_python(dataclasses.asdict(DFC_RULES)) == DFC_RULES
     with pytest.raises(dataclasses.FrozenInstanceError):
         MEGA_MOE_RULES["latest"].bs_max = 8192
+
+
+def test_intermediate_twice_a_valid_width_names_vllm_ascends_argument():
+    # vllm-ascend passes 2 x intermediate_size_per_partition to get_symm_buffer_for_mega_moe (stored, unused)
+    assert "the width the tiling checks is 2048" in lint(intermediate_hidden=4096).one("MC866").message
+    assert "vllm-ascend" not in lint(intermediate_hidden=3584).one("MC866").message  # 1792 is not 512-aligned

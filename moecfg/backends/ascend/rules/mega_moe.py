@@ -253,10 +253,10 @@ def tokens(cfg, f):
                       f"to >= {bs}", WARNING)
 
 
-def _range_mult(rule_, path, value, lo, hi, mult, what, cann):
+def _range_mult(rule_, path, value, lo, hi, mult, what, cann, extra=""):
     if not lo <= value <= hi or value % mult:
         yield finding(rule_, path, f"`{path}` = {value} ({what}) must be in [{lo}, {hi}] and a multiple of {mult}"
-                      + _q(cann))
+                      + _q(cann) + extra)
 
 
 def hidden(cfg, f):
@@ -269,8 +269,12 @@ def intermediate(cfg, f):
     lim, i = f.limits, cfg.intermediate_hidden
     cann = (f"weight2's dim0(intermediate_hidden) should be 512 aligned, but got {2 * i}." if i % lim.inter_multiple
             else f"weight2's dim0(intermediate_hidden) is invalid, should be in [1024, 3072], but got {i}.")
+    half, extra = i // 2, ""
+    if not i % 2 and lim.inter_min <= half <= lim.inter_max and not half % lim.inter_multiple:
+        extra = (f"; if {i} is vllm-ascend's get_symm_buffer_for_mega_moe argument (2 x intermediate_size_per_"
+                 f"partition, only stored), the width the tiling checks is {half}")
     yield from _range_mult(INTER, "intermediate_hidden", i, lim.inter_min, lim.inter_max, lim.inter_multiple,
-                           "l2_weights[i].size(0)", cann)
+                           "l2_weights[i].size(0)", cann, extra)
 
 
 def top_k(cfg, f):
