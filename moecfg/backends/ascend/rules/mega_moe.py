@@ -202,7 +202,8 @@ def ep_world_size(cfg, f):
                       f"{_braces(lim.wrapper_ep_values)} on A2/A3, but got {ep}\")")
     layers.append(f"the CANN {f.ruleset} tiling {'rejects' if tiling_no else 'would accept'} it (one of "
                   f"{_braces(lim.ep_values)})")
-    gate = "vllm-ascend selects MegaMoE only for EP <= 64" if ep > 64 else "vllm-ascend's EP <= 64 gate lets it through"
+    gate = ("vllm-ascend selects fused MC2 on A3 only" if cfg.product != "A3" else "vllm-ascend selects MegaMoE "
+            "only for EP <= 64" if ep > 64 else "vllm-ascend's EP <= 64 gate lets it through")
     yield finding(EP, "ep_world_size", f"`ep_world_size` = {ep}: {'; '.join(layers)}; {gate}; use one of {_braces(ok)}")
 
 
