@@ -76,6 +76,9 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
         diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
         result.diagnostics = diags
         return result
+    if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
+        result.diagnostics = diags
+        return result
     doc = LaunchDocument(index, call, start)
     module = backends.load(call.kind)
     analysis = module.analyze(doc, options)
@@ -84,6 +87,16 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     diags.extend(_position(doc, analysis.findings))
     result.diagnostics = diags
     return result
+
+
+def _missing_required(call: frameworks.OpCall) -> list[str]:
+    mod = backends.fields_module(call.kind)
+    if mod is None:
+        return []
+    tables = getattr(mod, "OP_FIELDS", None) or {}
+    key = getattr(mod, "OP_KEY", "op")
+    table = tables.get(call.arguments.get(key) or call.op or getattr(mod, "DEFAULT_OP", None), mod.FIELDS)
+    return [f.name for f in table if f.required and f.name not in call.arguments]
 
 
 def _position(doc: LaunchDocument, findings: list[Finding]) -> list[Diagnostic]:
