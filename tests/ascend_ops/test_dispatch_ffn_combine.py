@@ -19,10 +19,13 @@ def lint(**overrides):
     return run_lint(BASE, **overrides)
 
 
-@pytest.mark.parametrize("product", ["A2", "A3"])
-def test_base_is_valid(product):
-    out = lint(product=product)
-    assert out.codes == set(), out
+def test_base_is_valid():
+    assert lint().codes == set()
+
+
+def test_a2_runs_the_op_but_vllm_ascend_does_not_select_it():
+    out = lint(product="A2")
+    assert out.codes == {"MC884"} and "A3 only" in out.one("MC884").message and out.result.valid
 
 
 # ---- HCCL_BUFFSIZE check -----------------------------------------------------------------------------------
@@ -119,3 +122,10 @@ def test_vllm_selection(overrides, fires):
 def test_example_is_clean():
     out = run_lint(EXAMPLE.read_text())
     assert out.codes == set() and out.buffers["hccl_window"]["required_bytes"] == 98566144
+
+
+def test_device_bytes():
+    # 2 x 94 MiB + workspace 1426639872; with HCCL_BUFFSIZE 70000 HCCL still allocates 2 x 70000 MiB
+    assert lint().derived["device_bytes"] == 2 * 94 * 2**20 + 1426639872
+    big = lint(bs=64, max_output_size=8192, env={"HCCL_BUFFSIZE": 70000}).derived
+    assert big["device_bytes"] == 2 * 70000 * 2**20 + big["workspace_bytes"]

@@ -97,6 +97,14 @@ def validate(doc, options: Options, op: str, normalize=None):
     return values, findings, broken, ruleset
 
 
+def start(doc, options: Options, op: str):
+    """(values, Analysis, rule set) for an op module; the rule set is None when the document cannot be analysed."""
+    values, findings, broken, ruleset = validate(doc, options, op)
+    out = Analysis(findings=findings, kind="ascend", op=op, product=values.get("product"),
+                   ruleset=ruleset.name if ruleset else None)
+    return values, out, None if broken else ruleset
+
+
 def analyze(doc, options: Options) -> Analysis:
     op = op_of(doc.data)
     if op in OP_MODULES:

@@ -18,7 +18,7 @@ from moecfg.core.registry import rule
 from moecfg.backends.ascend import fused_formulas as ff
 from moecfg.backends.ascend.formulas import INT32_MAX, ceil_mb
 from moecfg.backends.ascend.rules import finding
-from moecfg.render.rule_examples import render
+from moecfg.render.rule_examples import ex
 
 _F = "ascend-dispatch-ffn-combine"
 _DFC = "vllm-ascend@182b75e csrc/mc2/dispatch_ffn_combine/op_host/dispatch_ffn_combine_tiling.cpp"
@@ -28,15 +28,13 @@ BASE = dict(product="A3", cann_version="latest", op="dispatch_ffn_combine", bs=5
 
 def doc(**changes) -> str:
     """BASE (DeepSeek-V3 W8A8 on A3, EP 16, M = 512) with keys replaced, added or removed (None)."""
-    d = {k: v for k, v in {**BASE, **changes}.items() if v is not None}
-    d["env"] = d.pop("env", None) or {}
-    return render(d)
+    return ex(BASE, **changes)
 
 
 _OK = doc()
 BUFFSIZE = rule(
     "MC880", "dfc-hccl-buffsize", "error", "W8A8 dispatch_ffn_combine: HCCL_BUFFSIZE >= M * topK * K * 3 + 10 MB",
-    family=_F, source=f"{_DFC} L62-84, L284-290; vllm-ascend PR #6130/#6131", tags=("buffer",),
+    family=_F, products=("A2", "A3"), source=f"{_DFC} L62-84, L284-290; vllm-ascend PR #6130/#6131", tags=("buffer",),
     why="The tiling refuses the call at the first forward (before PR #6130 the op ran and failed with 'MTE out of "
         "range'). Its message says '+ 3MB' but the code adds 10 MB; the MB value it prints is the code's.",
     cann_error="HCCL_BUFFSIZE is too SMALL, m = %lu, k = %lu, topK = %lu expected HCCL_BUFFSIZE is ((m * k * topK * "
@@ -45,7 +43,7 @@ BUFFSIZE = rule(
     fix="Set HCCL_BUFFSIZE to at least ceil((M * topK * K * 3 + 10 MiB) / 1 MiB) MB.")
 IGNORED = rule(
     "MC881", "dfc-hccl-buffsize-ignored", "warning", "HCCL_BUFFSIZE above 65535 (or negative) is ignored by "
-    "dispatch_ffn_combine: it checks against 200 MB", family=_F, source=f"{_DFC} L62-84",
+    "dispatch_ffn_combine: it checks against 200 MB", family=_F, products=("A2", "A3"), source=f"{_DFC} L62-84",
     why="GetMaxWindowSize parses HCCL_BUFFSIZE into a uint16_t and falls back to 200 MB for larger values, while HCCL "
         "allocates the full size: the op's check and the real window disagree.",
     fail_example=doc(bs=64, max_output_size=8192, env={"HCCL_BUFFSIZE": 70000}),
@@ -53,7 +51,7 @@ IGNORED = rule(
     fix="Keep HCCL_BUFFSIZE at or below 65535 MB.")
 MAX_OUTPUT = rule(
     "MC882", "dfc-max-output-size", "warning", "max_output_size below bs * ep * min(k, experts/rank): tokens beyond "
-    "it are dropped (error when <= 0 or above INT32_MAX)", family=_F,
+    "it are dropped (error when <= 0 or above INT32_MAX)", family=_F, products=("A2", "A3"),
     source="vllm-ascend@182b75e vllm_ascend/ascend_config.py L277-290; dispatch_ffn_combine_tiling.cpp L94, L106",
     why="max_output_size is each rank's room for received tokens; under load imbalance a rank receiving more drops "
         "the excess from the computation (vllm-ascend: 'degrading accuracy'). vllm-ascend rejects values <= 0 and the "
@@ -62,15 +60,15 @@ MAX_OUTPUT = rule(
     fix="Set mega_moe_max_tokens (max_output_size) to bs * ep_world_size * min(k, experts per rank).")
 WORKSPACE = rule(
     "MC883", "dfc-workspace", "info", "max_output_size above the most tokens a rank can receive: workspace bytes "
-    "spent for nothing", family=_F, source=f"{_DFC} L297-308", tags=("device",),
+    "spent for nothing", family=_F, products=("A2", "A3"), source=f"{_DFC} L297-308", tags=("device",),
     why="The op's workspace grows linearly with max_output_size (W8A8: 3h + 8 bytes per token); vllm-ascend's "
         "default 131072 costs ~2.6 GiB of device memory per rank for DeepSeek-V3, outside gpu_memory_utilization.",
     fail_example=doc(max_output_size=131072), pass_example=_OK,
     fix="Lower mega_moe_max_tokens to the worst case the message names.")
 VLLM_GATE = rule(
     "MC884", "dfc-vllm-selection", "warning", "vllm-ascend runs dispatch_ffn_combine only for EP <= 32 and <= 512 "
-    "tokens per rank on A3", family=_F,
-    source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L242-259",
+    "tokens per rank on A3", family=_F, products=("A2", "A3"),
+    source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L223-259",
     why="Outside these limits vllm-ascend silently routes the layer to MC2 or all-to-all (and caps the token "
         "capacity at 512), so the deployment does not run the op this document describes.",
     fail_example=doc(ep_world_size=64, moe_expert_num=512, max_output_size=262144), pass_example=_OK,
@@ -119,14 +117,17 @@ def workspace(cfg, f):
 
 def vllm_gate(cfg, f):
     lim, why = f.limits, []
+    if cfg.product != "A3":
+        why.append(f"product {cfg.product}: vllm-ascend selects fused MC2 on A3 only")
     if cfg.ep_world_size > lim.vllm_ep_max:
         why.append(f"ep_world_size = {cfg.ep_world_size} > {lim.vllm_ep_max}")
     if cfg.bs > lim.vllm_tokens_per_rank_max:
         why.append(f"bs = {cfg.bs} > {lim.vllm_tokens_per_rank_max} tokens per rank")
     if why:
-        yield finding(VLLM_GATE, "ep_world_size" if cfg.ep_world_size > lim.vllm_ep_max else "bs",
+        path = "product" if cfg.product != "A3" else ("ep_world_size" if cfg.ep_world_size > lim.vllm_ep_max else "bs")
+        yield finding(VLLM_GATE, path,
                       f"vllm-ascend would not run dispatch_ffn_combine here ({'; '.join(why)}): it falls back to MC2 / "
-                      "all-to-all (dispatch_combine_v2)")
+                      "all-to-all / all-gather (dispatch_combine_v2)")
 
 
 CHECKS = (buffsize, ignored, max_output, workspace, vllm_gate)
