@@ -80,6 +80,14 @@ def ascend_max_capture(max_num_seqs: int, max_num_batched_tokens: int, spec_toke
     return min(max_num_batched_tokens, cap)
 
 
+def tp_aligned_max(sizes: list[int], tp: int) -> int:
+    """Largest capture size that is a multiple of TP (VllmConfig.update_sizes_for_sequence_parallelism), applied by
+    main when shared-expert DP / sequence-parallel MoE / DSA-CP shard tokens (VA@182b75e platform.py:1043-1064);
+    0 when none is (vLLM then raises)."""
+    kept = [s for s in sizes if s % tp == 0]
+    return max(kept) if kept else 0
+
+
 def eager_tokens(max_num_seqs: int, spec_tokens: int, cap: int | None) -> int:
     """Without graphs: max_num_reqs * uniform_decode_query_len, capped at 512 in v0.11/v0.13
     (VA@2f1aed9 model_runner_v1.py:547-548; VA@6281c12 ascend_forward_context.py:182; VA@182b75e :185 no cap)."""

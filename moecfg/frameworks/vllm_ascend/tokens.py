@@ -127,8 +127,23 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
     else:
         how = (f"min({mns.said('max_num_seqs')} x {q} = {mns.value * (1 + spec.value)}, {F.GRAPH_TOKEN_CAP}, "
                f"max_num_batched_tokens {mnbt.value})")
-    return Arg(tokens, spans(mns, spec, mnbt, user, umax), f"{how} = {tokens} (max_cudagraph_capture_size, "
-               f"{rel.cite['capture']})")
+    out = Arg(tokens, spans(mns, spec, mnbt, user, umax), f"{how} = {tokens} (max_cudagraph_capture_size, "
+              f"{rel.cite['capture']})")
+    return _tp_aligned(args, rel, out, sizes, mnbt.value)
+
+
+def _tp_aligned(args: ServeArgs, rel: Release, tokens: Arg, sizes: list[int] | None, mnbt: int) -> Arg:
+    """main + enable_shared_expert_dp, TP > 1: capture sizes kept only at multiples of TP (formulas.tp_aligned_max)."""
+    sdp = args.config("--additional-config", "enable_shared_expert_dp", default=False)
+    tp = args.flag("--tensor-parallel-size", 1).value or 1
+    if rel.key != "main" or not sdp.value or tp <= 1:
+        return tokens
+    ladder = sorted(s for s in set(sizes) if s <= mnbt) if sizes else F.ascend_ladder(tokens.value)
+    aligned = F.tp_aligned_max(ladder, tp)
+    if aligned == tokens.value:
+        return tokens
+    return Arg(aligned, spans(tokens, sdp), f"{tokens.text}; {sdp.text}: largest capture size that is a multiple of "
+               f"TP {tp} = {aligned} (VA@182b75e platform.py:1043-1064)")
 
 
 def _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user) -> Arg:
