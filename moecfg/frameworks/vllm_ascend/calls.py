@@ -16,7 +16,7 @@ class Builder:
     """Collects arguments, derivation texts and sources of one OpCall."""
 
     def __init__(self, role: str, op: str):
-        self.call = OpCall(role, "ascend", op, {})
+        self.call = OpCall(role, "ascend", op, {"op": op})  # the kind reads the op from the document
 
     def put(self, name: str, arg: Arg | None, text: str = "") -> None:
         if arg is None or arg.value is None:
