@@ -132,6 +132,7 @@ def test_megamoe_main_arguments():
     assert (d.op, d.arguments["bs"], d.arguments["num_max_tokens_per_rank"]) == ("mega_moe", 16, 16)
     assert d.arguments["max_recv_token_num"] == 2048 and d.arguments["intermediate_hidden"] == 2048
     assert d.arguments["dispatch_quant_mode"] == 2 and d.arguments["weight_dtype"] == "int8"
+    assert d.arguments["dispatch_quant_out_dtype"] == "int8" and d.arguments["op"] == "mega_moe"
     # prefill steps run MegaMoE too (fused is chosen for any token count): ceil(4096 / 4) = 1024 tokens per rank
     assert c["prefill"].op == "mega_moe" and c["prefill"].arguments["bs"] == 1024
 

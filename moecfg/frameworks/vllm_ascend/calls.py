@@ -200,6 +200,8 @@ def _mega_moe(b: Builder, c, t, ep_arg: Arg) -> None:
     q = quant_mode(c)
     if q is not None:
         b.put("dispatch_quant_mode", Arg(q.value, q.spans, f"{q.text} (_get_cann_mega_moe_quant_settings, {cite})"))
+        if q.value == 2:  # W8A8 / W4A8: dispatch_quant_out_dtype = ACL int8 (258), moe_utils.py:136-139
+            b.put("dispatch_quant_out_dtype", Arg("int8", q.spans, f"int8 for W8A8/W4A8 ({cite})"))
 
 
 def _dispatch_ffn_combine(b: Builder, c) -> None:
