@@ -209,5 +209,9 @@ def _dispatch_ffn_combine(b: Builder, c) -> None:
         b.put("max_output_size", Arg(F.V013_DISPATCH_FFN_COMBINE_MAX_OUTPUT, (), f"fixed ({c.rel.cite['fused']})"))
         return
     mmt = c.args.config("--additional-config", "mega_moe_max_tokens", default=F.MEGA_MOE_MAX_TOKENS_DEFAULT)
+    if not isinstance(mmt.value, int) or isinstance(mmt.value, bool) or mmt.value <= 0:
+        b.call.notes.append(Note("MC023", f"{mmt.text}: vllm-ascend raises ValueError at start-up (mega_moe_max_tokens "
+                                 "must be a positive integer, ascend_config.py:284-290)", mmt.spans[0], "error"))
+        return
     b.put("max_output_size", Arg(mmt.value, mmt.spans, f"{mmt.said('mega_moe_max_tokens default')} "
                                  f"({c.rel.cite['dispatch_ffn_combine']})"))

@@ -55,7 +55,7 @@ def v011_max_capture(max_num_seqs: int, max_num_batched_tokens: int, cuda_graph_
     if user_sizes:
         return max(user_sizes)
     graph = cuda_graph_sizes or [min(max_num_seqs * 2, 512)]
-    sizes = vllm011_ladder(graph[0]) if len(graph) == 1 else sorted(graph)
+    sizes = vllm011_ladder(max(graph[0], 1)) if len(graph) == 1 else sorted(graph)
     sizes = [s for s in sizes if s <= max_num_batched_tokens]
     return max(sizes) if sizes else 0
 
