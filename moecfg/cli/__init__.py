@@ -15,7 +15,6 @@ from moecfg import __version__
 FAIL_ON = ("error", "warning", "info", "never")
 FORMATS = ("text", "json", "sarif", "github", "junit")  # = render.RENDERERS
 _RANK = {"info": 0, "warning": 1, "error": 2, "never": 99}
-BUG_URL = "https://github.com/moecfg/moecfg/issues"
 
 
 def _exit_code(report, fail_on: str) -> int:
@@ -48,16 +47,27 @@ def _emit(report, fmts, outputs, command: str, auto_github: bool = False) -> Non
         outputs = (outputs,)
     for fmt, output in _targets(fmts, outputs, auto_github):
         renderer = load(fmt)
-        if output:
-            text = renderer.render(report, color=False, command=command)
-            try:
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except OSError as exc:
-                raise click.UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
+        if output is not None:
+            write_output(output, renderer.render(report, color=False, command=command))
             continue
         color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        sys.stdout.write(renderer.render(report, color=color, command=command))
+        write_stdout(renderer.render(report, color=color, command=command))
+
+
+def write_stdout(text: str) -> None:
+    from moecfg.core.output import write_stdout as write
+
+    write(text)
+
+
+def write_output(path: str, text: str, option: str = "--output") -> None:
+    """Atomic write (core/output.py); an unwritable or empty path is a usage error."""
+    from moecfg.core.output import OutputError, write_text
+
+    try:
+        write_text(path, text, option)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _options(cann, product=None):
@@ -165,7 +175,7 @@ def _show_config(settings, paths) -> None:
     from moecfg.core.settings import effective
 
     out = [effective(settings, p) for p in paths]
-    sys.stdout.write(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")
+    write_stdout(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")
 
 
 def _field_flags():
@@ -250,18 +260,6 @@ cli.add_command(schema)
 
 
 def main(argv=None) -> None:
-    try:
-        cli.main(args=argv, prog_name="moecfg", standalone_mode=True)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        sys.stderr.write("moecfg: interrupted\n")
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(1)
-    except Exception as exc:  # a bug: short message, no traceback
-        sys.stderr.write(f"moecfg: internal error: {type(exc).__name__}: {exc}\n"
-                         f"This is a bug in moecfg {__version__}; please report it with the input file at {BUG_URL}\n")
-        if os.environ.get("MOECFG_DEBUG"):
-            raise
-        sys.exit(3)
+    from moecfg.cli.runner import run
+
+    run(cli, argv)

@@ -102,14 +102,14 @@ def _problem(product, model, model_config, comm_alg, redundant, sets, cann):
 
 
 def _write(text: str, output: str | None) -> None:
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise click.UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
+    if output is not None:
+        from moecfg.cli import write_output
+
+        write_output(output, text)
     else:
-        sys.stdout.write(text)
+        from moecfg.cli import write_stdout
+
+        write_stdout(text)
 
 
 _shared = [
@@ -237,6 +237,9 @@ def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep
         raise click.UsageError("give --bs (to solve the buffer) or --buffer (to solve bs), or both (to check)")
     if buffer_mb is not None and buffer_mb < 1:
         raise click.UsageError("--buffer must be >= 1")
+    base, _ = _base(product, model, model_config, comm_alg, redundant, sets)
+    if base.get("op") in ("mega_moe", "dispatch_ffn_combine"):
+        return _plan_fused(base, cann, ep, bs, buffer_mb, fmt, emit)
     problem = _problem(product, model, model_config, comm_alg, redundant, sets, cann)
     answers = solver.ep_table(problem, _ints(ep, "--ep"), bs, buffer_mb)
     if emit == "yaml":
@@ -246,6 +249,19 @@ def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep
     else:
         text = report.plan_text(answers, problem, color=output is None and sys.stdout.isatty())
     return answers, text
+
+
+def _plan_fused(base, cann, ep, bs, buffer_mb, fmt, emit):
+    """op mega_moe / dispatch_ffn_combine (moecfg.plan.fused): give the shapes with --set (no model presets)."""
+    from moecfg.plan import fused
+
+    if "model" in base:
+        raise click.UsageError(f"op {base['op']} has no model presets: give h, k, moe_expert_num and "
+                               "intermediate_hidden with --set")
+    answers = fused.solve(base, cann, _ints(ep, "--ep"), bs, buffer_mb)
+    if emit == "yaml":
+        return answers, fused.plan_yaml(answers) or "# moecfg plan: no valid configuration\n"
+    return answers, fused.plan_json(answers) if fmt == "json" else fused.plan_text(answers, base, bs is None)
 
 
 def _plan_deepep(mode, device, model, model_config, redundant, sets, output, ranks, tokens, nvl, rdma, fmt, emit):
@@ -301,9 +317,11 @@ def sweep(kind, product, mode, device, model, model_config, cann, redundant, set
         result = _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, comm_algs, rulesets,
                                buffer_mb)
     if plot_path:
+        from moecfg.core.output import OutputError
+
         try:
             report.plot(result, plot_path)
-        except report.PlotUnavailable as exc:
+        except (report.PlotUnavailable, OutputError) as exc:
             raise click.UsageError(str(exc)) from None
     text = report.sweep_json(result) if fmt == "json" else report.sweep_text(result, output is None and sys.stdout.isatty())
     _write(text, output)

@@ -1,13 +1,12 @@
 """`moecfg buffer`: build documents from a file and/or command-line overrides, then analyse them."""
 from __future__ import annotations
 
-import os
-
 import click
 import yaml
 
 from moecfg.core.diagnostics import Report
-from moecfg.core.engine import PathError, lint_bytes, lint_text, read
+from moecfg.core.engine import lint_bytes, lint_text
+from moecfg.sources.files import Unreadable, read
 
 
 def _parse_override(item: str):
@@ -54,10 +53,8 @@ def run_buffer(file, overrides, options, preset=None) -> Report:
     if file is not None:
         try:
             raw = read(file)
-        except PathError as exc:
-            raise click.UsageError(str(exc)) from None
-        if file != "-" and not os.path.isfile(file):
-            raise click.UsageError(f"{file}: not a file")
+        except Unreadable as exc:
+            raise click.UsageError(f"{file}: {exc}") from None
         name = "<stdin>" if file == "-" else file
         if not parsed and preset is None:
             report.results = lint_bytes(raw, name, options)

@@ -1,23 +1,12 @@
 """The core: text in, list of DocumentResult out. Never prints; renderers turn results into output."""
 from __future__ import annotations
 
-import os
-import sys
-
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, json_pointer
 from moecfg.core.registry import RULES
+from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
-
-YAML_SUFFIXES = (".yaml", ".yml")
-SHELL_SUFFIXES = (".sh", ".bash")
-CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
-
-
-class PathError(Exception):
-    """A path that does not exist or cannot be read (exit code 2)."""
-
 
 def _diag(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
     r = RULES[code]
@@ -125,46 +114,20 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     return out
 
 
-# ---- files ---------------------------------------------------------------------------------------
-
-def discover(paths) -> list[str]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
-    files: list[str] = []
-    for p in paths:
-        if p == "-":
-            files.append(p)
-        elif os.path.isdir(p):
-            found = []
-            for root, dirs, names in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(os.path.join(root, n) for n in names
-                             if n.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and n not in CONFIG_NAMES)
-            if not found:
-                raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
-            files.extend(sorted(found))
-        elif os.path.exists(p):
-            files.append(p)
-        else:
-            raise PathError(f"{p}: no such file or directory")
-    return files
-
-
-def read(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise PathError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
     """`settings` (config.Settings, optional): config files and command-line policy per file."""
     report = Report()
-    for path in discover(paths):
-        name = "<stdin>" if path == "-" else path
-        policy = settings.for_file(path) if settings is not None else None
-        report.results.extend(lint_bytes(read(path), name, options, policy))
+    for entry in discover(paths):
+        name = "<stdin>" if entry.path == "-" else entry.path
+        policy = settings.for_file(entry.path) if settings is not None else None
+        try:
+            raw = read(entry)
+        except Unreadable as exc:
+            results = [_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))]
+            if policy is not None:
+                policy.apply(results, None)
+        else:
+            results = lint_bytes(raw, name, options, policy)
+        report.results.extend(results)
         report.files += 1
     return report

@@ -18,7 +18,7 @@ WRONG_TYPE = rule("MC004", "wrong-type", ERROR, "A value of the wrong type (stri
 MISSING_KEY = rule("MC005", "missing-key", ERROR, "A required key is absent", family=_F)
 INVALID_VALUE = rule("MC006", "invalid-value", ERROR, "A value outside the allowed set (product, kind, op, enums)", family=_F)
 EMPTY = rule("MC007", "empty-file", WARNING, "The file holds no YAML document", family=_F)
-NOT_TEXT = rule("MC008", "not-yaml-text", ERROR, "The file is binary or not UTF-8/UTF-16 text", family=_F)
+NOT_TEXT = rule("MC008", "not-yaml-text", ERROR, "The file is binary, not UTF-8/UTF-16 text, or not read (not a regular file, a link leaving the folder, no permission)", family=_F)
 TOO_LARGE = rule("MC009", "integer-out-of-range", ERROR, "An integer that does not fit a 64-bit attribute", family=_F)
 NOT_MAPPING = rule("MC010", "document-not-mapping", ERROR, "A document that is not a mapping of keys", family=_F)
 VERSION_UNPINNED = rule("MC011", "cann-version-unpinned", INFO, "No cann_version: the `latest` rule set applies; pin the release you deploy", family=_F)

@@ -6,6 +6,7 @@ import json
 import yaml
 
 from moecfg import __version__
+from moecfg.render import escape
 from moecfg.plan.deepep_problem import TOKENS
 from moecfg.plan.report import _console
 
@@ -61,7 +62,7 @@ def plan_text(answers, problem, color: bool = False) -> str:
                 con.print(f"  {r}")
     valid = sum(a.ok for a in answers)
     con.print(f"{valid} of {len(answers)} rank count{'s' if len(answers) != 1 else ''} valid")
-    return con.file.getvalue()
+    return escape.terminal(con.file.getvalue())
 
 
 def plan_json(answers, problem) -> str:
@@ -80,7 +81,7 @@ def plan_yaml(answers, problem) -> str:
                 + (f", {a.tokens} tokens per rank" if a.tokens is not None else "")
                 + f" (required: {_required(a.required)} bytes)\n")
         if problem.model_note:
-            head += f"# model: {problem.model_note}\n"
+            head += f"# model: {escape.text(problem.model_note)}\n"
         out.append(head + yaml.safe_dump(problem.document(a.num_ranks, a.tokens, a.nvl_bytes, a.rdma_bytes),
                                          sort_keys=False))
     return "---\n".join(out)

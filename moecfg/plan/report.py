@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 import yaml
 
 from moecfg import __version__
+from moecfg.render import escape
 from moecfg.backends.ascend.formulas import ceil_mb
 
 BAR_WIDTH = 48
@@ -16,7 +18,8 @@ CHART_ROWS = 24
 def _console(color: bool, width: int = 120):
     from rich.console import Console
 
-    return Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False)
+    return Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False,
+                   markup=False)  # no rich markup from names and values
 
 
 def _mb(req: dict) -> str:
@@ -27,11 +30,12 @@ def plan_text(answers, problem, color: bool = False) -> str:
     from rich.table import Table
 
     solved = answers[0].solved if answers else "buffer"
-    title = {"buffer": "smallest HCCL_BUFFSIZE per EP size", "bs": "largest bs per EP size",
+    name = problem.buffer_name
+    title = {"buffer": f"smallest {name} per EP size", "bs": "largest bs per EP size",
              "check": "verdict per EP size"}[solved]
     table = Table(title=f"{problem.product}, rules {problem.ruleset.name}: {title}", title_justify="left")
-    for col in ("ep", "bs", "HCCL_BUFFSIZE MB", "required", "verdict", "next value"):
-        table.add_column(col, justify="right" if col in ("ep", "bs", "HCCL_BUFFSIZE MB") else "left")
+    for col in ("ep", "bs", f"{name} MB", "required", "verdict", "next value"):
+        table.add_column(col, justify="right" if col in ("ep", "bs", f"{name} MB") else "left")
     for a in answers:
         verdict = "ok" if a.ok else "rejected: " + " ".join(a.verdict.codes)
         if a.ok and a.verdict.warnings:
@@ -52,7 +56,7 @@ def plan_text(answers, problem, color: bool = False) -> str:
                 con.print(f"  {r}")
     valid = sum(a.ok for a in answers)
     con.print(f"{valid} of {len(answers)} EP size{'s' if len(answers) != 1 else ''} valid")
-    return con.file.getvalue()
+    return escape.terminal(con.file.getvalue())
 
 
 def plan_json(answers, problem) -> str:
@@ -69,9 +73,10 @@ def plan_yaml(answers, problem) -> str:
         return ""
     out = []
     for a in docs:
-        head = f"# moecfg plan: ep_world_size {a.ep}, bs {a.bs}, HCCL_BUFFSIZE {a.buffer_mb} MB ({_mb(a.required)} required)\n"
+        head = (f"# moecfg plan: ep_world_size {a.ep}, bs {a.bs}, {problem.buffer_name} "
+                f"{a.buffer_mb} MB ({_mb(a.required)} required)\n")
         if problem.model_note:
-            head += f"# model: {problem.model_note}\n"
+            head += f"# model: {escape.text(problem.model_note)}\n"
         out.append(head + yaml.safe_dump(problem.document(a.ep, a.bs, a.buffer_mb), sort_keys=False))
     return "---\n".join(out)
 
@@ -100,7 +105,7 @@ def sweep_text(sw, color: bool = False) -> str:
         table.add_row(str(sw.xs[i]), *["n/a" if m[i] is None else str(m[i]) for m in mbs])
     con.print(table)
     con.print(chart(sw, rows))
-    return con.file.getvalue()
+    return escape.terminal(con.file.getvalue())
 
 
 def chart(sw, rows) -> str:
@@ -156,5 +161,8 @@ def plot(sw, path: str) -> None:
     ax.set_xlabel(sw.xlabel)
     ax.set_ylabel(f"required {sw.quantity} (MB)")
     ax.legend(fontsize="small")
-    fig.savefig(path)
+    from moecfg.core.output import atomic_path
+
+    with atomic_path(path, "--plot") as tmp:
+        fig.savefig(tmp, format=os.path.splitext(path)[1][1:].lower() or plt.rcParams["savefig.format"])
     plt.close(fig)

@@ -7,17 +7,10 @@ automatically when GITHUB_ACTIONS=true and no --format is given.
 """
 from __future__ import annotations
 
+from moecfg.render.escape import github_data as _data, github_property as _prop
 from moecfg.render.text import _summary
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation(r, d) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from moecfg.render.escape import xml
 from moecfg.render.text import diagnostic_line
 
 
@@ -48,4 +49,4 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
     root.set("failures", str(failures))
     root.set("errors", "0")
     ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return xml('<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")

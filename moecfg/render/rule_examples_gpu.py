@@ -141,7 +141,7 @@ DEEPEP: dict[str, dict] = {
     "MC651": dict(why="An RDMA buffer below the hint overruns internode (uccl PR #670: a fixed 1 GB RDMA buffer "
                   "overflowed at 8 nodes); in low-latency mode csrc/deep_ep.cpp:1575 asserts the layout total <= "
                   "num_rdma_bytes at the first dispatch (`RuntimeError: Failed: Assertion error`).",
-                  fail=ex(INTER, num_rdma_bytes=67108864), pas=ex(INTER, num_rdma_bytes=1073741824),
+                  fail=ex(INTER, num_rdma_bytes=67108864), pas=ex(INTER, num_rdma_bytes=134217728),
                   fix="Size num_rdma_bytes with get_rdma_buffer_size_hint (normal) or get_low_latency_rdma_size_hint "
                   "(low-latency), the figure moecfg prints."),
     "MC652": dict(why=_host("csrc/deep_ep.cpp:152 (NVL) / 154 (RDMA)", " (`num_nvl_bytes % NUM_BUFFER_ALIGNMENT_BYTES "
@@ -150,7 +150,7 @@ DEEPEP: dict[str, dict] = {
                   fix="Round the byte count up to a multiple of 128."),
     "MC653": dict(why=_host("csrc/deep_ep.cpp:152-157", ": a normal-mode RDMA buffer (and an "
                   "NVL buffer next to an RDMA one) is at most INT_MAX bytes, any buffer below 32 GiB"),
-                  fail=ex(INTER, num_rdma_bytes=4294967296), pas=ex(INTER, num_rdma_bytes=1073741824),
+                  fail=ex(INTER, num_rdma_bytes=4294967296), pas=ex(INTER, num_rdma_bytes=134217728),
                   fix="Pass at most 2147483647 bytes for a normal-mode RDMA buffer (the hint is usually far smaller)."),
     "MC654": dict(why="The setup needs more than DeepEP can allocate: sized with the hint the Buffer constructor fails "
                   "(`RuntimeError: Failed: Assertion error csrc/deep_ep.cpp:154-157`); sized below it the kernels "
@@ -195,7 +195,8 @@ TUTEL: dict[str, dict] = {
                   "splits, and the split dimension (the capacity) must divide evenly.",
                   fail=ex(TUTEL, a2a_ffn_overlap_degree=64), pas=ex(TUTEL, a2a_ffn_overlap_degree=2),
                   fix="a2a_ffn_overlap_degree <= 32 and a divisor of the capacity (a megablocks_size that is a "
-                  "multiple of it aligns the capacity)."),
+                  "multiple of it aligns the capacity, but only in single-GPU inference with several local experts: "
+                  "elsewhere Tutel forces megablocks_size to 0, MC708)."),
     "MC707": dict(why="Nothing fails: this is moecfg's communication model (gpu-rules 2.3, derived from Tutel's code, "
                   "not measured), which finds an adaptive_degree that moves fewer bytes per training step.",
                   fail=ex(TUTEL, adaptive_degree=1), pas=ex(TUTEL),

@@ -6,6 +6,7 @@ Plain text unless `color` (a terminal): then rich draws colours and tables. rich
 from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR, INFO, WARNING
+from moecfg.render import escape
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 
@@ -90,7 +91,7 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
             lines.append(_title(r))
             lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}" for d, req, conf, st in _buffer_rows(r.buffers))
     lines.append(_summary(report))
-    return "\n".join(lines) + "\n"
+    return escape.lines(lines)
 
 
 def _render_rich(report, command: str) -> str:
@@ -98,26 +99,26 @@ def _render_rich(report, command: str) -> str:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(force_terminal=True, highlight=False)
+    console = Console(force_terminal=True, highlight=False, markup=False)
     with console.capture() as cap:
         for r in report.results:
             for d in r.diagnostics:
                 line = Text()
-                line.append(f"{r.file}:{d.line}:{d.column}: ", style="bold")
+                line.append(f"{escape.text(r.file)}:{d.line}:{d.column}: ", style="bold")
                 line.append(d.code, style="bold")
                 line.append(f" {d.severity}: ", style=_STYLE[d.severity])
-                line.append(d.message)
+                line.append(escape.text(d.message))
                 line.append(f" [{d.name}]", style="dim")
                 console.print(line, soft_wrap=True)
                 for extra in derivation_lines(r, d):
                     console.print(Text(extra, style="dim"), soft_wrap=True)
         for r in report.results:
             if command == "buffer":
-                console.print(Text(_title(r), style="bold"))
+                console.print(Text(escape.text(_title(r)), style="bold"))
                 for text in (_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"]):
                     console.print(text, soft_wrap=True, markup=False)
             elif r.valid and r.buffers:
-                table = Table(title=_title(r), title_justify="left")
+                table = Table(title=Text(escape.text(_title(r)), style="table.title"), title_justify="left")
                 for col in ("domain", "required", "configured", "status"):
                     table.add_column(col)
                 for d, req, conf, st in _buffer_rows(r.buffers):
@@ -126,4 +127,4 @@ def _render_rich(report, command: str) -> str:
         s = report.summary()
         style = "bold red" if s["errors"] else ("yellow" if s["warnings"] else "green")
         console.print(Text(_summary(report), style=style))
-    return cap.get()
+    return escape.terminal(cap.get())  # file text never reaches the terminal raw (nor rich markup)

@@ -1,7 +1,7 @@
 """Value ranges (MC601): counts that must be positive before any DeepEP rule can be judged.
 
 `num_ranks`, `hidden`, `num_experts`, `num_topk`, `num_sms`, `device_sms`, `nvshmem_qp_depth` and, in
-low-latency mode, `num_max_dispatch_tokens_per_rank` must be >= 1; `num_nvl_bytes` and `num_rdma_bytes`
+low-latency and auto mode, `num_max_dispatch_tokens_per_rank` must be >= 1; `num_nvl_bytes` and `num_rdma_bytes`
 >= 0. `num_qps_per_rank` must be >= 1 whenever NVSHMEM is used (more than one node, or low-latency mode;
 deep_ep/buffer.py asserts `num_qps_per_rank > 0`). Low-latency mode needs `num_max_dispatch_tokens_per_rank`
 (reported as MC005 missing-key). When one of these fails, the other DeepEP rules and the buffer sizes are
@@ -27,8 +27,8 @@ def value_ranges(d, f=None):
         if value < 1:
             yield finding(VALUE_RANGE, name, f"`{name}` = {value} must be >= 1")
     tokens = d.num_max_dispatch_tokens_per_rank
-    if d.low_latency and tokens is None:
-        yield finding(MISSING_KEY, (), "missing required key `num_max_dispatch_tokens_per_rank` (low_latency mode: "
+    if d.low_latency_mode and tokens is None:
+        yield finding(MISSING_KEY, (), f"missing required key `num_max_dispatch_tokens_per_rank` ({d.mode} mode: "
                       "the most tokens one rank dispatches per call; it sizes the RDMA buffer)")
     elif tokens is not None and tokens < 1:
         yield finding(VALUE_RANGE, "num_max_dispatch_tokens_per_rank", f"`num_max_dispatch_tokens_per_rank` = {tokens} must be >= 1")
@@ -37,7 +37,7 @@ def value_ranges(d, f=None):
         if value is not None and value < 0:
             yield finding(VALUE_RANGE, name, f"`{name}` = {value} must be >= 0")
     qps = d.num_qps_per_rank
-    nvshmem = d.low_latency or (d.num_ranks > fx.NUM_MAX_NVL_PEERS)
+    nvshmem = d.low_latency_mode or (d.num_ranks > fx.NUM_MAX_NVL_PEERS)
     if qps is not None and qps < 1 and nvshmem:
         yield finding(VALUE_RANGE, "num_qps_per_rank", f"`num_qps_per_rank` = {qps} must be >= 1 when NVSHMEM is "
                       "used (more than one node or low-latency mode); DeepEP: \"assert num_qps_per_rank > 0\"")

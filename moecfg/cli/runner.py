@@ -1,0 +1,68 @@
+"""Running the click group as a program: exit codes (contract §4) for what click would blur.
+
+- Ctrl-C is exit 130 (click turns it into "Aborted!" and exit 1, which looks like findings).
+- A closed stdout is quiet (see core/output.write_stdout); another I/O error on stdout (`>/dev/full`) is
+  exit 2 with a message, not an internal error.
+- Error messages may quote file names and values: printed through the terminal escaper (no control
+  characters, no GitHub workflow commands on stderr either).
+- stdout/stderr never fail on an unencodable character (shown as a backslash escape).
+- Any other exception is a bug: a short message and exit 3 (MOECFG_DEBUG=1 shows the traceback).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from moecfg import __version__
+from moecfg.core.output import silence_stdout
+from moecfg.render.escape import terminal
+
+BUG_URL = "https://github.com/moecfg/moecfg/issues"
+INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+def run(group: click.Group, argv=None) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    code = _invoke(group, argv)
+    sys.exit(_flush(code))
+
+
+def _invoke(group, argv) -> int:
+    try:
+        rv = group.main(args=argv, prog_name="moecfg", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        sys.stderr.write("moecfg: interrupted\n")
+        return INTERRUPTED
+    except click.ClickException as exc:
+        exc.message = terminal(exc.message)
+        exc.show()
+        return exc.exit_code
+    except OSError as exc:  # writing the report failed (click re-raises everything but EPIPE)
+        silence_stdout()
+        sys.stderr.write(terminal(f"moecfg: cannot write the output: {exc.strerror or exc}\n"))
+        return 2
+    except Exception as exc:  # a bug: short message, no traceback
+        if os.environ.get("MOECFG_DEBUG"):
+            raise
+        sys.stderr.write(terminal(f"moecfg: internal error: {type(exc).__name__}: {exc}\n")
+                         + f"This is a bug in moecfg {__version__}; please report it with the input file at {BUG_URL}\n")
+        return 3
+
+
+def _flush(code: int) -> int:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    except OSError as exc:
+        silence_stdout()
+        sys.stderr.write(f"moecfg: cannot write the output: {exc.strerror or exc}\n")
+        return 2
+    return code

@@ -1,0 +1,67 @@
+"""Untrusted text (keys, values, file names) made safe for each output, in one place per format.
+
+- text / terminal: control characters (C0, DEL, C1, Unicode line separators, bidi overrides) are shown as
+  `\\x1b`, `\\n`, `\\u202e`; a file name's undecodable byte (a surrogate escape) as `\\xff`. A line that
+  would start with `::` (a GitHub Actions workflow command, also after blanks) gets its first `:` shown
+  as `\\x3a`, so no output line of moecfg is ever executed by the runner.
+- github: the runner's own escapes (`%`, CR, LF; `:` and `,` in properties) plus the control characters.
+- XML: characters XML 1.0 forbids are shown escaped instead (the report stays well-formed).
+- JSON / SARIF: `json.dumps` escapes every control character already (a test keeps it so).
+"""
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_KEEP_NEWLINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour codes rich writes itself
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_WORKFLOW = re.compile(r"^([^\S\n]*):(?=:)", re.M)
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _show(m: re.Match) -> str:
+    c = m.group()
+    n = ord(c)
+    if c in _NAMED:
+        return _NAMED[c]
+    if 0xDC80 <= n <= 0xDCFF:  # os.fsdecode's surrogate escape of a non-UTF-8 byte
+        return f"\\x{n - 0xDC00:02x}"
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
+def text(s: str) -> str:
+    """One line of untrusted text: every control character shown escaped."""
+    return _CONTROL.sub(_show, s)
+
+
+def no_workflow_commands(s: str) -> str:
+    """No line may start with `::` (GitHub Actions reads such a stdout line as a command)."""
+    return _WORKFLOW.sub(r"\1\\x3a", s)
+
+
+def lines(items) -> str:
+    """Text output built line by line: each line escaped, then joined (a newline in a key stays inside its line)."""
+    return no_workflow_commands("\n".join(text(line) for line in items)) + "\n"
+
+
+def terminal(s: str) -> str:
+    """A whole rendered text (rich tables, charts): line breaks and rich's colour codes kept, every other
+    control character escaped, no workflow commands."""
+    kept = _SGR.split(s)
+    codes = _SGR.findall(s)
+    out = [_KEEP_NEWLINE.sub(_show, part) for part in kept]
+    return no_workflow_commands("".join(p + (codes[i] if i < len(codes) else "") for i, p in enumerate(out)))
+
+
+def github_data(s: str) -> str:
+    return text(s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+
+
+def github_property(s: str) -> str:
+    return github_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def xml(s: str) -> str:
+    """A serialized XML document with the characters XML 1.0 forbids shown escaped."""
+    return _XML_FORBIDDEN.sub(_show, s)

@@ -1,0 +1,110 @@
+"""Which files a run checks, and reading them safely.
+
+Directories are walked like `find` does by default: symbolic links are not followed while walking (a
+linked folder is not entered), a linked YAML file is read only when it resolves to a regular file inside
+the folder being checked (a link to `/dev/zero`, `/dev/stdin` or `~/secrets.yaml` is refused), and only
+regular files are read (opened non-blocking, checked with fstat, size-capped). An entry that cannot be
+read becomes an `Unreadable` result the engine reports as a diagnostic (MC008); the rest is still checked.
+The walk is iterative (no recursion limit on deep trees). A path given on the command line that does not
+exist is a usage error (`PathError`, exit 2).
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass
+
+YAML_SUFFIXES = (".yaml", ".yml")
+SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
+CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
+MAX_BYTES = 64 << 20  # no deployment file is this large; bounds memory on a huge or endless file
+
+
+class PathError(Exception):
+    """A command-line path that does not exist (exit code 2)."""
+
+
+class Unreadable(Exception):
+    """An entry that exists but is not read (reported as a diagnostic)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    path: str  # as shown in the report ('-' = stdin)
+    root: str | None = None  # a symlink must resolve inside this folder (None: the current folder)
+    problem: str | None = None  # found while walking: why it cannot be read
+
+
+def discover(paths) -> list[Entry]:
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
+    entries: list[Entry] = []
+    for p in paths:
+        if p == "-":
+            entries.append(Entry(p))
+        elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
+            found = _walk(p)
+            if not found:
+                raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
+            entries.extend(sorted(found, key=lambda e: e.path))
+        elif os.path.lexists(p):  # a broken link is an unreadable entry, not a typo
+            entries.append(Entry(p))
+        else:
+            raise PathError(f"{p}: no such file or directory")
+    return entries
+
+
+def _walk(top: str) -> list[Entry]:
+    found, stack = [], [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                items = list(it)
+        except OSError as exc:
+            found.append(Entry(folder, top, f"folder not read ({exc.strerror or exc})"))
+            continue
+        for item in items:
+            try:
+                is_dir = item.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not item.name.startswith("."):
+                    stack.append(item.path)
+            elif item.name.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and item.name not in CONFIG_NAMES:
+                found.append(Entry(item.path, top))
+    return found
+
+
+def _inside(path: str, root: str) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def read(entry: Entry | str) -> bytes:
+    """The bytes of a regular file (or stdin); raises Unreadable for anything else."""
+    if isinstance(entry, str):
+        entry = Entry(entry)
+    if entry.path == "-":
+        return sys.stdin.buffer.read()
+    if entry.problem:
+        raise Unreadable(entry.problem)
+    if os.path.islink(entry.path) and not _inside(entry.path, entry.root or os.getcwd()):
+        raise Unreadable("symbolic link to a path outside the checked folder; not followed (check the target itself)")
+    try:
+        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise Unreadable(f"cannot read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise Unreadable("a directory, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable("not a regular file (a device, FIFO or socket); not read")
+        if st.st_size > MAX_BYTES:
+            raise Unreadable(f"file larger than {MAX_BYTES >> 20} MiB; not a deployment file, not read")
+        try:
+            return fh.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise Unreadable(f"cannot read ({exc.strerror or exc})") from None

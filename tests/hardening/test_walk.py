@@ -1,0 +1,115 @@
+"""Security 2: a checked folder is walked without following links; only regular files inside it are read,
+and an entry that cannot be read is a diagnostic (MC008) while the rest is checked. Also a tree deeper than
+Python's recursion limit (was exit 3)."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
+from moecfg.sources.files import Entry, Unreadable, read
+
+
+def _tree(tmp_path):
+    d = tmp_path / "deploy"
+    d.mkdir()
+    (d / "ok.yaml").write_text(GOOD)
+    return d
+
+
+def _check_json(cli, *paths):
+    code, out, err = cli("check", "--format", "json", *map(str, paths))
+    return code, {r["file"]: [x["code"] for x in r["diagnostics"]] for r in json.loads(out)["results"]}, out
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "OUTSIDE", "missing.yaml", "LOOP"])
+def test_hostile_links_are_reported_and_the_rest_is_checked(tmp_path, cli, target):
+    d = _tree(tmp_path)
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("product: A3\nbs: 1\napi_token: hunter2\n")
+    link = d / "x.yaml"
+    link.symlink_to({"OUTSIDE": str(secret), "LOOP": str(link)}.get(target, target))
+    code, files, out = _check_json(cli, d)
+    assert code == 1
+    assert files == {str(d / "ok.yaml"): [], str(link): ["MC008"]}
+    assert "hunter2" not in out and "api_token" not in out
+
+
+def test_link_inside_the_folder_is_read(tmp_path, cli):
+    d = _tree(tmp_path)
+    (d / "current.yaml").symlink_to(d / "ok.yaml")
+    code, files, _ = _check_json(cli, d)
+    assert code == 0 and files == {str(d / "current.yaml"): [], str(d / "ok.yaml"): []}
+
+
+def test_linked_folder_is_not_entered(tmp_path, cli):
+    d = _tree(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "bad.yaml").write_text(BAD)
+    (d / "sub").symlink_to(outside)
+    code, files, _ = _check_json(cli, d)
+    assert code == 0 and list(files) == [str(d / "ok.yaml")]
+
+
+def test_fifo_named_yaml_is_not_opened_blocking(tmp_path, cli):
+    d = _tree(tmp_path)
+    os.mkfifo(d / "pipe.yaml")
+    code, files, _ = _check_json(cli, d)
+    assert code == 1 and files[str(d / "pipe.yaml")] == ["MC008"]
+
+
+def test_explicit_link_to_a_device_is_a_diagnostic(tmp_path, cli):
+    link = tmp_path / "z.yaml"
+    link.symlink_to("/dev/zero")
+    code, files, _ = _check_json(cli, link)
+    assert code == 1 and files == {str(link): ["MC008"]}
+
+
+def test_missing_explicit_path_is_still_a_usage_error(tmp_path, cli):
+    code, _, err = cli("check", str(tmp_path / "nope.yaml"))
+    assert code == 2 and "no such file" in err
+
+
+def test_oversized_file_is_refused_without_reading_it(tmp_path, monkeypatch):
+    import moecfg.sources.files as files
+
+    monkeypatch.setattr(files, "MAX_BYTES", 10)
+    p = tmp_path / "big.yaml"
+    p.write_text(GOOD)
+    with pytest.raises(Unreadable, match="larger than"):
+        read(Entry(str(p)))
+
+
+def test_unreadable_folder_is_reported(tmp_path, cli, monkeypatch):
+    d = _tree(tmp_path)
+    (d / "locked").mkdir()
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, files, _ = _check_json(cli, d)
+    assert code == 1 and files[str(d / "locked")] == ["MC008"] and files[str(d / "ok.yaml")] == []
+
+
+def test_tree_deeper_than_the_recursion_limit(tmp_path, cli):
+    top = leaf = tmp_path / "t"
+    top.mkdir()
+    for _ in range(1100):  # os.makedirs itself recurses
+        leaf = leaf / "d"
+        leaf.mkdir()
+    (leaf / "a.yaml").write_text(GOOD)
+    try:
+        code, files, _ = _check_json(cli, top)
+        assert code == 0 and list(files) == [str(leaf / "a.yaml")]
+    finally:  # pytest's own cleanup (shutil.rmtree) recurses
+        (leaf / "a.yaml").unlink()
+        while leaf != top:
+            leaf.rmdir()
+            leaf = leaf.parent
