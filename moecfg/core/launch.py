@@ -47,7 +47,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         module = frameworks.recognise(launch)
         if module is None:
             continue
-        derivation = module.derive(launch, ctx)
+        derivation = module.derive(launch, _with_hints(ctx, launch))
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
@@ -65,6 +65,21 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         else:
             results.append(DocumentResult(file=name, document=first_index, diagnostics=loose))
     return results
+
+
+def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:
+    """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
+    if ctx.product or not launch.hints:
+        return ctx
+    from dataclasses import replace
+
+    from moecfg.frameworks.hints import product_from_hints
+
+    found = product_from_hints(launch.hints)
+    if found is None:
+        return ctx
+    product, text, span = found
+    return replace(ctx, product=product, product_source=f"hint {text} (line {span.line})")
 
 
 def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options) -> DocumentResult:

@@ -323,3 +323,20 @@ def test_deepep_hccl_buffsize_sets_the_moe_group_window():
     # SGLang creates the moe group with hccl_buffer_size 2048: no MC899 although HCCL_BUFFSIZE is 400
     assert normal.arguments["hccl_buffer_size"] == 2048 and "MC899" not in codes(results)
     assert normal.buffers["ep"]["configured_from"] == "DEEPEP_HCCL_BUFFSIZE"
+
+
+def test_end_to_end_through_the_shell_reader(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "pd_mixed.sh"
+    path.write_text("#!/bin/bash\n" + PD_MIXED.lstrip("\n"), encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-m", "moecfg", "check", "--product", "A3", "--format", "json", str(path)],
+                       capture_output=True, text=True, cwd=root)
+    results = json.loads(r.stdout)["results"]
+    assert [x["op"] for x in results] == ["sgl_deepep_normal", "sgl_deepep_low_latency"] and r.returncode == 1
+    mc898 = [d for d in results[0]["diagnostics"] if d["code"] == "MC898"][0]
+    assert mc898["line"] == 4  # `export HCCL_BUFFSIZE=1600`, after the shebang

@@ -14,8 +14,8 @@ GET_MAX_WINDOW_DEFAULT_MB = 200  # GetMaxWindowSize's own default (env unset or 
 
 
 def max_window_size_mb(hccl_buffsize_env: int | None) -> int:
-    # MTU[M] .cpp L344-360 (cannmirror 5778144; R90 mc2/common/src/mc2_tiling_utils.cpp L348-354): uint16_t
-    # w = 200; w = std::stoi(env) -> the value mod 65536; stoi throws above INT32_MAX and w keeps 200
+    # MTU[M] .cpp L344-360 (libochao-huawei/ops-transformer@5778144; R90 mc2/common/src/mc2_tiling_utils.cpp
+    # L348-354): uint16_t w = 200; w = std::stoi(env) -> the value mod 65536; stoi throws above INT32_MAX, w stays 200
     if hccl_buffsize_env is None or not -INT32_MAX - 1 <= hccl_buffsize_env <= INT32_MAX:
         return GET_MAX_WINDOW_DEFAULT_MB
     return hccl_buffsize_env % UINT16_VALUES

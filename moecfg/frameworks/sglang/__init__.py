@@ -13,7 +13,7 @@ import sys
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext
-from moecfg.frameworks.flags import parse_flags  # noqa: F401  (tests call sglang.parse_flags)
+from moecfg.frameworks.flags import parse_flags
 from moecfg.frameworks.sglang import ascend
 from moecfg.sources.launch import Launch
 
