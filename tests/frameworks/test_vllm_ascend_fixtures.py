@@ -74,9 +74,11 @@ def test_qwen235_pd_prefiller_cann90_runs_dispatch_ffn_combine():
 
 def test_dsr1_nightly_single_node():
     # EP = 2 x 8 = 16; min(16 x (1 + 1), 512) = 32 <= 4096 -> / TP 8 = 4; `--compilation_config` (underscores) read;
-    # the QuaRot checkpoint is not a preset: MC042 names `models:`, quant from the name (w8a8 -> w8a8_dynamic)
+    # the QuaRot checkpoint resolves to the DeepSeek-V3/R1 dimensions by name; quant from the name (w8a8 ->
+    # w8a8_dynamic experts, quant_mode 2)
     d = derive(DSR1_NIGHTLY, version="main")
     a = d.calls[0].arguments
     assert (d.calls[0].op, a["bs"], a["ep_world_size"], a["quant_mode"]) == ("dispatch_combine_v2", 4, 16, 2)
-    assert "MC042" in codes(d.notes) and "MC022" not in codes(d.notes)
+    assert (a["h"], a["k"], a["moe_expert_num"]) == (7168, 8, 256)
+    assert "MC022" not in codes(d.notes)
     assert d.calls[1].kind == "none"  # 4096-token steps > capacity 32: all-to-all
