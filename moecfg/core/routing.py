@@ -62,14 +62,9 @@ def is_moecfg_document(doc) -> bool:
 
 
 def _readers():
-    import importlib
+    from moecfg.optional import optional_module
 
-    try:
-        return importlib.import_module("moecfg.sources.readers")
-    except ModuleNotFoundError as exc:  # a build without the launch readers
-        if exc.name == "moecfg.sources.readers":
-            return None
-        raise
+    return optional_module("moecfg.sources.readers")
 
 
 def context(policy, options):

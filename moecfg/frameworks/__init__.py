@@ -9,10 +9,10 @@ A framework version is a table of its rules plus small pure functions, each citi
 """
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass, field
 
+from moecfg.optional import optional_module
 from moecfg.sources.launch import Launch
 from moecfg.sources.yaml_source import Span
 
@@ -74,15 +74,8 @@ class Derivation:
 
 
 def load(name: str):
-    mod = FRAMEWORK_MODULES.get(name)
-    if mod is None:
-        return None
-    try:
-        return importlib.import_module(mod)
-    except ModuleNotFoundError as exc:
-        if exc.name and mod.startswith(exc.name):
-            return None
-        raise
+    """The framework package `name`, or None (unknown, or not in this build)."""
+    return optional_module(FRAMEWORK_MODULES.get(name))
 
 
 def recognise(launch: Launch):
