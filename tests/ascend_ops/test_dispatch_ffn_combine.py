@@ -129,3 +129,9 @@ def test_device_bytes():
     assert lint().derived["device_bytes"] == 2 * 94 * 2**20 + 1426639872
     big = lint(bs=64, max_output_size=8192, env={"HCCL_BUFFSIZE": 70000}).derived
     assert big["device_bytes"] == 2 * 70000 * 2**20 + big["workspace_bytes"]
+
+
+def test_bf16_weights_fail_vllm_ascends_assertion():
+    d = lint(weight_dtype="bf16").one("MC884")
+    assert d.severity == "warning" and "w1_scale_bias and w2_scale_bias cannot be None" in d.message
+    assert not lint(weight_dtype="int4").of("MC884")

@@ -331,3 +331,14 @@ def test_intermediate_twice_a_valid_width_names_vllm_ascends_argument():
     # vllm-ascend passes 2 x intermediate_size_per_partition to get_symm_buffer_for_mega_moe (stored, unused)
     assert "the width the tiling checks is 2048" in lint(intermediate_hidden=4096).one("MC866").message
     assert "vllm-ascend" not in lint(intermediate_hidden=3584).one("MC866").message  # 1792 is not 512-aligned
+
+
+def test_vllm_ascend_14273_prefill_into_a_decode_sized_buffer():
+    # https://github.com/vllm-project/vllm-ascend/issues/14273: TP4 DP4 EP16, max_num_seqs 16 x (1 + 7 draft)
+    # / TP 4 -> num_max_tokens_per_rank 32; a 477-token prefill batch reached the op (NaNs, 507035).
+    # vllm-ascend passes max_recv_token_num = 32 * 16 * min(8, 16) = 4096, the worst case is 477 * 128 = 61056.
+    # (DeepSeek-V3 dims stand in for the issue's DeepSeek-V4 W8A8.)
+    out = lint(bs=477, num_max_tokens_per_rank=32, max_recv_token_num=4096)
+    assert out.one("MC864").severity == "warning" and "vllm-ascend#14273" in out.one("MC864").message
+    assert out.one("MC872").severity == "warning" and "= 61056" in out.one("MC872").message
+    assert out.result.valid  # nothing in CANN refuses it: that is why it crashed at run time

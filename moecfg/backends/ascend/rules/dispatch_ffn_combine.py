@@ -68,7 +68,8 @@ WORKSPACE = rule(
 VLLM_GATE = rule(
     "MC884", "dfc-vllm-selection", "warning", "vllm-ascend runs dispatch_ffn_combine only for EP <= 32 and <= 512 "
     "tokens per rank on A3", family=_F, products=("A2", "A3"),
-    source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L223-259",
+    source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L223-259; "
+           "ops/fused_moe/moe_comm_method.py L424-428",
     why="Outside these limits vllm-ascend silently routes the layer to MC2 or all-to-all (and caps the token "
         "capacity at 512), so the deployment does not run the op this document describes.",
     fail_example=doc(ep_world_size=64, moe_expert_num=512, max_output_size=262144), pass_example=_OK,
@@ -123,6 +124,10 @@ def vllm_gate(cfg, f):
         why.append(f"ep_world_size = {cfg.ep_world_size} > {lim.vllm_ep_max}")
     if cfg.bs > lim.vllm_tokens_per_rank_max:
         why.append(f"bs = {cfg.bs} > {lim.vllm_tokens_per_rank_max} tokens per rank")
+    if cfg.weight_dtype == "bf16":
+        yield finding(VLLM_GATE, "weight_dtype", "weight_dtype bf16: vllm-ascend runs dispatch_ffn_combine only for "
+                      "W8A8/W4A8 and otherwise fails its assertion \"w1_scale_bias and w2_scale_bias cannot be None "
+                      "when enable_fused_mc2=1.\" (moe_comm_method.py L424-428)")
     if why:
         path = "product" if cfg.product != "A3" else ("ep_world_size" if cfg.ep_world_size > lim.vllm_ep_max else "bs")
         yield finding(VLLM_GATE, path,
