@@ -51,6 +51,13 @@ def test_a2_prefill_all_gather():
     assert c["prefill"].kind == "none" and "all-gather" in c["prefill"].why_none
 
 
+@pytest.mark.parametrize("version,ep", [("main", 32), ("0.13.0", 32), ("0.11.0", 16)])
+def test_mc2_group_spans_prefill_context_parallel(version, ep):
+    # main / v0.13: the mc2 group is DP x PCP x TP = 4 x 2 x 4 = 32 (parallel_state.py); v0.11: DP x TP = 16
+    d = calls(serve("-dp 4 -tp 4 -pcp 2 --max-num-seqs 16"), version=version)["decode"]
+    assert d.arguments["ep_world_size"] == ep
+
+
 def test_no_expert_parallel():
     text = "vllm serve vllm-ascend/DeepSeek-R1-W8A8 --quantization ascend -dp 4 -tp 4\n"
     (only,) = derive(text, version="main").calls

@@ -90,7 +90,7 @@ def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
         b.put("expert_scales", Arg(True, src.spans, f"{src.text}: hierarchical communication passes expert_scales"))
     if c.hier_flag.value:
         b.put("comm_alg", Arg("hierarchy", c.hier_flag.spans, f"{c.hier_flag.text} ({c.rel.cite['hierarchy']})"))
-    b.call.arguments["expert_token_nums_type"] = 0
+    b.put("expert_token_nums_type", Arg(0, (), f"prefix sums ({c.rel.cite['dispatch']})"))
     return b.call
 
 

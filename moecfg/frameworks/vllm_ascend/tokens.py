@@ -75,6 +75,10 @@ def _at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
     return Arg(None, a.spans, a.text)
 
 
+def pcp_size(args: ServeArgs) -> Arg:
+    return _at_least(args, args.flag("--prefill-context-parallel-size", 1), 1)
+
+
 def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
     """(graphs captured?, cudagraph mode after vllm-ascend's platform fix-ups)."""
     eager = args.flag("--enforce-eager", False, kind=bool)
