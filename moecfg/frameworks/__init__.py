@@ -3,7 +3,7 @@
 Each framework is a package in FRAMEWORK_MODULES exposing
     NAME: str                                  e.g. "vllm-ascend"
     VERSIONS: tuple[str, ...]                  supported versions, oldest first (the last is "newest")
-    recognise(launch: Launch) -> bool          is this command this framework?
+    recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool   is this command this framework?
     derive(launch: Launch, ctx: LaunchContext, version: str) -> Derivation
 A framework version is a table of its rules plus small pure functions, each citing its source line.
 """
@@ -78,11 +78,12 @@ def load(name: str):
     return optional_module(FRAMEWORK_MODULES.get(name))
 
 
-def recognise(launch: Launch):
-    """The framework module that runs this launch, or None (the command is not a framework launch)."""
+def recognise(launch: Launch, ctx: LaunchContext | None = None):
+    """The framework module that runs this launch, or None (the command is not a framework launch). `ctx` lets a
+    framework use the settings (vllm-ascend vs vLLM on GPU: the settings' product is the only sign of Ascend)."""
     for name in FRAMEWORK_MODULES:
         module = load(name)
-        if module is not None and module.recognise(launch):
+        if module is not None and module.recognise(launch, ctx):
             return module
     return None
 
