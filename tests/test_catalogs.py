@@ -70,6 +70,9 @@ def test_later_code_points():
     assert r["9.1.0-beta.1"].a2.h_max_flat == 7168 and r["9.1.0-beta.1"].a2.moe_max_flat == 512
     assert r["master-2026-07-24"].a2.h_max_int32 is None and r["latest"].a2.h_max_int32 == 5120
     assert not r["master-2026-07-24"].a3.legacy_tp
-    assert [r[v].a3.context_rejects for v in ("8.5", "9.0", "9.1.0-beta.1", "9.1", "latest")] == \
-        [None, (), (), ("hierarchy",), ("hierarchy",)]
+    assert [r[v].a3.context_rejects for v in ("8.5", "9.0", "9.1.0-beta.1", "9.1.0-beta.3", "9.1.0-beta.2", "9.1",
+                                              "latest")] == [None, (), (), (), (), ("hierarchy",), ("hierarchy",)]
+    assert [r[v].a3.context_window_wraps for v in ("9.0", "9.1.0-beta.3", "9.1.0-beta.2", "9.1")] == \
+        [False, False, True, True]
+    assert r["9.1.0-beta.2"].a2 == r["9.1.0-beta.3"].a2 == r["9.1"].a2 and r["9.1.0-beta.3"].a3.legacy_tp
     assert list(rulesets.TIMELINE) == sorted(r, key=rulesets.TIMELINE.index) and set(rulesets.TIMELINE) == set(r)

@@ -44,17 +44,19 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     results: list[DocumentResult] = []
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
     for launch in lf.launches:
-        module = frameworks.recognise(launch)
+        launch_ctx = _with_hints(ctx, launch)
+        module = frameworks.recognise(launch, launch_ctx)
         if module is None:
             continue
-        derivation = module.derive(launch, ctx)
+        derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
-        for call in derivation.calls:
+        for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
             result = _judge(call, index, name, launch.span, options)
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
                              "line": launch.span.line, "role": call.role}
-            result.diagnostics = sorted(launch_notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
+            notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
+            result.diagnostics = sorted(notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
         if not derivation.calls and launch_notes:
             results.append(DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes))
@@ -66,6 +68,21 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     return results
 
 
+def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:
+    """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
+    if ctx.product or not launch.hints:
+        return ctx
+    from dataclasses import replace
+
+    from moecfg.frameworks.hints import product_from_hints
+
+    found = product_from_hints(launch.hints)
+    if found is None:
+        return ctx
+    product, text, span = found
+    return replace(ctx, product=product, product_source=f"hint {text} (line {span.line})")
+
+
 def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options) -> DocumentResult:
     result = DocumentResult(file=name, document=index, kind=call.kind if call.kind != "none" else None,
                             op=call.op if call.kind != "none" else "none")
@@ -73,6 +90,9 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
     if call.kind == "none":
         diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
+        result.diagnostics = diags
+        return result
+    if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
         result.diagnostics = diags
         return result
     doc = LaunchDocument(index, call, start)
@@ -83,6 +103,16 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     diags.extend(_position(doc, analysis.findings))
     result.diagnostics = diags
     return result
+
+
+def _missing_required(call: frameworks.OpCall) -> list[str]:
+    mod = backends.fields_module(call.kind)
+    if mod is None:
+        return []
+    tables = getattr(mod, "OP_FIELDS", None) or {}
+    key = getattr(mod, "OP_KEY", "op")
+    table = tables.get(call.arguments.get(key) or call.op or getattr(mod, "DEFAULT_OP", None), mod.FIELDS)
+    return [f.name for f in table if f.required and f.name not in call.arguments]
 
 
 def _position(doc: LaunchDocument, findings: list[Finding]) -> list[Diagnostic]:

@@ -69,12 +69,23 @@ def _from_repo_or_name(text: str) -> presets.ModelPreset | None:
                 return hit
     if parts:
         last = parts[-1]
-        hit = presets.lookup(last) or presets.lookup(_strip_quant(last))
+        hit = presets.lookup(last) or presets.lookup(_strip_quant(last)) or _by_prefix(last)
         if hit:
             return hit
         for org_less in presets.PRESETS:  # `Qwen3-235B-A22B-Instruct-2507` published under another org
             if any(r.split("/")[-1].lower() in (last.lower(), _strip_quant(last).lower()) for r in org_less.repos):
                 return org_less
+    return None
+
+
+def _by_prefix(name: str) -> presets.ModelPreset | None:
+    """`DeepSeek-V3.1-w8a8-mtp-QuaRot` -> deepseek-v3: the longest leading run of `-` parts naming a preset
+    (checkpoint names append quantisation and tooling tags to the model's name)."""
+    pieces = name.split("-")
+    for n in range(len(pieces) - 1, 1, -1):
+        hit = presets.lookup("-".join(pieces[:n]))
+        if hit:
+            return hit
     return None
 
 

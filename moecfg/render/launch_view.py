@@ -5,10 +5,12 @@ from __future__ import annotations
 from moecfg.render.text import _buffer_rows, _title
 
 
-def _value(v) -> str:
-    if isinstance(v, dict):
-        return ", ".join(f"{k}={_value(x)}" for k, x in v.items()) or "{}"
-    return str(v)
+def _flat(arguments: dict):
+    for key, value in arguments.items():
+        if isinstance(value, dict):
+            yield from ((f"{key}.{k}", v) for k, v in value.items())
+        else:
+            yield key, value
 
 
 def render(report) -> str:
@@ -21,10 +23,10 @@ def render(report) -> str:
         if r.op == "none":
             lines.extend(f"  {d.message}" for d in r.diagnostics if d.code == "MC041")
         derivation = r.derivation or {}
-        for key, value in (r.arguments or {}).items():
-            lines.append(f"  {key} = {_value(value)}")
-            hows = [(k, v) for k, v in derivation.items() if k == key or k.startswith(key + ".")]
-            lines.extend(f"      {k if k != key else ''}{': ' if k != key else ''}{how}" for k, how in hows)
+        for key, value in _flat(r.arguments or {}):
+            how = derivation.get(key, "")
+            shown = how if how.startswith(f"{value} ") else f"{value}" + (f"  ({how})" if how else "")
+            lines.append(f"  {key} = {shown}")
         for domain, required, conf, status in _buffer_rows(r.buffers):
             lines.append(f"  buffer {domain}: required {required} per rank; configured {conf}: {status}")
         problems = [d for d in r.diagnostics if d.severity != "info" or d.code != "MC041"]

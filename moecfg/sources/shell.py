@@ -156,7 +156,13 @@ class ShellReader:
             errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
             self._report(chunk, errors)
             bad_rows = {e.row for e in errors}
-            _Walk(self, chunk, variables, bad_rows).statements(tree.root_node)
+            try:
+                _Walk(self, chunk, variables, bad_rows).statements(tree.root_node)
+            except RecursionError:  # constructs nested thousands deep: report instead of crashing
+                self.problems.append(Problem(L.SHELL_SYNTAX.code, "shell script nested too deeply to read "
+                                             "(thousands of levels); the rest of it is not checked",
+                                             self.span(*chunk.locate(0, 0)[:2])))
+                break
             quote = next((e for e in errors if e.open_quote is not None), None)
             nl = chunk.text.find("\n", quote.open_quote) if quote else -1
             if nl < 0:

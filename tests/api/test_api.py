@@ -115,3 +115,26 @@ def test_api_equals_cli_json(tmp_path, doc):
     from_cli = json.loads(out.output)["results"]
     from_api = moecfg.check(doc, name=str(f)).model_dump()["results"]
     assert from_api == from_cli
+
+
+# The issue's example (issue 10): DeepSeek-R1 on A3, DP 4 x TP 4, --max-num-seqs 16, MTP 3. vllm-ascend 0.13.0 passes
+# bs = min(16 x (1 + 3), 512) = 64 capture size, ceil(64 / TP 4) = 16 tokens per rank (ascend_forward_context.py).
+ARGV = ["vllm", "serve", "vllm-ascend/DeepSeek-R1-W8A8", "--quantization", "ascend", "--data-parallel-size", "4",
+        "--tensor-parallel-size", "4", "--enable-expert-parallel", "--max-num-seqs", "16",
+        "--speculative-config", '{"num_speculative_tokens": 3, "method": "deepseek_mtp"}']
+
+
+def test_check_launch_argv():
+    report = moecfg.check_launch(ARGV, env={"HCCL_BUFFSIZE": "1024"}, product="A3", cann="9.0.1",
+                                 framework_versions={"vllm-ascend": "0.13.0"})
+    [decode] = [r for r in report.results if r.op == "dispatch_combine_v2"]
+    assert decode.arguments["bs"] == 16 and decode.arguments["ep_world_size"] == 16
+    assert decode.launch.framework == "vllm-ascend" and decode.launch.framework_version == "0.13.0"
+    assert "16" in decode.derivation["bs"] and decode.valid
+
+
+def test_check_launch_command_string_positions():
+    command = "export HCCL_BUFFSIZE=100\n" + " ".join(a if " " not in a else f"'{a}'" for a in ARGV) + "\n"
+    report = moecfg.check_launch(command, product="A3", cann="9.0.1", framework_versions={"vllm-ascend": "0.13.0"})
+    [d] = [d for d in report.diagnostics if d.code == "MC501"]  # 100 MB < 120 MB the EP window needs at bs 16
+    assert (d.line, d.column) == (1, 8)  # at `HCCL_BUFFSIZE=100` of the export line

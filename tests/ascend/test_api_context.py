@@ -1,6 +1,6 @@
 """api (aclnn entry point), context mode (aclnn V5 + ccl_buffer_size) and combine's special-expert tensors.
 
-Sources: cannmirror/ops-transformer@5778144 (latest) and tags v9.1.0.pre / v9.0.0 / v8.5.0:
+Sources: libochao-huawei/ops-transformer@5778144 (latest) and cannmirror/ops-transformer tags v9.1.0.pre / v9.0.0 / v8.5.0:
 op_api/aclnn_moe_distribute_{dispatch,combine}_v{2,3,4}.cpp (signatures), moe_distribute_{dispatch,combine}_v3
 (context mode, ascend910_93 only), moe_distribute_check_win_size.h (window), CV2T CheckZeroComputeExpert.
 """

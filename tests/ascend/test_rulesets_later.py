@@ -36,7 +36,15 @@ ROWS = [
     ("MC113", "A2", ("master-2026-07-24",), {"x_dtype": "int32", "scales": True}, True),
     ("MC113", "A2", ("latest",), {"x_dtype": "int32", "scales": True}, False),
     # context mode + hierarchy: accepted in 9.0 / 9.1.0-beta.1, refused from v9.1.0.pre (combine) on
-    ("MC407", "A3", ("9.1.0-beta.1",), dict(CTX, **A3_HIER), False),
+    ("MC407", "A3", ("9.1.0-beta.1", "9.1.0-beta.3", "9.1.0-beta.2"), dict(CTX, **A3_HIER), False),
+    # ccl_buffer_size below 1 MB: beta.3 fails the window (MC501), beta.2.pre wraps (MC407)
+    ("MC407", "A3", ("9.1.0-beta.2",), dict(CTX, ccl_buffer_size=1_048_575), True),
+    ("MC407", "A3", ("9.1.0-beta.3",), dict(CTX, ccl_buffer_size=1_048_575), False),
+    ("MC501", "A3", ("9.1.0-beta.3",), dict(CTX, ccl_buffer_size=1_048_575), True),
+    # 9.1 limits with TP in both betas
+    ("MC104", "A2", ("9.1.0-beta.3", "9.1.0-beta.2"), {"h": 10240}, False),
+    ("MC104", "A2", ("9.1.0-beta.3", "9.1.0-beta.2"), {"h": 10272}, True),
+    ("MC111", "A3", ("9.1.0-beta.3", "9.1.0-beta.2"), {"tp_world_size": 2, "moe_expert_num": 32}, False),
     ("MC407", "A3", ("9.1.0", "master-2026-07-24"), dict(CTX, **A3_HIER), True),
 ]
 PARAMS = [pytest.param(code, product, rs, o, fires, id=f"{code}-{product}-{rs}-{'fail' if fires else 'ok'}-{i}")
@@ -61,6 +69,8 @@ def test_diff_9_1_to_latest():
 
 @pytest.mark.parametrize(("old", "new", "paths"), [
     ("9.1", "9.1.0", []), ("9.0", "9.1.0-beta.1", []),
+    ("9.1.0-beta.3", "9.1.0-beta.2", ["v2.a3.context_window_wraps"]),
+    ("9.1.0-beta.2", "9.1", ["v2.a3.context_rejects"]),
     ("master-2026-07-24", "latest", ["v2.a2.h_max_int32"]),
     ("9.1.0-beta.1", "9.1", ["v2.a2.h_max_flat", "v2.a2.moe_max_flat", "v2.a3.context_rejects",
                              "v2.a3.context_window_wraps"]),

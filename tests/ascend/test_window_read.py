@@ -1,7 +1,7 @@
 """Which HCCL_BUFFSIZE value the A3 window check compares, as the tiling reads it.
 
 hierarchy: CheckWinSize -> GetEpWinSize(isLayered) -> Mc2TilingUtils::GetMaxWindowSize(), which keeps the env
-value in a uint16_t (cannmirror/ops-transformer@5778144 mc2/common/op_host/op_tiling/mc2_tiling_utils.cpp
+value in a uint16_t (libochao-huawei/ops-transformer@5778144 mc2/common/op_host/op_tiling/mc2_tiling_utils.cpp
 L344-360, mc2_tiling_utils.h L257-258; R90 mc2/common/src/mc2_tiling_utils.cpp L348-354). Other algorithms ask
 HCCL for the communicator's buffer (CommGetCclBufferSizeByGroup), which is not truncated.
 """

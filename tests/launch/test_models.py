@@ -57,3 +57,13 @@ def test_bad_settings_value_says_why():
                                         ("nvidia/DeepSeek-R1-FP4", "fp4")])
 def test_quant_hint(text, hint):
     assert quant_hint(text) == hint
+
+
+@pytest.mark.parametrize("text, name", [("/weights/DeepSeek-V3.1-w8a8-mtp-QuaRot", "deepseek-v3"),
+                                        ("/m/Kimi-K2-Instruct-0905-w8a8", "kimi-k2"), ("/m/Qwen3-30B-A3B-FP8-x", "qwen3-30b-a3b")])
+def test_checkpoint_tags_after_the_model_name(text, name):
+    assert resolve_model(text, CTX).name == name
+
+
+def test_prefix_needs_two_parts():
+    assert resolve_model("/m/Kimi", CTX) is None  # one part is too short to name a model

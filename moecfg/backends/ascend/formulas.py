@@ -14,8 +14,8 @@ GET_MAX_WINDOW_DEFAULT_MB = 200  # GetMaxWindowSize's own default (env unset or 
 
 
 def max_window_size_mb(hccl_buffsize_env: int | None) -> int:
-    # MTU[M] .cpp L344-360 (cannmirror 5778144; R90 mc2/common/src/mc2_tiling_utils.cpp L348-354): uint16_t
-    # w = 200; w = std::stoi(env) -> the value mod 65536; stoi throws above INT32_MAX and w keeps 200
+    # MTU[M] .cpp L344-360 (libochao-huawei/ops-transformer@5778144; R90 mc2/common/src/mc2_tiling_utils.cpp
+    # L348-354): uint16_t w = 200; w = std::stoi(env) -> the value mod 65536; stoi throws above INT32_MAX, w stays 200
     if hccl_buffsize_env is None or not -INT32_MAX - 1 <= hccl_buffsize_env <= INT32_MAX:
         return GET_MAX_WINDOW_DEFAULT_MB
     return hccl_buffsize_env % UINT16_VALUES
@@ -182,7 +182,8 @@ def a3_fullmesh_v2_ub_bytes(bs: int, h: int, k: int, moe_expert_num: int, shared
         ub += c(bs * 4, 32) + max(c(bs * k * 4, 32), bs * c(k, 32) * 2)
     cum = min(8, aiv_num // 2)
     a2a = aiv_num - cum
-    shared_aiv = max(1, a2a * shared_expert_num // (k + shared_expert_num)) if shared_expert_rank_num else 0
+    share = k + shared_expert_num  # <= 0 only for an invalid shared_expert_num, which its own rule reports
+    shared_aiv = max(1, a2a * shared_expert_num // share if share > 0 else 1) if shared_expert_rank_num else 0
     moe_aiv = a2a - shared_aiv
     ub += c((ids_buf // 4) // 8, 32) * (c(moe_expert_num, moe_aiv) // moe_aiv) + c(moe_expert_num * 4, 32)
     if bs < 128:

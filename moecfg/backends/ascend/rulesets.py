@@ -1,8 +1,8 @@
 """The CANN rule sets as data (ascend-mc2-rules.md §9 timeline). One entry per readable release of the code.
 
 Names: "8.5", "9.0", "9.1" (release tags), "latest" (upstream head), and code points read since, written out
-in full: "9.1.0" (the 9.1.0 branch head), "9.1.0-beta.1" (a community pre-release) and "master-2026-07-24"
-(cannmirror's master). A cann_version that names one of them exactly gets it; any other is mapped by
+in full: "9.1.0" (the 9.1.0 branch head), "9.1.0-beta.1/-beta.3/-beta.2" (community pre-releases) and
+"master-2026-07-24" (cannmirror's master). A cann_version that names one of them exactly gets it; any other is mapped by
 major.minor. Every entry was checked against the code at its commit (git diff of the op_host trees and
 `git merge-base --is-ancestor` of the §9 rule commits); `moecfg rules --diff A B` lists what differs.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+
+from moecfg.core.diagnostics import clip
 
 from moecfg.backends.ascend.catalog import A2Rules, A3Hierarchy, A3Rules, RuleSet
 
@@ -50,9 +52,20 @@ RULESETS = {
 RULESETS["9.1.0"] = replace(RULESETS["9.1"], name="9.1.0",
                             source="ops-transformer 9.1.0 branch head (3311e26, 2026-07-23): host checks as v9.1.0.pre")
 # v9.1.0-beta.1 (f3bd274, 2026-05-09) has every 9.0 rule commit (a558b78 .. d594901) but not e74eca1 (A2 H 10240,
-# moe 1024) nor c17bcdd; its context window is R90's (need + 1 MB <= ccl) and combine accepts hierarchy there
+# moe 1024) nor c17bcdd; its context window is R90's (need + 1 MB <= ccl) and combine accepts hierarchy there;
+# its tiling constants differ from v9.1.0.pre exactly as v9.0.0's do
 RULESETS["9.1.0-beta.1"] = replace(RULESETS["9.0"], name="9.1.0-beta.1",
                                    source="ops-transformer v9.1.0-beta.1 (f3bd274, 2026-05-09): limits as v9.0.0")
+# v9.1.0-beta.3 (4d67948, 2026-06-16) and v9.1.0-beta.2.pre (e046250, 2026-06-23) have c17bcdd and e74eca1 (the
+# 9.1 limits) but not 7feca19 (TP removal); in context mode neither refuses hierarchy (the combine check came
+# later), and beta.3 still has R90's window (need + 1 MB <= ccl), beta.2.pre already ccl - 1 MB (its CWS L132)
+RULESETS["9.1.0-beta.3"] = replace(
+    RULESETS["9.1"], name="9.1.0-beta.3", a3=replace(RULESETS["9.1"].a3, context_rejects=(), context_window_wraps=False),
+    source="ops-transformer v9.1.0-beta.3 (4d67948, 2026-06-16): 9.1 limits, 9.0 context mode")
+RULESETS["9.1.0-beta.2"] = replace(
+    RULESETS["9.1"], name="9.1.0-beta.2", a3=replace(RULESETS["9.1"].a3, context_rejects=()),
+    source="ops-transformer v9.1.0-beta.2.pre (e046250, 2026-06-23): 9.1 limits, hierarchy accepted in context mode")
+ALIASES = {"9.1.0-beta.2.pre": "9.1.0-beta.2"}  # the tag's own spelling
 # cannmirror master 25fb6b9 (2026-07-24): TP removed (7feca19), combine expert_scales optional (2a0d633),
 # hierarchy refused in context mode by dispatch and combine; before b042695 (A2 INT32 x, 2026-07-29)
 RULESETS["master-2026-07-24"] = replace(
@@ -61,7 +74,8 @@ RULESETS["master-2026-07-24"] = replace(
 ORDER = ("8.5", "9.0", "9.1")  # released lines, oldest first; "latest" is upstream head
 OLDEST, NEWEST_RELEASE = (8, 5), (9, 1)
 # what each rule set is, oldest code first (for `moecfg rules --ruleset`)
-TIMELINE = ("8.5", "9.0", "9.1.0-beta.1", "9.1", "9.1.0", "master-2026-07-24", "latest")
+TIMELINE = ("8.5", "9.0", "9.1.0-beta.1", "9.1.0-beta.3", "9.1.0-beta.2", "9.1", "9.1.0", "master-2026-07-24",
+            "latest")
 
 
 def resolve(version: str | None):
@@ -72,23 +86,24 @@ def resolve(version: str | None):
     if text in ("latest", "master", "head"):
         return "latest", None
     exact = text[1:] if text.startswith("v") else text
+    exact = ALIASES.get(exact, exact)
     if exact in RULESETS:
         return exact, None
-    m = re.match(r"^v?(\d+)\.(\d+)", text)
+    m = re.match(r"^v?([0-9]{1,6})\.([0-9]{1,6})", text)  # ASCII digits, bounded (int() of 5000 digits raises)
     if not m:
         return None, None
     major_minor = (int(m.group(1)), int(m.group(2)))
     if major_minor < OLDEST:
-        return "8.5", (f"CANN {version} is older than the oldest rule set (8.5); checking with the 8.5 rules, "
+        return "8.5", (f"CANN {clip(version)} is older than the oldest rule set (8.5); checking with the 8.5 rules, "
                        "which may accept configs your release rejects")
     if major_minor > NEWEST_RELEASE:
-        return "latest", (f"CANN {version} is newer than any rule set; checking with `latest` "
+        return "latest", (f"CANN {clip(version)} is newer than any rule set; checking with `latest` "
                           "(upstream ops-transformer of 2026-08-21)")
     name = f"{major_minor[0]}.{major_minor[1]}"
     if name in RULESETS:
         return name, None
     older = [r for r in ORDER if tuple(map(int, r.split("."))) <= major_minor][-1]
-    return older, f"CANN {version} has no rule set of its own; checking with the nearest older one ({older})"
+    return older, f"CANN {clip(version)} has no rule set of its own; checking with the nearest older one ({older})"
 
 
 # ---- more ops (§4-§6), by the same rule-set names --------------------------------------------------------
@@ -115,7 +130,8 @@ FFN_RULES = {
 # the later code points share their neighbours' tables (verified like RULESETS above): 9.1.0 and 9.1.0-beta.1
 # change no v1 / add_rms_norm / ffn host code against 9.1 and 9.0; master-2026-07-24 already has the A2 v1
 # window warning (cannmirror 25fb6b9 moe_distribute_dispatch_tiling_a2a3.cpp L266-270)
-for _name, _like in (("9.1.0", "9.1"), ("9.1.0-beta.1", "9.0"), ("master-2026-07-24", "latest")):
+for _name, _like in (("9.1.0", "9.1"), ("9.1.0-beta.1", "9.0"), ("9.1.0-beta.3", "9.1"), ("9.1.0-beta.2", "9.1"),
+                     ("master-2026-07-24", "latest")):
     ADD_RMS_NORM_RULES[_name] = ADD_RMS_NORM_RULES[_like]
     V1_RULES[_name] = replace(V1_RULES[_like], name=_name)
     FFN_RULES[_name] = FFN_RULES[_like]

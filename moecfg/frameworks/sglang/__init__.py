@@ -13,7 +13,7 @@ import sys
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext
-from moecfg.frameworks.flags import parse_flags  # noqa: F401  (tests call sglang.parse_flags)
+from moecfg.frameworks.flags import parse_flags
 from moecfg.frameworks.sglang import ascend
 from moecfg.sources.launch import Launch
 
@@ -37,7 +37,7 @@ def command_start(launch: Launch) -> int | None:
     return None
 
 
-def recognise(launch: Launch) -> bool:
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
     return command_start(launch) is not None
 
 

@@ -56,7 +56,7 @@ _DOC = ("product: A3\ncann_version: latest\nbs: 128\nh: 7168\nk: 8\nep_world_siz
 API_INPUTS = rule(
     "MC406", "aclnn-api-inputs", "error", "the chosen aclnn entry point has the inputs used (V2: no elastic_info or "
     "special experts; V2/V3: no performance_info)", family=_F,
-    source="cannmirror/ops-transformer@5778144 mc2/moe_distribute_dispatch_v2/op_api/aclnn_moe_distribute_dispatch_v2.cpp "
+    source="libochao-huawei/ops-transformer@5778144 mc2/moe_distribute_dispatch_v2/op_api/aclnn_moe_distribute_dispatch_v2.cpp "
     "L28-43, _v3.cpp L28-44, _v4.cpp; mc2/moe_distribute_combine_v2/op_api/aclnn_moe_distribute_combine_v2/v3/v4.cpp L29-44",
     why="aclnnMoeDistributeDispatchV2 / CombineV2 have no elasticInfo, zero/copy/const expert counts or the combine's "
     "ori_x / const_expert_* tensors (the base is called with nullptr and 0), and V3 has no performanceInfo: a caller "
@@ -68,7 +68,7 @@ API_INPUTS = rule(
 CONTEXT = rule(
     "MC407", "context-mode", "error", "aclnn V5 context mode: A3, CANN 9.0+, ccl_buffer_size >= 1 MB, no comm_alg "
     "hierarchy (combine 9.1+, dispatch master)", family=_F,
-    source="cannmirror/ops-transformer@5778144 mc2/moe_distribute_dispatch_v3/op_host/moe_distribute_dispatch_v3_def.cpp "
+    source="libochao-huawei/ops-transformer@5778144 mc2/moe_distribute_dispatch_v3/op_host/moe_distribute_dispatch_v3_def.cpp "
     "L106, L149-150; CWS[M] L141-153; DV2T[M] L713-719; CV2T[M] L330-334; v9.1.0.pre CV2T L298-301; v9.0.0 CWS L92-93, L130-133",
     why="aclnnMoeDistributeDispatchV5 / CombineV5 run the graph ops MoeDistributeDispatchV3 / CombineV3 on a "
     "caller-made mc2 context: the op has no A2 (ascend910b) kernel, does not exist before CANN 9.0 (8a88dd6, "

@@ -1,8 +1,8 @@
 """Base documents and shared texts of the DeepEP rules' docs (MC6xx examples start from these).
 
-DeepEP's host asserts raise `RuntimeError: Failed: Assertion error <file>:<line> '<expr>'`; its device asserts
-trap inside the kernel ("illegal instruction" / "illegal memory access"). Plain data and two small text
-builders: importing this module builds no text.
+DeepEP's host asserts raise `RuntimeError: Assertion exception (<file>:<line>): <expr>` (builds before b306af0,
+2026-04-30: `Failed: Assertion error <file>:<line> '<expr>'`); its device asserts trap inside the kernel ("illegal
+instruction" / "illegal memory access"). Plain data and two small text builders: importing this builds no text.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ INTRA = dict(kind="deepep", mode="normal", num_ranks=8, hidden=7168, num_experts
 LL = dict(kind="deepep", mode="low_latency", num_ranks=16, hidden=7168, num_experts=256, num_topk=8,
           num_max_dispatch_tokens_per_rank=128)
 
-_HOST = "DeepEP's host assert fails {when} with `RuntimeError: Failed: Assertion error {where}`"
+_HOST = "DeepEP's host assert fails {when} with `RuntimeError: Assertion exception ({where})`"
 _CTOR = "when the job builds its Buffer (the constructor, before any token moves),"
 _TRAP = ("The kernel's device assert ({where}) traps at the first dispatch or combine{cause}: the process dies with "
          "CUDA \"illegal instruction\" and no message that names the value")
