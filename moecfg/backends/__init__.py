@@ -56,3 +56,14 @@ def fields_module(kind):
 def load(kind: str):
     """The module of `kind`, or None if this build has no such backend."""
     return optional_module(KIND_MODULES.get(kind) if isinstance(kind, str) else None)
+
+
+def expand_model(doc, kind: str) -> list:
+    """`model:` / `redundant_experts:` of a document (moecfg.presets.expand): findings, and the document filled
+    in place. The preset catalog is imported only for documents that use one of the two keys."""
+    data = doc.data
+    if not isinstance(data, dict) or ("model" not in data and "redundant_experts" not in data):
+        return []
+    from moecfg.presets.expand import expand
+
+    return expand(doc, kind)

@@ -4,15 +4,17 @@ manifests, compose files and YAML holding a launch command go to the launch read
 """
 from __future__ import annotations
 
-import difflib
 import os
 import re
+from typing import TYPE_CHECKING
 
 from moecfg import backends
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import DocumentResult
-from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
+
+if TYPE_CHECKING:  # the launch readers load only when a file needs them (not for plain moecfg YAML)
+    from moecfg.sources.launch import LaunchFile
 
 _SHEBANG = re.compile(r"^#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|da|z|k)?sh\b")
 # Keys too generic to make a foreign YAML file a moecfg document on their own.
@@ -58,6 +60,8 @@ def is_moecfg_document(doc) -> bool:
     keys = [k for k in list(data)[:50] if isinstance(k, str)]
     if any(k in names for k in keys):
         return True
+    import difflib  # only for documents with no known key
+
     return any(difflib.get_close_matches(k, names, n=1, cutoff=0.85) for k in keys if len(k) > 3)
 
 

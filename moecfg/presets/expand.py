@@ -11,9 +11,13 @@ outside DeepEP's dispatch, and LongCat-Flash's zero-computation experts are hand
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from moecfg.core.diagnostics import Finding
 from moecfg.core.input_rules import INVALID_VALUE
-from moecfg.presets import ModelPreset, lookup, unknown_message
+
+if TYPE_CHECKING:  # the preset table loads only for documents with `model:` (not on every check)
+    from moecfg.presets import ModelPreset
 
 ASCEND_FILL = (("h", "hidden_size"), ("k", "top_k"), ("moe_expert_num", "routed_experts"),
                ("zero_expert_num", "zero_experts"), ("copy_expert_num", "copy_experts"),
@@ -68,6 +72,8 @@ def expand(doc, kind: str) -> list[Finding]:
     findings, new = [], dict(data)
     model = data.get("model")
     if isinstance(model, str):
+        from moecfg.presets import lookup, unknown_message
+
         preset = lookup(model)
         if preset is None:
             findings.append(Finding(INVALID_VALUE.code, ("model",), unknown_message(model, BY_HAND[kind])))

@@ -97,90 +97,14 @@ def catalog_adapter():
     return TypeAdapter(RuleSet)
 
 
-# ---- more ops (ascend-mc2-rules.md §4-§6); one entry per rule set in rulesets.py -------------------------
-
-@dataclass(frozen=True, slots=True)
-class AddRmsNormRules:
-    """combine_add_rms_norm on top of the dispatch/combine v2 limits (§4: CV2T[M] L363-428, L634-671, L981-1054)."""
-
-    products: tuple = ("A3",)  # op config has ascend910_93 only: no A2 binary
-    expand_x_dtypes: tuple = ("bf16", "fp16")  # R85 own tiling L502-504: bf16 only
-    residual_dtypes: tuple = ("bf16",)
-    gamma_dtypes: tuple = ("bf16",)
-    local_x_ep_max: int | None = 2048  # R85 L1049-1050: the combine side only needs local_moe > 0 (None)
-    source: str = ""
+# ---- more ops (ascend-mc2-rules.md §4-§6): catalog_ops.py, loaded when a document uses one of them ----------
+_OPS = frozenset({"AddRmsNormRules", "V1A3Rules", "V1A2Rules", "V1Rules", "FfnRules", "SCHEDULE_CONTEXT",
+                  "SCHEDULE_CONTEXT_BYTES"})
 
 
-@dataclass(frozen=True, slots=True)
-class V1A3Rules:
-    """npu_moe_distribute_dispatch / combine (v1) on A3 (§5: R85 dispatch tiling L168-512, combine L86-97, L440-717)."""
+def __getattr__(name: str):
+    if name in _OPS:
+        from moecfg.backends.ascend import catalog_ops
 
-    ep_values: tuple = (8, 16, 32, 64, 128, 144, 256, 288)  # ep <= 288, %8, and (256 % ep == 0 or ep % 144 == 0)
-    h_value: int = 7168
-    k_max: int = 8
-    bs_max: int = 512
-    moe_max: int = 512
-    shared_expert_num: int = 1
-    tp_max: int = 2
-    comm_quant_modes: tuple = (0, 2)
-
-
-@dataclass(frozen=True, slots=True)
-class V1A2Rules:
-    """v1 on A2 (§5): layered only through HCCL_INTRA_PCIE_ENABLE=1 / HCCL_INTRA_ROCE_ENABLE=0."""
-
-    ep_max: int = 256
-    ep_multiple: int = 8
-    moe_max: int = 512
-    moe_per_rank_max_flat: int | None = 24
-    h_max: int = 7168
-    h_multiple: int = 32
-    bs_max: int = 256
-    k_max: int = 16
-    layered_window_warning: bool = False  # [M] arch22 a2a3 L284-297: warning-only window check
-
-
-@dataclass(frozen=True, slots=True)
-class V1Rules:
-    name: str
-    source: str
-    a2: V1A2Rules
-    a3: V1A3Rules
-
-    def product(self, product: str):
-        return self.a2 if product == "A2" else self.a3
-
-
-@dataclass(frozen=True, slots=True)
-class FfnRules:
-    """FfnWorkerBatching (§6: ffn_worker_batching_tiling.cpp [M] L85-168; seed 004 constraints)."""
-
-    available: bool = True  # new in 2026-02: not in CANN 8.5
-    expert_num_max: int = 8192
-    attention_workers_max: int = 1024  # max_out_shape[0] (the doc says the same)
-    selected_experts_max: int = 64  # max_out_shape[2] = K + 1 (the doc says K <= 64)
-    doc_top_k_max: int = 64
-    doc_micro_batch_num_max: int = 64  # doc only: the tiling has no M
-    need_schedule_values: tuple = (0, 1)
-    schedule_block_dim_y_max: int = 200000  # need_schedule 1 and Y <= this: blockDim = min(aiv, 32)
-    schedule_block_dim_max: int = 32
-    source: str = ""
-
-
-# ScheduleContext (seed 004; torch_npu afd/ScheduleContext.h, #pragma pack(1)): (area, ((member, bytes), ...)).
-# CommonArea, ControlArea and AttentionArea are 128 bytes each; FfnArea is two 128-byte halves (input, output).
-SCHEDULE_CONTEXT_BYTES = 1024
-SCHEDULE_CONTEXT = (
-    ("common", (("session_num", 4), ("micro_batch_num", 4), ("micro_batch_size", 4), ("selected_expert_num", 4),
-                ("expert_num", 4), ("attn_to_ffn_token_size", 4), ("ffn_to_attn_token_size", 4),
-                ("schedule_mode", 4), ("reserve0", 96))),
-    ("control", (("run_flag", 4), ("reserve1", 124))),
-    ("attention", (("token_info_buf", 8), ("token_info_buf_size", 8), ("token_data_buf", 8),
-                   ("token_data_buf_size", 8), ("micro_batch_id", 4), ("reserve5", 92))),
-    ("ffn", (("token_info_buf", 8), ("token_info_buf_size", 8), ("token_data_buf", 8), ("token_data_buf_size", 8),
-             ("polling_index", 8), ("reserve3", 88),
-             ("layer_ids_buf", 8), ("layer_ids_buf_size", 8), ("session_ids_buf", 8), ("session_ids_buf_size", 8),
-             ("micro_batch_ids_buf", 8), ("micro_batch_ids_buf_size", 8), ("expert_ids_buf", 8),
-             ("expert_ids_buf_size", 8), ("out_num", 4), ("reserve4", 60))),
-    ("reserve6", (("reserve6", 384),)),
-)
+        return getattr(catalog_ops, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 
 from moecfg.core.diagnostics import Finding, shown
-from moecfg.backends import Analysis, Options
+from moecfg.backends import Analysis, Options, expand_model
 from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from moecfg.core.fields import Validator
 from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS, V2_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
@@ -16,7 +16,6 @@ from moecfg.backends.ascend.model import AscendConfig, derive
 from moecfg.backends.ascend.rules import attrs, buffers, comm_alg, experts, inputs
 from moecfg.backends.ascend.rulesets import RULESETS, resolve
 from moecfg.backends.device import rules as device_rules
-from moecfg.presets.expand import expand_ascend
 
 FAMILIES = (attrs, experts, comm_alg, inputs, buffers)
 OP_MODULES = {
@@ -86,7 +85,7 @@ def validate(doc, options: Options, op: str, normalize=None):
     Ops whose table has `model` expand the model preset first (moecfg.presets.expand); `normalize(data)`
     returns the mapping to validate (op-specific spellings, e.g. token_dtype: 1)."""
     table = OP_FIELDS[op]
-    preset_findings = expand_ascend(doc) if any(f.name == "model" for f in table) else []
+    preset_findings = expand_model(doc, "ascend") if any(f.name == "model" for f in table) else []
     data = normalize(doc.data) if normalize else doc.data  # e.g. YAML 1.1 reads 1e-6 as a string
     values, findings, broken = _VALIDATOR.validate(data, table, (), doc.raw_scalars)
     findings = preset_findings + _other_op_hints(findings, op)

@@ -106,32 +106,13 @@ def resolve(version: str | None):
     return older, f"CANN {clip(version)} has no rule set of its own; checking with the nearest older one ({older})"
 
 
-# ---- more ops (§4-§6), by the same rule-set names --------------------------------------------------------
-from moecfg.backends.ascend.catalog import AddRmsNormRules, FfnRules, V1A2Rules, V1A3Rules, V1Rules  # noqa: E402
+# ---- more ops (§4-§6), by the same rule-set names: catalog_ops.py, loaded when a document uses one of them ----
+_OP_TABLES = frozenset({"ADD_RMS_NORM_RULES", "V1_RULES", "FFN_RULES"})
 
-ADD_RMS_NORM_RULES = {
-    "8.5": AddRmsNormRules(expand_x_dtypes=("bf16",), local_x_ep_max=None,
-                           source="R85 moe_distribute_combine_add_rms_norm_tiling.cpp (own copy)"),
-    "9.0": AddRmsNormRules(source="R90 CombineV2 tiling with hasAddRmsNorm"),
-    "9.1": AddRmsNormRules(source="R91 CombineV2 tiling with hasAddRmsNorm"),
-    "latest": AddRmsNormRules(source="[M] CV2T L363-428, L634-671, L981-1054"),
-}
-V1_RULES = {
-    name: V1Rules(name=name, source=src, a2=V1A2Rules(layered_window_warning=(name == "latest")), a3=V1A3Rules())
-    for name, src in (("8.5", "R85 moe_distribute_dispatch/combine tiling"), ("9.0", "R90 (constants as R85)"),
-                      ("9.1", "R91 (constants as R85)"), ("latest", "[M] (constants as R85; A2 window warning)"))
-}
-FFN_RULES = {
-    "8.5": FfnRules(available=False, source="not in ops-transformer v8.5.0"),
-    "9.0": FfnRules(source="ffn_worker_batching_tiling.cpp"),
-    "9.1": FfnRules(source="ffn_worker_batching_tiling.cpp"),
-    "latest": FfnRules(source="[M] ffn_worker_batching_tiling.cpp L85-168"),
-}
-# the later code points share their neighbours' tables (verified like RULESETS above): 9.1.0 and 9.1.0-beta.1
-# change no v1 / add_rms_norm / ffn host code against 9.1 and 9.0; master-2026-07-24 already has the A2 v1
-# window warning (cannmirror 25fb6b9 moe_distribute_dispatch_tiling_a2a3.cpp L266-270)
-for _name, _like in (("9.1.0", "9.1"), ("9.1.0-beta.1", "9.0"), ("9.1.0-beta.3", "9.1"), ("9.1.0-beta.2", "9.1"),
-                     ("master-2026-07-24", "latest")):
-    ADD_RMS_NORM_RULES[_name] = ADD_RMS_NORM_RULES[_like]
-    V1_RULES[_name] = replace(V1_RULES[_like], name=_name)
-    FFN_RULES[_name] = FFN_RULES[_like]
+
+def __getattr__(name: str):
+    if name in _OP_TABLES:
+        from moecfg.backends.ascend import catalog_ops
+
+        return getattr(catalog_ops, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

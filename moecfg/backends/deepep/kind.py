@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import importlib
 
-from moecfg.backends import Analysis, Options
+from moecfg.backends import Analysis, Options, expand_model
 from moecfg.backends.device import rules as device_rules
-from moecfg.presets.expand import expand_deepep
 from moecfg.core.diagnostics import Finding
 from moecfg.core.input_rules import ENV_UNKNOWN, VALIDATOR_CODES
 from moecfg.core import registry
@@ -38,7 +37,7 @@ def api_of(data: dict) -> str:
 
 def validate(doc, table, normalize=None):
     """(values, findings, broken) of `doc` against `table`; `model:` is expanded where the table has it."""
-    findings = expand_deepep(doc) if any(f.name == "model" for f in table) else []
+    findings = expand_model(doc, "deepep") if any(f.name == "model" for f in table) else []
     data, more, broken = normalize(doc.data) if normalize else (doc.data, [], False)
     vals, found, bad = _VALIDATOR.validate(data, table, (), doc.raw_scalars)
     return vals, findings + more + found, broken or bad

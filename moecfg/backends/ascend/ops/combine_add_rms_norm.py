@@ -12,10 +12,10 @@ from moecfg.backends import Analysis, Options
 from moecfg.backends.device import rules as device_rules
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend import kind
-from moecfg.backends.ascend.catalog import AddRmsNormRules, RuleSet
+from moecfg.backends.ascend.catalog import RuleSet
+from moecfg.backends.ascend.catalog_ops import ADD_RMS_NORM_RULES, AddRmsNormRules
 from moecfg.backends.ascend.model import AscendConfig, Facts, derive
 from moecfg.backends.ascend.rules import add_rms_norm, buffers
-from moecfg.backends.ascend.rulesets import ADD_RMS_NORM_RULES
 
 OP = "combine_add_rms_norm"
 

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend import kind
-from moecfg.backends.ascend.catalog import V1A2Rules, V1A3Rules, V1Rules
+from moecfg.backends.ascend.catalog_ops import V1_RULES, V1A2Rules, V1A3Rules, V1Rules
 from moecfg.backends.ascend.model import DispatchCombineAttrs
 from moecfg.backends.ascend.rules import attrs, buffers, v1
-from moecfg.backends.ascend.rulesets import V1_RULES
 
 OP = "dispatch_combine_v1"
 

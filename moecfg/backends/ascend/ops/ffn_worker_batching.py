@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend import kind
-from moecfg.backends.ascend.catalog import SCHEDULE_CONTEXT, SCHEDULE_CONTEXT_BYTES, FfnRules, RuleSet
+from moecfg.backends.ascend.catalog import RuleSet
+from moecfg.backends.ascend.catalog_ops import FFN_RULES, SCHEDULE_CONTEXT, SCHEDULE_CONTEXT_BYTES, FfnRules
 from moecfg.backends.ascend.fields import TOKEN_DTYPES
 from moecfg.backends.ascend.rules import ffn
-from moecfg.backends.ascend.rulesets import FFN_RULES
 
 OP = "ffn_worker_batching"
 
