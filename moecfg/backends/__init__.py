@@ -34,6 +34,8 @@ class Options:
 
 @dataclass(slots=True)
 class Analysis:
+    """What a kind found in one document: findings, the op and product it resolved, and the buffers."""
+
     findings: list = field(default_factory=list)
     kind: str | None = None
     op: str | None = None

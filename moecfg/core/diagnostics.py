@@ -56,6 +56,8 @@ class Finding:
 
 @dataclass(slots=True)
 class Diagnostic:
+    """One reported problem: rule code, name, severity, message and position."""
+
     code: str
     name: str
     severity: str
@@ -131,6 +133,8 @@ class DocumentResult:
 
 @dataclass(slots=True)
 class Report:
+    """The results of one run over every file and document."""
+
     results: list[DocumentResult] = field(default_factory=list)
     files: int = 0
 

@@ -18,6 +18,8 @@ _MISSING = object()
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
+    """One field of a document: name, type, default, allowed values and help."""
+
     name: str
     type: str  # int | bool | str | float | enum | version | mapping | int_list | env_int
     doc: str = ""

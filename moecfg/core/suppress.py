@@ -49,6 +49,8 @@ _DIRECTIVE = re.compile(r"(disable|disable-file)\s*=\s*([A-Za-z0-9_\-]+(?:\s*,\s
 
 @dataclass(slots=True)
 class Directive:
+    """A `# moecfg:` comment: where it is, what it covers and which codes it disables."""
+
     line: int  # where the comment is
     column: int
     end_column: int

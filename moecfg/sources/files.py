@@ -31,6 +31,8 @@ class Unreadable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """A path to read, found on the command line or while walking a folder."""
+
     path: str  # as shown in the report ('-' = stdin)
     root: str | None = None  # a symlink must resolve inside this folder (None: the current folder)
     problem: str | None = None  # found while walking: why it cannot be read

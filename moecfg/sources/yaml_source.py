@@ -35,6 +35,8 @@ class YamlProblem(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Span:
+    """A region of the source text (1-based lines and columns), where a diagnostic points."""
+
     line: int  # 1-based
     column: int
     end_line: int
@@ -48,6 +50,8 @@ def _span(node) -> Span:
 
 @dataclass(slots=True)
 class YamlDocument:
+    """One document of a YAML stream: its data and the position of every key and value."""
+
     index: int
     data: object
     start: Span

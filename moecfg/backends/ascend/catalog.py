@@ -27,6 +27,8 @@ class A3Hierarchy:
 
 @dataclass(frozen=True, slots=True)
 class A3Rules:
+    """Dispatch/combine v2 limits on Atlas A3 under one rule set."""
+
     comm_algs: tuple  # accepted comm_alg strings of dispatch v2
     ep_min: int = 2
     ep_max: int = 768
@@ -59,6 +61,8 @@ class A3Rules:
 
 @dataclass(frozen=True, slots=True)
 class A2Rules:
+    """Dispatch/combine v2 limits on Atlas A2 under one rule set."""
+
     ep_max_flat: int
     ep_max_hier: int = 64
     ep_multiple: int = 8
@@ -81,6 +85,8 @@ class A2Rules:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
+    """The limits of one CANN release (or code point), per product."""
+
     name: str  # "8.5", "9.0", "9.1", "latest"
     source: str  # the ops-transformer tag or commit the limits were read from
     a2: A2Rules

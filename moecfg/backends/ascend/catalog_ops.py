@@ -50,6 +50,8 @@ class V1A2Rules:
 
 @dataclass(frozen=True, slots=True)
 class V1Rules:
+    """Dispatch/combine v1 limits of one rule set, per product."""
+
     name: str
     source: str
     a2: V1A2Rules

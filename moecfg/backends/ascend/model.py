@@ -47,6 +47,8 @@ class DispatchCombineAttrs:
 
 @dataclass(frozen=True, slots=True)
 class AscendConfig(DispatchCombineAttrs):
+    """A validated dispatch/combine document: the op's attributes, release, op, comm_alg, optional inputs, buffers."""
+
     cann_version: str | None
     op: str
     comm_alg: str

@@ -10,6 +10,8 @@ ELEM_SIZE = {"bf16": 2, "fp8": 1}
 
 @dataclass(frozen=True, slots=True)
 class DeepEPDeployment:
+    """A validated DeepEP document: the Buffer's arguments and the model shapes."""
+
     mode: str
     num_ranks: int
     hidden: int
@@ -53,6 +55,8 @@ class DeepEPDeployment:
 
 @dataclass(frozen=True, slots=True)
 class Facts:
+    """What DeepEP derives from a deployment: nodes, NVLink peers, local experts, the dispatch/combine configs."""
+
     num_rdma_ranks: int  # nodes
     num_nvl_ranks: int  # NVLink peers per node
     internode: bool  # normal mode over more than one node

@@ -18,6 +18,8 @@ NEAR_LIMIT_FRACTION = 0.75  # warn when communication buffers take this share of
 
 @dataclass(frozen=True, slots=True)
 class Device:
+    """An accelerator's memory per rank, with the source of the figure."""
+
     name: str
     memory_gib: float
     per: str  # what one rank is: "NPU", "die", "GPU"

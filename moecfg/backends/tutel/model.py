@@ -10,6 +10,8 @@ DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 @dataclass(frozen=True, slots=True)
 class TutelDeployment:
+    """A validated Tutel document: the moe_layer's arguments."""
+
     world_size: int
     num_global_experts: int
     top_k: int
@@ -35,6 +37,8 @@ class TutelDeployment:
 
 @dataclass(frozen=True, slots=True)
 class Facts:
+    """What Tutel derives from a deployment: sharding, local experts, valid adaptive degrees."""
+
     sharded_count: int  # GPUs sharing one expert (s)
     num_local_experts: int  # experts per GPU (1 when E < W)
     top_k: int  # after clipping to E

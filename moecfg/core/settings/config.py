@@ -19,6 +19,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
+    """A settings file (.moecfg.yaml or [tool.moecfg]) as read, or the built-in defaults."""
+
     path: str | None = None  # None: built-in defaults
     cann_version: str | None = None
     product: str | None = None

@@ -59,6 +59,8 @@ OPTION_IGNORED = rule("MC505", "hccl-buffer-option-ignored", "warning", "A3 hier
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
+    """A buffer a communicator needs: bytes, the formula and its terms, and what is configured."""
+
     domain: str  # "ep" | "tp"
     required_bytes: int
     formula: str

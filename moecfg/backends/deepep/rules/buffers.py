@@ -85,6 +85,8 @@ B3_MAX = fx.MAX_BUFFER_BYTES_ANY_MODE.value  # num_bytes / 16 < INT_MAX
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
+    """A DeepEP buffer the setup needs (NVL or RDMA): bytes, formula and terms, and what is configured."""
+
     domain: str  # "nvl" | "rdma"
     required_bytes: int  # what DeepEP's hint (what the README / Megatron pass) gives
     formula: str
