@@ -262,6 +262,8 @@ def test_internal_error_exit_3(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("MOECFG_DEBUG", raising=False)
     code, out, err = run(["check", write(tmp_path, "a.yaml", GOOD)], capsys)
     assert code == 3 and "internal error" in err and "synthetic bug" in err and "Traceback" not in err
+    # the version and "please report" suffice: no link to a repository that may not exist (issue 14, item 11)
+    assert "moecfg 0.1.0" in err and "please report" in err and "http" not in err
 
 
 # ---- the real processes: python -m moecfg, stdin, the console script ---------------------------------------------

@@ -19,7 +19,6 @@ from moecfg import __version__
 from moecfg.core.output import silence_stdout
 from moecfg.render.escape import terminal
 
-BUG_URL = "https://github.com/moecfg/moecfg/issues"
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
@@ -52,7 +51,8 @@ def _invoke(group, argv) -> int:
         if os.environ.get("MOECFG_DEBUG"):
             raise
         sys.stderr.write(terminal(f"moecfg: internal error: {type(exc).__name__}: {exc}\n")
-                         + f"This is a bug in moecfg {__version__}; please report it with the input file at {BUG_URL}\n")
+                         + f"This is a bug in moecfg {__version__}; please report it with the command line and the input "
+                         "file (MOECFG_DEBUG=1 shows the traceback).\n")
         return 3
 
 

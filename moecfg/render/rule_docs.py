@@ -14,7 +14,6 @@ import sys
 from dataclasses import dataclass
 
 FAILS_DESCRIBED = "Fails (described in words: no YAML example can show it):"
-DOCS_URL = "https://github.com/moecfg/moecfg/blob/main/docs/rules.md"
 RULES_MD = "docs/rules.md"
 
 SOURCE_LEGEND = (
@@ -63,7 +62,8 @@ class RuleDoc:
 
     @property
     def url(self) -> str:
-        return f"{DOCS_URL}#{self.anchor}"
+        """Where the rule's page is in a checkout (docs/rules.md, generated); no web address is assumed."""
+        return f"{RULES_MD}#{self.anchor}"
 
 
 def _module_doc(module: str) -> str:

@@ -1,7 +1,7 @@
 """`--format sarif`: SARIF 2.1.0 for GitHub code scanning (`github/codeql-action/upload-sarif`).
 
 One `rules` entry per code that appears in the results (id, name, short and full description, help text
-and markdown, default level, help URI), and one result per diagnostic with the file (a URI relative to the
+and markdown: the rule's whole page ships inside the SARIF, so no link is needed), and one result per diagnostic with the file (a URI relative to the
 current folder, so GitHub maps it to the repository), line, column, end line and end column.
 """
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 from moecfg import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFO_URI = "https://github.com/moecfg/moecfg"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -37,7 +36,6 @@ def _rule_entry(code: str) -> dict:
         "shortDescription": {"text": d.summary},
         "fullDescription": {"text": full},
         "help": {"text": help_plain(d), "markdown": help_markdown(d)},
-        "helpUri": d.url,
         "defaultConfiguration": {"level": LEVEL[d.severity]},
         "properties": {"tags": [d.family, *d.tags]},
     }
@@ -78,7 +76,6 @@ def as_dict(report) -> dict:
                 "name": "moecfg",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFO_URI,
                 "rules": [_rule_entry(c) for c in codes],
             }},
             "results": results,

@@ -164,3 +164,15 @@ def test_exit_zero(run):
     res = check(run, "--exit-zero", "fixtures/bad.yaml")
     assert res.exit_code == 0 and "MC201 error" in res.stdout
     assert check(run, "--exit-zero", "fixtures/missing.yaml").exit_code == 2  # usage errors still signal
+
+
+def test_sarif_ships_the_rule_docs_and_links_nowhere(run):
+    """Issue 14 item 11: each SARIF rule carries its page as help.markdown; no helpUri / informationUri pointing
+    at a web address nobody checked."""
+    res = run("check", "--format", "sarif", str(FIXTURES))
+    driver = json.loads(res.stdout)["runs"][0]["tool"]["driver"]
+    assert driver["rules"] and "informationUri" not in driver
+    for r in driver["rules"]:
+        assert "helpUri" not in r
+        assert r["help"]["markdown"].startswith("**") and "*Fix:*" in r["help"]["markdown"]
+    assert "github.com" not in res.stdout
