@@ -69,3 +69,12 @@ def expand_model(doc, kind: str) -> list:
     from moecfg.presets.expand import expand
 
     return expand(doc, kind)
+
+
+def root_cause(findings: list, kind: str) -> list:
+    """`findings` without the missing-key errors an unknown `model:` causes (moecfg.presets.expand)."""
+    if not any(tuple(f.path) == ("model",) for f in findings):
+        return findings
+    from moecfg.presets.expand import without_follow_ons
+
+    return without_follow_ons(findings, kind)

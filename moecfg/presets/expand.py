@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from moecfg.core.diagnostics import Finding
-from moecfg.core.input_rules import INVALID_VALUE
+from moecfg.core.input_rules import INVALID_VALUE, MISSING_KEY
 
 if TYPE_CHECKING:  # the preset table loads only for documents with `model:` (not on every check)
     from moecfg.presets import ModelPreset
@@ -23,6 +23,7 @@ ASCEND_FILL = (("h", "hidden_size"), ("k", "top_k"), ("moe_expert_num", "routed_
                ("zero_expert_num", "zero_experts"), ("copy_expert_num", "copy_experts"),
                ("const_expert_num", "const_experts"))
 DEEPEP_FILL = (("hidden", "hidden_size"), ("num_experts", "routed_experts"), ("num_topk", "top_k"))
+FILL = {"ascend": ASCEND_FILL, "deepep": DEEPEP_FILL}
 EXPERT_COUNT = {"ascend": "moe_expert_num", "deepep": "num_experts"}  # what `redundant_experts` adds to
 BY_HAND = {"ascend": "h, k and moe_expert_num", "deepep": "hidden, num_experts and num_topk"}
 
@@ -99,3 +100,12 @@ def _borrow_position(doc, path: tuple, source: tuple, force: bool = False) -> No
         doc.values[path] = doc.values[source]
         if source in doc.keys:
             doc.keys[path] = doc.keys[source]
+
+
+def without_follow_ons(findings: list, kind: str) -> list:
+    """When `model:` names no preset (MC006 on `model`), the keys its preset would fill are missing because of
+    it: drop their MC005 so that the one root cause is reported, not four errors (issue 14)."""
+    if not any(f.code == INVALID_VALUE.code and tuple(f.path) == ("model",) for f in findings):
+        return findings
+    follow_on = tuple(f"missing required key `{key}`" for key, _ in FILL[kind])  # core.fields.Validator's text
+    return [f for f in findings if not (f.code == MISSING_KEY.code and not f.path and f.message.startswith(follow_on))]

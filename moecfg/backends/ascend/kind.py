@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 
 from moecfg.core.diagnostics import Finding, shown
-from moecfg.backends import Analysis, Options, expand_model
+from moecfg.backends import Analysis, Options, expand_model, root_cause
 from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from moecfg.core.fields import Validator
 from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS, V2_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
@@ -88,7 +88,7 @@ def validate(doc, options: Options, op: str, normalize=None):
     preset_findings = expand_model(doc, "ascend") if any(f.name == "model" for f in table) else []
     data = normalize(doc.data) if normalize else doc.data  # e.g. YAML 1.1 reads 1e-6 as a string
     values, findings, broken = _VALIDATOR.validate(data, table, (), doc.raw_scalars)
-    findings = preset_findings + _other_op_hints(findings, op)
+    findings = root_cause(preset_findings + _other_op_hints(findings, op), "ascend")
     if any(f.name == "env" for f in table):
         broken |= _env(values, doc.raw_scalars, findings)
     ruleset = _ruleset(values, options, data.keys(), findings)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from moecfg.backends import Analysis, Options, expand_model
+from moecfg.backends import Analysis, Options, expand_model, root_cause
 from moecfg.backends.device import rules as device_rules
 from moecfg.core.diagnostics import Finding
 from moecfg.core.input_rules import ENV_UNKNOWN, VALIDATOR_CODES
@@ -40,7 +40,7 @@ def validate(doc, table, normalize=None):
     findings = expand_model(doc, "deepep") if any(f.name == "model" for f in table) else []
     data, more, broken = normalize(doc.data) if normalize else (doc.data, [], False)
     vals, found, bad = _VALIDATOR.validate(data, table, (), doc.raw_scalars)
-    return vals, findings + more + found, broken or bad
+    return vals, root_cause(findings + more + found, "deepep"), broken or bad
 
 
 def _v1_data(data: dict):

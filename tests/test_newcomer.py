@@ -1,0 +1,32 @@
+"""Issue 14: what a newcomer trips on. One test (or more) per friction item fixed here."""
+from __future__ import annotations
+
+import pytest
+
+from moecfg.core.engine import lint_bytes
+from moecfg.core.settings import Cli, Config, FilePolicy
+
+
+def codes(text: str) -> list[str]:
+    results = lint_bytes(text.encode(), "x.yaml", policy=FilePolicy(Config(), Cli()))
+    return [d.code for r in results for d in r.diagnostics]
+
+
+# ---- item 7: an unknown model is the root cause; the keys its preset would fill are not reported missing ----
+@pytest.mark.parametrize("doc", [
+    "product: A3\ncann_version: 9.0.1\nmodel: deepseek-v4\nbs: 128\nep_world_size: 32\nenv:\n  HCCL_BUFFSIZE: 1024\n",
+    "kind: deepep\nmode: normal\nmodel: deepsek-v3\nnum_ranks: 16\n",
+], ids=["ascend", "deepep"])
+def test_unknown_model_reports_only_the_root_cause(doc):
+    assert codes(doc) == ["MC006"]
+
+
+def test_unknown_model_still_reports_a_key_no_preset_fills():
+    # bs is not a model property: its absence is a mistake of its own
+    doc = "product: A3\ncann_version: 9.0.1\nmodel: deepseek-v4\nep_world_size: 32\nenv:\n  HCCL_BUFFSIZE: 1024\n"
+    assert sorted(codes(doc)) == ["MC005", "MC006"]
+
+
+def test_missing_keys_without_model_are_all_reported():
+    doc = "product: A3\ncann_version: 9.0.1\nbs: 128\nep_world_size: 32\nenv:\n  HCCL_BUFFSIZE: 1024\n"
+    assert codes(doc) == ["MC005", "MC005", "MC005"]
