@@ -30,3 +30,28 @@ def test_unknown_model_still_reports_a_key_no_preset_fills():
 def test_missing_keys_without_model_are_all_reported():
     doc = "product: A3\ncann_version: 9.0.1\nbs: 128\nep_world_size: 32\nenv:\n  HCCL_BUFFSIZE: 1024\n"
     assert codes(doc) == ["MC005", "MC005", "MC005"]
+
+
+# ---- item 5: `plan --emit yaml` writes files that check clean --------------------------------------------------
+PLANS = {
+    "ascend-no-cann": ["--product", "A3", "--model", "deepseek-v3", "--ep", "16,32", "--buffer", "768"],
+    "ascend-cann": ["--product", "A3", "--model", "deepseek-v3", "--cann", "9.0.1", "--ep", "32", "--bs", "128"],
+    "mega-moe": ["--product", "A3", "--set", "op=mega_moe", "--set", "h=7168", "--set", "k=8", "--set",
+                 "moe_expert_num=256", "--set", "intermediate_hidden=2048", "--ep", "16", "--bs", "128"],
+    "deepep": ["--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3", "--num-ranks", "16",
+               "--num-rdma-bytes", "2GiB"],
+}
+
+
+@pytest.mark.parametrize("args", PLANS.values(), ids=PLANS.keys())
+def test_plan_emit_yaml_checks_clean(args):
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    emitted = CliRunner().invoke(cli, ["plan", *args, "--emit", "yaml"])
+    assert emitted.exit_code == 0, emitted.output
+    assert "bs: 1" in emitted.output or "num_max_dispatch_tokens_per_rank:" in emitted.output
+    assert codes(emitted.output) == []
+    checked = CliRunner().invoke(cli, ["check", "--fail-on", "info", "-"], input=emitted.output)
+    assert checked.exit_code == 0, checked.output

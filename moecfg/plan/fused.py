@@ -87,7 +87,10 @@ def solve(base: dict, cann, eps, tokens: int | None, buffer_mb: int | None) -> l
             continue
         doc = _doc(base, ep, t, mb)
         nxt = _doc(base, ep, t + 1, mb) if tokens is None else _doc(base, ep, t, mb - 1)
-        out.append(FusedAnswer(ep, t, mb, need, _errors(_lint(doc, cann)), _errors(_lint(nxt, cann)), doc))
+        result = _lint(doc, cann)
+        if "cann_version" not in doc:  # pin the rule set it was solved with: the emitted file checks clean
+            doc = {"cann_version": cann or result.ruleset, **doc}
+        out.append(FusedAnswer(ep, t, mb, need, _errors(result), _errors(_lint(nxt, cann)), doc))
     return out
 
 

@@ -57,6 +57,8 @@ class Problem:
         doc = dict(self.base)
         if self.cann:
             doc["cann_version"] = self.cann
+        elif "cann_version" not in doc:  # pin the rule set the plan was solved with: the file checks clean (no MC011)
+            doc["cann_version"] = self.ruleset.name
         doc["ep_world_size"], doc["bs"] = ep, bs
         if buffer_mb is not None and self.context_mode:
             doc["ccl_buffer_size"] = buffer_mb * MB
