@@ -55,3 +55,37 @@ def test_plan_emit_yaml_checks_clean(args):
     assert codes(emitted.output) == []
     checked = CliRunner().invoke(cli, ["check", "--fail-on", "info", "-"], input=emitted.output)
     assert checked.exit_code == 0, checked.output
+
+
+# ---- item 3: `buffer --help` grouped per kind, common options first, one spelling of --cann ----------------------
+def _buffer_help() -> str:
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    return CliRunner().invoke(cli, ["buffer", "--help"], terminal_width=120).output
+
+
+def test_buffer_help_lists_common_options_then_one_section_per_kind():
+    text = _buffer_help()
+    heads = [line for line in text.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
+    assert heads == ["Options:", "Ascend fields (--kind ascend, the default):", "DeepEP fields (--kind deepep):",
+                     "Tutel fields (--kind tutel):"]
+    common, ascend = text.index("Options:"), text.index("Ascend fields")
+    assert common < text.index("--format") < text.index("--cann ") < ascend < text.index("--product") \
+        < text.index("--bs ") < text.index("--h ") < text.index("DeepEP fields") < text.index("--num-ranks") \
+        < text.index("Tutel fields") < text.index("--world-size")
+
+
+def test_buffer_help_has_one_spelling_of_cann_and_the_alias_still_works():
+    assert "--cann-version" not in _buffer_help()
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    args = ["buffer", "--product", "A3", "--bs", "128", "--h", "7168", "--k", "8", "--ep-world-size", "32",
+            "--moe-expert-num", "256", "--format", "json"]
+    by_alias = CliRunner().invoke(cli, args + ["--cann-version", "8.5"])
+    by_flag = CliRunner().invoke(cli, args + ["--cann", "8.5"])
+    assert by_alias.exit_code == by_flag.exit_code == 0
+    assert '"8.5"' in by_alias.output and '"8.5"' in by_flag.output

@@ -9,12 +9,41 @@ import click
 from moecfg.cli.common import FAIL_ON, common_options, emit, exit_code, options
 
 
+KINDS = {"ascend": "Ascend fields (--kind ascend, the default)", "deepep": "DeepEP fields (--kind deepep)",
+         "tutel": "Tutel fields (--kind tutel)"}
+# Field flags with another spelling among the common options: kept working, not listed (one spelling in --help).
+HIDDEN_ALIASES = {"cann_version": "--cann"}
+
+
+class FieldOption(click.Option):
+    """A flag made from a kind's field table; --help lists it under its kind's heading."""
+
+    def __init__(self, *args, kind: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+
+
+class BufferCommand(click.Command):
+    """--help: the common options first, then one section per kind, each in its field table's order."""
+
+    def format_options(self, ctx, formatter) -> None:
+        sections = {"Options": []} | {title: [] for title in KINDS.values()}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                sections[KINDS.get(getattr(param, "kind", ""), "Options")].append(record)
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 def _field_flags():
-    """--bs, --ep-world-size, ... from the field tables of every kind (scalar fields only)."""
+    """--bs, --ep-world-size, ... from the field tables of every kind (scalar fields only), in table order."""
     from moecfg.backends import fields_module
 
     seen, flags = set(), []
-    for kind in ("ascend", "deepep", "tutel"):
+    for kind in KINDS:
         mod = fields_module(kind)
         if mod is None:
             continue
@@ -22,8 +51,9 @@ def _field_flags():
             if f.type in ("mapping",) or f.name in seen or f.name == "kind":
                 continue
             seen.add(f.name)
-            flags.append(click.option("--" + f.name.replace("_", "-"), f.name, default=None, metavar="VALUE",
-                                      help=f"{f.doc} [{kind}]" if f.doc else None))
+            flags.append(click.option("--" + f.name.replace("_", "-"), f.name, cls=FieldOption, kind=kind,
+                                      default=None, metavar="VALUE", help=f.doc or None,
+                                      hidden=f.name in HIDDEN_ALIASES))
     return flags
 
 
@@ -66,6 +96,7 @@ def _input_invalid(report) -> bool:
                for r in report.results for d in r.diagnostics) or not report.results
 
 
-for _flag in _field_flags():
+for _flag in reversed(_field_flags()):  # decorators apply bottom-up: reversed keeps each table's order
     buffer = _flag(buffer)
-buffer = click.command(name="buffer", short_help="Required buffer sizes, with the formula and its terms.")(buffer)
+buffer = click.command(name="buffer", cls=BufferCommand,
+                       short_help="Required buffer sizes, with the formula and its terms.")(buffer)
