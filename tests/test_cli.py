@@ -213,7 +213,7 @@ def test_buffer_flags_text(capsys):
     code, out, _ = run(["buffer", *DSV3_FLAGS], capsys)
     # too small for the 200 MB default, but `buffer` only fails on invalid input
     assert code == 0
-    for line in ("tok_dispatch = 14848", "tok_combine = 14336", "local_expert_num = 8", "956 MB (1002438656 B)",
+    for line in ("tok_dispatch = 14848", "tok_combine = 14336", "local_expert_num = 8", "956 MiB (1002438656 B)",
                  "set HCCL_BUFFSIZE >= 956"):
         assert line in out
 

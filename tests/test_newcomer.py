@@ -89,3 +89,70 @@ def test_buffer_help_has_one_spelling_of_cann_and_the_alias_still_works():
     by_flag = CliRunner().invoke(cli, args + ["--cann", "8.5"])
     assert by_alias.exit_code == by_flag.exit_code == 0
     assert '"8.5"' in by_alias.output and '"8.5"' in by_flag.output
+
+
+# ---- items 2 and 4: text output grouped by file, one summary; sizes in MiB / GiB with bytes, for every kind -----
+@pytest.mark.parametrize("n, shown", [
+    (0, "0 B"),
+    (1002438656, "956 MiB (1002438656 B)"),          # 956 * 2^20 exactly
+    (798818304, "761.8 MiB (798818304 B)"),          # 798818304 / 2^20 = 761.81...
+    (110265216, "105.2 MiB (110265216 B)"),          # DeepEP RDMA hint: 105.157... MiB
+    (1073741824, "1 GiB (1073741824 B)"),
+    (2146961792, "2.00 GiB (2146961792 B)"),         # 1.99951... GiB rounds to 2.00
+    (1908410496, "1.78 GiB (1908410496 B)"),         # 1.7773... GiB
+    (524288, "0.50 MiB (524288 B)"),
+])
+def test_size_in_binary_units_with_exact_bytes(n, shown):
+    from moecfg.render.text import size
+
+    assert size(n) == shown
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
+
+
+def _check_text(*names: str) -> str:
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    return CliRunner().invoke(cli, ["check", "--exit-zero", *[str(EXAMPLES / n) for n in names]]).output
+
+
+def test_every_kind_shows_sizes_the_same_way():
+    out = _check_text("deepseek-v3-a3-ep32.yaml", "deepep-deepseek-v3-ll-decode-128.yaml",
+                      "tutel-top2-32gpu-sharded.yaml")
+    rows = [line for line in out.splitlines() if line.startswith("  ") and "required" in line]
+    assert len(rows) >= 4
+    for row in rows:
+        sizes = row.split("required ", 1)[1]
+        assert " MB" not in sizes and ("iB (" in sizes or "required 0 B" in row), row
+
+
+def test_json_keeps_exact_bytes():
+    import json
+
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    out = CliRunner().invoke(cli, ["check", "--format", "json", str(EXAMPLES / "deepseek-v3-a3-ep32.yaml")]).output
+    (doc,) = json.loads(out)["results"]
+    assert doc["buffers"]["ep"]["required_bytes"] == 751828992
+
+
+def test_text_output_groups_by_file_with_one_summary(tmp_path):
+    bad = tmp_path / "a.yaml"
+    # a warning (a misspelt env var) and a buffer table for the same file
+    bad.write_text((EXAMPLES / "deepseek-v3-a3-ep32.yaml").read_text() + "  HCCL_INTRA_PCIE_ENABEL: 1\n")
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    out = CliRunner().invoke(cli, ["check", str(bad), str(EXAMPLES / "deepseek-v3-a3-ep32.yaml")]).output
+    lines = out.splitlines()
+    first_file = [i for i, line in enumerate(lines) if line.startswith(str(bad))]
+    second_file = [i for i, line in enumerate(lines) if line.startswith(str(EXAMPLES))]
+    assert "MC013" in lines[first_file[0]] and "(document 0)" in lines[first_file[-1]]  # findings, then its buffers
+    assert first_file and second_file and max(first_file) < min(second_file)  # a.yaml's lines, then the next file's
+    assert [line for line in lines if line.startswith("Checked ")] == [lines[-1]]  # one closing summary

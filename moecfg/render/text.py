@@ -1,5 +1,7 @@
-"""`--format text`: `file:line:col: CODE severity: message [name]` lines, then a summary; for `check`, a
-buffer table per valid document, for `buffer` each domain's formula with its terms.
+"""`--format text`: per file (as ruff and yamllint do), its `file:line:col: CODE severity: message [name]` lines
+then, for `check`, a buffer table per valid document (for `buffer`, each domain's formula with its terms); one
+summary at the end. Sizes read the same for every kind: MiB / GiB with the exact bytes in brackets (JSON keeps
+the bytes).
 
 Plain text unless `color` (a terminal): then rich draws colours and tables. rich is imported only then.
 """
@@ -9,6 +11,25 @@ from moecfg.core.diagnostics import ERROR, INFO, WARNING
 from moecfg.render import escape
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
+MIB, GIB = 1 << 20, 1 << 30
+
+
+def size(n: int) -> str:
+    """`956 MiB (1002438656 B)`, `2.00 GiB (2146961792 B)`, `0 B`: binary units, exact bytes in brackets."""
+    if not n:
+        return "0 B"
+    unit, scale = ("GiB", GIB) if abs(n) >= GIB else ("MiB", MIB)
+    value = n / scale
+    shown = f"{n // scale}" if n % scale == 0 else (f"{value:.2f}" if unit == "GiB" or value < 10 else f"{value:.1f}")
+    return f"{shown} {unit} ({n} B)"
+
+
+def by_file(results) -> list[list]:
+    """The results grouped by file, files in the order they were checked."""
+    groups: dict[str, list] = {}
+    for r in results:
+        groups.setdefault(r.file, []).append(r)
+    return list(groups.values())
 
 
 def _plural(n: int, word: str) -> str:
@@ -42,13 +63,11 @@ def derivation_lines(r, d) -> list[str]:
 
 def _buffer_rows(buffers: dict):
     for domain, b in buffers.items():
-        req = b.get("required_mb")
-        required = f"{req} MB ({b['required_bytes']} B)" if req is not None else f"{b['required_bytes']} B"
-        conf = b.get("configured_mb")
-        if conf is None and b.get("configured_bytes") is not None:
-            conf_text = f"{b['configured_bytes']} B"
-        else:
-            conf_text = f"{conf} MB" if conf is not None else "-"
+        required = size(b["required_bytes"])
+        conf = b.get("configured_bytes")
+        if conf is None and b.get("configured_mb") is not None:
+            conf = b["configured_mb"] * MIB  # HCCL_BUFFSIZE and hccl_buffer_size are in MB = MiB
+        conf_text = "-" if conf is None else size(conf)
         if b.get("configured_from"):
             conf_text += f" ({b['configured_from']})"
         ok = b.get("sufficient")
@@ -79,52 +98,62 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
     if color:
         return _render_rich(report, command)
     lines = []
-    for r in report.results:
-        for d in r.diagnostics:
-            lines.append(diagnostic_line(r, d))
-            lines.extend(derivation_lines(r, d))
-    for r in report.results:
-        if command == "buffer":
-            lines.append(_title(r))
-            lines.extend(_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"])
-        elif r.valid and r.buffers:
-            lines.append(_title(r))
-            lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}" for d, req, conf, st in _buffer_rows(r.buffers))
+    for results in by_file(report.results):
+        for r in results:
+            for d in r.diagnostics:
+                lines.append(diagnostic_line(r, d))
+                lines.extend(derivation_lines(r, d))
+        for r in results:
+            if command == "buffer":
+                lines.append(_title(r))
+                lines.extend(_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"])
+            elif r.valid and r.buffers:
+                lines.append(_title(r))
+                lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}"
+                             for d, req, conf, st in _buffer_rows(r.buffers))
     lines.append(_summary(report))
     return escape.lines(lines)
 
 
 def _render_rich(report, command: str) -> str:
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     console = Console(force_terminal=True, highlight=False, markup=False)
     with console.capture() as cap:
-        for r in report.results:
-            for d in r.diagnostics:
-                line = Text()
-                line.append(f"{escape.text(r.file)}:{d.line}:{d.column}: ", style="bold")
-                line.append(d.code, style="bold")
-                line.append(f" {d.severity}: ", style=_STYLE[d.severity])
-                line.append(escape.text(d.message))
-                line.append(f" [{d.name}]", style="dim")
-                console.print(line, soft_wrap=True)
-                for extra in derivation_lines(r, d):
-                    console.print(Text(extra, style="dim"), soft_wrap=True)
-        for r in report.results:
-            if command == "buffer":
-                console.print(Text(escape.text(_title(r)), style="bold"))
-                for text in (_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"]):
-                    console.print(text, soft_wrap=True, markup=False)
-            elif r.valid and r.buffers:
-                table = Table(title=Text(escape.text(_title(r)), style="table.title"), title_justify="left")
-                for col in ("domain", "required", "configured", "status"):
-                    table.add_column(col)
-                for d, req, conf, st in _buffer_rows(r.buffers):
-                    table.add_row(d, req, conf, Text(st, style="green" if st == "ok" else "red"))
-                console.print(table)
+        for results in by_file(report.results):
+            _rich_file(console, results, command)
         s = report.summary()
         style = "bold red" if s["errors"] else ("yellow" if s["warnings"] else "green")
         console.print(Text(_summary(report), style=style))
     return escape.terminal(cap.get())  # file text never reaches the terminal raw (nor rich markup)
+
+
+def _rich_file(console, results, command: str) -> None:
+    """One file: its diagnostics, then its documents' buffers."""
+    from rich.table import Table
+    from rich.text import Text
+
+    for r in results:
+        for d in r.diagnostics:
+            line = Text()
+            line.append(f"{escape.text(r.file)}:{d.line}:{d.column}: ", style="bold")
+            line.append(d.code, style="bold")
+            line.append(f" {d.severity}: ", style=_STYLE[d.severity])
+            line.append(escape.text(d.message))
+            line.append(f" [{d.name}]", style="dim")
+            console.print(line, soft_wrap=True)
+            for extra in derivation_lines(r, d):
+                console.print(Text(extra, style="dim"), soft_wrap=True)
+    for r in results:
+        if command == "buffer":
+            console.print(Text(escape.text(_title(r)), style="bold"))
+            for text in (_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"]):
+                console.print(text, soft_wrap=True, markup=False)
+        elif r.valid and r.buffers:
+            table = Table(title=Text(escape.text(_title(r)), style="table.title"), title_justify="left")
+            for col in ("domain", "required", "configured", "status"):
+                table.add_column(col)
+            for d, req, conf, st in _buffer_rows(r.buffers):
+                table.add_row(d, req, conf, Text(st, style="green" if st == "ok" else "red"))
+            console.print(table)

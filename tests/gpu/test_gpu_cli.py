@@ -22,7 +22,7 @@ def test_buffer_kind_deepep_flags_show_formula_terms():
     assert res.exit_code == 0, res.output
     assert "[nvl]" in res.output and "[rdma]" in res.output
     assert "hidden_bytes = 14336" in res.output and "nvl_hint(dispatch) = 453208704" in res.output
-    assert "= 110265216 B" in res.output  # RDMA hint, hand-computed in test_deepep_buffers.py
+    assert "= 105.2 MiB (110265216 B)" in res.output  # RDMA hint, hand-computed in test_deepep_buffers.py
 
 
 def test_buffer_set_too_small_buffer_reports_but_exits_0():
