@@ -156,3 +156,54 @@ def test_text_output_groups_by_file_with_one_summary(tmp_path):
     assert "MC013" in lines[first_file[0]] and "(document 0)" in lines[first_file[-1]]  # findings, then its buffers
     assert first_file and second_file and max(first_file) < min(second_file)  # a.yaml's lines, then the next file's
     assert [line for line in lines if line.startswith("Checked ")] == [lines[-1]]  # one closing summary
+
+
+# ---- item 10: progress on stderr only when it is a terminal (never in pipes, CI or machine formats) ------------
+def _folder(tmp_path, n: int):
+    text = (EXAMPLES / "deepseek-v3-a3-ep32.yaml").read_text()
+    for i in range(n):
+        (tmp_path / f"d{i:04d}.yaml").write_text(text)
+    return str(tmp_path)
+
+
+def _run_check(args, monkeypatch, capsys, tty: bool, ci: bool = False):
+    import sys
+
+    from moecfg.cli import main
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: tty)
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    else:
+        monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(SystemExit):
+        main(args)
+    return capsys.readouterr()
+
+
+def test_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
+    out = _run_check(["check", _folder(tmp_path, 200)], monkeypatch, capsys, tty=True)
+    assert "checking" in out.err and "200/200" in out.err  # rich's bar with its count, on stderr
+    assert "checking" not in out.out and out.out.endswith("0 errors, 0 warnings, 0 infos.\n")
+
+
+@pytest.mark.parametrize("why", ["pipe", "ci", "json", "few-files"])
+def test_no_progress_in_pipes_ci_machine_formats_or_short_runs(tmp_path, monkeypatch, capsys, why):
+    n = 20 if why == "few-files" else 200
+    args = ["check", _folder(tmp_path, n)] + (["--format", "json"] if why == "json" else [])
+    out = _run_check(args, monkeypatch, capsys, tty=why != "pipe", ci=why == "ci")
+    assert out.err == ""
+
+
+def test_plan_progress_only_for_text(monkeypatch, capsys):
+    import sys
+
+    from moecfg.cli import main
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.delenv("CI", raising=False)
+    plan = ["plan", "--product", "A3", "--model", "deepseek-v3", "--ep", "8:512:8", "--bs", "128"]
+    for extra, shown in (([], True), (["--format", "json"], False)):
+        with pytest.raises(SystemExit):
+            main(plan + extra)
+        assert ("planning" in capsys.readouterr().err) is shown

@@ -151,6 +151,13 @@ def _bytes(fn):
     return fn
 
 
+def _progress(human: bool) -> None:
+    """A bar on a terminal's stderr for long loops, only for the text format (core/progress.py)."""
+    from moecfg.core.progress import enable
+
+    enable(human)
+
+
 def _only_for_kind(kind: str, **given) -> None:
     """A usage error for an option of the other backend (e.g. --product with --kind deepep)."""
     other = "deepep" if kind == "ascend" else "ascend"
@@ -220,6 +227,7 @@ def plan(kind, product, mode, device, model, model_config, cann, redundant, sets
         raise click.UsageError("give --ep (EP sizes)" if kind == "ascend" else "give --num-ranks (N, LO:HI[:STEP] or A,B)")
     if bs is not None and bs < 1:
         raise click.UsageError("--bs must be >= 1")
+    _progress(fmt == "text" and emit is None)
     if kind == "deepep":
         answers, text = _plan_deepep(mode, device, model, model_config, redundant, sets, output, ep, bs, nvl, rdma, fmt,
                                      emit)
@@ -311,6 +319,7 @@ def sweep(kind, product, mode, device, model, model_config, cann, redundant, set
 
     _only_for_kind(kind, product=product, cann=cann, buffer_mb=buffer_mb, comm_algs=comm_algs, rulesets=rulesets,
                    mode=mode, device=device, nvl=nvl, rdma=rdma, num_sms=num_sms)
+    _progress(fmt == "text")
     if kind == "deepep":
         result = _sweep_deepep(mode, device, model, model_config, redundant, sets, ep, bs, num_sms, nvl, rdma)
     else:

@@ -119,10 +119,19 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     return out
 
 
-def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
-    """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting."""
+FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on (core/progress.py)
+
+
+def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False) -> Report:
+    """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
+    `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr."""
+    entries = discover(paths)
+    if progress:
+        from moecfg.core.progress import track
+
+        entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
     report = Report()
-    for entry in discover(paths):
+    for entry in entries:
         name = "<stdin>" if entry.path == "-" else entry.path
         policy = settings.for_file(entry.path) if settings is not None else None
         try:

@@ -73,15 +73,18 @@ class DeepEPSweep:
 def run(p: DeepEPProblem, vs: str, xs: list, fixed: int, num_sms=(None,), nvl: int | None = None,
         rdma: int | None = None, device_memory_gb: float | None = None) -> DeepEPSweep:
     """Required bytes per x; `vs` is TOKENS (low-latency) or "num_ranks"; `num_sms` values are compared as series."""
+    from moecfg.core.progress import track
+
     domains = ("rdma",) if p.low_latency else ("nvl", "rdma")
     sms_list = [None] if p.low_latency else list(num_sms)
     series = []
     for sms in sms_list:
         extra = {} if sms is None else {"num_sms": sms}
+        todo = track(xs, "sweeping" if sms is None else f"num_sms {sms}", 256)
         if vs == TOKENS:
-            points = [p.required_bytes(fixed, x, **extra) for x in xs]
+            points = [p.required_bytes(fixed, x, **extra) for x in todo]
         else:
-            points = [p.required_bytes(x, fixed, **extra) for x in xs]
+            points = [p.required_bytes(x, fixed, **extra) for x in todo]
         shown = sms if sms is not None else (None if p.low_latency else p.values["num_sms"])
         for domain in domains:
             series.append(DeepEPSeries(domain, shown, [pt.get(domain) for pt in points], len(sms_list) > 1))

@@ -119,4 +119,6 @@ def solve(p: Problem, ep: int, bs: int | None, buffer_mb: int | None) -> Answer:
 
 def ep_table(p: Problem, eps, bs: int | None, buffer_mb: int | None) -> list[Answer]:
     """One answer per EP size (each judged by the engine; a rejected size carries its rule codes)."""
-    return [solve(p, ep, bs, buffer_mb) for ep in eps]
+    from moecfg.core.progress import track
+
+    return [solve(p, ep, bs, buffer_mb) for ep in track(eps, "planning", 32)]

@@ -61,14 +61,17 @@ def run(p: Problem, vs: str, xs: list, fixed: int, comm_algs, rulesets, buffer_m
     for name in rulesets:
         if name not in RULESETS:
             raise PlanError(f"rule set {name!r} is not one of {', '.join(RULESETS)}")
+    from moecfg.core.progress import track
+
     series = []
     for name in rulesets:
         rs = RULESETS[name]
         for alg in comm_algs:
+            points = track(xs, f"{name} {alg or 'comm_alg'}", 256)
             if vs == "bs":
-                pts = [p.required_bytes(fixed, x, rs, comm_alg=alg) for x in xs]
+                pts = [p.required_bytes(fixed, x, rs, comm_alg=alg) for x in points]
             else:
-                pts = [p.required_bytes(x, fixed, rs, comm_alg=alg) for x in xs]
+                pts = [p.required_bytes(x, fixed, rs, comm_alg=alg) for x in points]
             series.append(Series(alg, name, pts))
     other = "ep_world_size" if vs == "bs" else "bs"
     return Sweep(vs, list(xs), {other: fixed}, series, limits(p, buffer_mb, device_memory_gb))
