@@ -207,3 +207,54 @@ def test_plan_progress_only_for_text(monkeypatch, capsys):
         with pytest.raises(SystemExit):
             main(plan + extra)
         assert ("planning" in capsys.readouterr().err) is shown
+
+
+# ---- item 6: sweeps mark the points a rule rejects, say when the table is down-sampled, and the plot fits ----
+def _sweep(*extra):
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    return CliRunner().invoke(cli, ["sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs",
+                                    "1:1024", "--cann", "9.0.1", *extra])
+
+
+def test_sweep_marks_points_past_a3_bs_limit():
+    out = _sweep("--rows", "all").output
+    rows = {int(line.split("│")[1]): line for line in out.splitlines() if line.startswith("│")}
+    assert len(rows) == 1024 and "rows shown" not in out  # every row, no down-sampling note
+    assert "(MC103)" not in rows[512] and "(MC103)" in rows[513]  # A3 bs <= 512 (DV2T L978-987)
+    assert "the rules reject that point" in out
+
+
+def test_sweep_says_when_the_table_is_down_sampled():
+    out = _sweep().output
+    assert "24 of 1024 rows shown (evenly spaced); --rows all shows every row" in out
+
+
+def test_sweep_json_lists_the_rejecting_rules_per_point():
+    import json
+
+    series = json.loads(_sweep("--format", "json").output)["series"][0]
+    assert series["rejected_by"][511] == [] and series["rejected_by"][512] == ["MC103"]  # bs 512, bs 513
+
+
+def test_sweep_plot_fits_the_data_and_labels_a_limit_far_above():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from moecfg.plan import report, sweep
+    from moecfg.plan.problem import build
+
+    sw = sweep.run(build({"product": "A3", "model": "deepseek-v3"}, "9.0.1"), "bs", list(range(1, 1025)), 32, [""],
+                   ["9.0"], buffer_mb=4096)
+    fig, ax = plt.subplots()
+    report._plot_series(ax, sw)
+    report._plot_limits(ax, sw)
+    top = max(v for v in sw.series[0].required_mb if v)
+    assert top < ax.get_ylim()[1] < 1.2 * top  # the device memory line (32768 MB) does not squash the data
+    labels = [t.get_text() for t in ax.texts] + [line.get_label() for line in ax.get_lines()]
+    assert any("device memory" in t and "above the chart" in t for t in labels)
+    assert any("rejected (MC103)" in t for t in labels) and any("configured buffer: 4096 MB" in t for t in labels)
+    plt.close(fig)

@@ -308,8 +308,11 @@ def _plan_deepep(mode, device, model, model_config, redundant, sets, output, ran
 @click.option("--format", "fmt", type=click.Choice(PLAN_FORMATS), default="text", show_default=True)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE.svg|png",
               help="Also draw the sweep with matplotlib (extra `plot`).")
+@click.option("--rows", default="24", show_default=True, metavar="N|all",
+              type=click.Choice(["all"] + [str(n) for n in range(2, 1001)]), show_choices=False,
+              help="Rows of the text table (evenly spaced, ends included); all = every x.")
 def sweep(kind, product, mode, device, model, model_config, cann, redundant, sets, output, ep, bs, comm_algs, rulesets,
-          num_sms, buffer_mb, nvl, rdma, fmt, plot_path):
+          num_sms, buffer_mb, nvl, rdma, fmt, plot_path, rows):
     """Required buffer vs tokens per rank or vs EP size / num_ranks, with limit lines.
 
     ascend: HCCL_BUFFSIZE for one or more comm_algs / rule sets. deepep: num_nvl_bytes / num_rdma_bytes
@@ -332,7 +335,8 @@ def sweep(kind, product, mode, device, model, model_config, cann, redundant, set
             report.plot(result, plot_path)
         except (report.PlotUnavailable, OutputError) as exc:
             raise click.UsageError(str(exc)) from None
-    text = report.sweep_json(result) if fmt == "json" else report.sweep_text(result, output is None and sys.stdout.isatty())
+    text = report.sweep_json(result) if fmt == "json" else report.sweep_text(
+        result, output is None and sys.stdout.isatty(), None if rows == "all" else int(rows))
     _write(text, output)
 
 

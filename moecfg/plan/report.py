@@ -81,14 +81,38 @@ def plan_yaml(answers, problem) -> str:
     return "---\n".join(out)
 
 
-def _sample(n: int) -> list:
-    if n <= CHART_ROWS:
+def _sample(n: int, rows: int | None = CHART_ROWS) -> list:
+    """Indices of the rows the text shows: all of them (rows None), else `rows` spread evenly, ends included."""
+    if rows is None or n <= rows:
         return list(range(n))
-    step = (n - 1) / (CHART_ROWS - 1)
-    return sorted({round(i * step) for i in range(CHART_ROWS)})
+    step = (n - 1) / (rows - 1)
+    return sorted({round(i * step) for i in range(rows)})
 
 
-def sweep_text(sw, color: bool = False) -> str:
+def _rejected(series, i: int) -> tuple:
+    """Codes of the rules that reject point i (series of sweeps that do not judge points have none)."""
+    rejected = getattr(series, "rejected", None)
+    return rejected[i] if rejected else ()
+
+
+def _cell(series, mbs, i: int) -> str:
+    if mbs[i] is None:
+        return "n/a"
+    codes = _rejected(series, i)
+    return f"{mbs[i]} ({', '.join(codes)})" if codes else str(mbs[i])
+
+
+def _sweep_notes(sw, rows) -> list[str]:
+    notes = []
+    if any(_rejected(s, i) for s in sw.series for i in range(len(sw.xs))):
+        notes.append("(MCxxx): the rules reject that point (moecfg explain MCxxx); its figure is the buffer the op "
+                     "would need, not a valid configuration")
+    if len(rows) < len(sw.xs):
+        notes.append(f"{len(rows)} of {len(sw.xs)} rows shown (evenly spaced); --rows all shows every row")
+    return notes
+
+
+def sweep_text(sw, color: bool = False, rows: int | None = CHART_ROWS) -> str:
     from rich.table import Table
 
     con = _console(color)
@@ -99,12 +123,14 @@ def sweep_text(sw, color: bool = False) -> str:
     table.add_column(xname, justify="right")
     for s in sw.series:
         table.add_column(s.label, justify="right")
-    rows = _sample(len(sw.xs))
+    rows = _sample(len(sw.xs), rows)
     mbs = [s.required_mb for s in sw.series]
     for i in rows:
-        table.add_row(str(sw.xs[i]), *["n/a" if m[i] is None else str(m[i]) for m in mbs])
+        table.add_row(str(sw.xs[i]), *[_cell(s, m, i) for s, m in zip(sw.series, mbs)])
     con.print(table)
     con.print(chart(sw, rows))
+    for note in _sweep_notes(sw, rows):
+        con.print(note, soft_wrap=True)
     return escape.terminal(con.file.getvalue())
 
 
@@ -127,7 +153,9 @@ def chart(sw, rows) -> str:
             for col in marks:
                 bar[col] = "|"
             label = f"{sw.xs[i]:>6}" if j == 0 else " " * 6
-            lines.append(f"{label} {''.join(bar)} {'n/a' if mb is None else mb}")
+            codes = _rejected(s, i)
+            lines.append(f"{label} {''.join(bar)} {'n/a' if mb is None else mb}"
+                         + (f" rejected ({', '.join(codes)})" if codes else ""))
     legend = [f"{glyphs[j % len(glyphs)]} {s.label}" for j, s in enumerate(sw.series)]
     legend += [f"| {name} = {mb} MB" for name, mb in shown.items()]
     legend += [f"  {name} = {mb} MB (off the scale)" for name, mb in sw.limits.items() if name not in shown]
@@ -142,6 +170,36 @@ class PlotUnavailable(Exception):
     pass
 
 
+def _plot_series(ax, sw) -> None:
+    """Each series in its colour: solid where the rules accept the point, dotted with x marks where they reject it."""
+    for j, s in enumerate(sw.series):
+        ok = [(x, y) for i, (x, y) in enumerate(zip(sw.xs, s.required_mb)) if y is not None and not _rejected(s, i)]
+        bad = [(x, y) for i, (x, y) in enumerate(zip(sw.xs, s.required_mb)) if y is not None and _rejected(s, i)]
+        if ok:
+            ax.plot(*zip(*ok), color=f"C{j}", label=s.label)
+        if bad:
+            codes = sorted({c for i in range(len(sw.xs)) for c in _rejected(s, i)})
+            ax.plot(*zip(*bad), color=f"C{j}", linestyle=":", marker="x", markersize=4,
+                    markevery=max(1, len(bad) // 24), label=f"{s.label}: rejected ({', '.join(codes)})")
+
+
+def _plot_limits(ax, sw) -> None:
+    """Limit lines inside the data's range are drawn; one far above (device memory) is a labelled arrow at the
+    top instead of a line that would squash the data to the bottom of the chart."""
+    values = [v for s in sw.series for v in s.required_mb if v is not None]
+    top = max(values) if values else 1
+    above = []
+    for i, (name, mb) in enumerate(sw.limits.items()):  # one colour per line, after the series' colours
+        if mb <= 1.5 * top:
+            ax.axhline(mb, linestyle="--", linewidth=1, color=f"C{len(sw.series) + i}", label=f"{name}: {mb} MB")
+        else:
+            above.append(f"{name}: {mb} MB")
+    ax.set_ylim(0, max([top] + [mb for mb in sw.limits.values() if mb <= 1.5 * top]) * 1.08)
+    for k, text in enumerate(above):
+        ax.annotate(f"\u2191 {text} (above the chart)", xy=(0.01, 0.985 - 0.05 * k), xycoords="axes fraction",
+                    va="top", fontsize="small", color="dimgray")
+
+
 def plot(sw, path: str) -> None:
     """Write a line chart (svg/png by suffix) with the limit lines; needs matplotlib (extra `plot`)."""
     try:
@@ -152,12 +210,8 @@ def plot(sw, path: str) -> None:
     except ImportError:
         raise PlotUnavailable("--plot needs matplotlib: pip install 'moecfg[plot]' (or pip install matplotlib)") from None
     fig, ax = plt.subplots(figsize=(8, 5))
-    for s in sw.series:
-        pts = [(x, y) for x, y in zip(sw.xs, s.required_mb) if y is not None]
-        if pts:
-            ax.plot(*zip(*pts), label=s.label)
-    for i, (name, mb) in enumerate(sw.limits.items()):  # one colour per line, after the series' colours
-        ax.axhline(mb, linestyle="--", linewidth=1, color=f"C{len(sw.series) + i}", label=f"{name}: {mb} MB")
+    _plot_series(ax, sw)
+    _plot_limits(ax, sw)
     ax.set_xlabel(sw.xlabel)
     ax.set_ylabel(f"required {sw.quantity} (MB)")
     ax.legend(fontsize="small")

@@ -1,16 +1,18 @@
 """Sweeps: the required HCCL buffer against bs (or ep) for several comm_algs and rule sets.
 
-Pure formulas only (no YAML, no rule engine), so 10,000 points take well under a second
-(benchmarks/bench_sweep.py). A point where the inputs allow no buffer (an algorithm the rule set
-does not know, ep <= shared ranks) is None.
+The formulas, no YAML: each point's buffer, and the codes of the rules that reject it (the v2 families run on
+the config directly, buffer sufficiency aside: the sweep shows the buffer), so a point past a limit is marked,
+not shown as valid (benchmarks/bench_sweep.py times 10,000 points). A point where the inputs allow no buffer
+(an algorithm the rule set does not know, ep <= shared ranks) is None.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from moecfg.backends.ascend.formulas import MB, ceil_mb
 from moecfg.backends.ascend.rulesets import RULESETS
 from moecfg.backends.device.devices import HCCL_BUFFERS_PER_COMMUNICATOR, describe, device_bytes
+from moecfg.backends.ascend.model import derive
 from moecfg.plan.problem import PlanError, Problem
 
 
@@ -19,6 +21,7 @@ class Series:
     comm_alg: str
     ruleset: str
     required_bytes: list  # per x: {domain: bytes} ({} if not computable)
+    rejected: list = field(default_factory=list)  # per x: codes of the rules that reject the point (() if none)
 
     @property
     def label(self) -> str:
@@ -31,7 +34,8 @@ class Series:
 
     def to_json(self) -> dict:
         return {"label": self.label, "comm_alg": self.comm_alg, "ruleset": self.ruleset,
-                "required_mb": self.required_mb, "required_bytes": self.required_bytes}
+                "required_mb": self.required_mb, "required_bytes": self.required_bytes,
+                "rejected_by": [list(codes) for codes in self.rejected]}
 
 
 @dataclass
@@ -67,14 +71,23 @@ def run(p: Problem, vs: str, xs: list, fixed: int, comm_algs, rulesets, buffer_m
     for name in rulesets:
         rs = RULESETS[name]
         for alg in comm_algs:
-            points = track(xs, f"{name} {alg or 'comm_alg'}", 256)
-            if vs == "bs":
-                pts = [p.required_bytes(fixed, x, rs, comm_alg=alg) for x in points]
-            else:
-                pts = [p.required_bytes(x, fixed, rs, comm_alg=alg) for x in points]
-            series.append(Series(alg, name, pts))
+            points = [(fixed, x) if vs == "bs" else (x, fixed) for x in track(xs, f"{name} {alg or 'comm_alg'}", 256)]
+            pts = [p.required_bytes(ep, bs, rs, comm_alg=alg) for ep, bs in points]
+            series.append(Series(alg, name, pts, [rejected_by(p, ep, bs, rs, alg) for ep, bs in points]))
     other = "ep_world_size" if vs == "bs" else "bs"
     return Sweep(vs, list(xs), {other: fixed}, series, limits(p, buffer_mb, device_memory_gb))
+
+
+def rejected_by(p: Problem, ep: int, bs: int, ruleset, alg: str) -> tuple:
+    """Codes of the errors the dispatch/combine v2 rules give the point, buffer rules aside (sorted)."""
+    from moecfg.backends.ascend.kind import FAMILIES
+    from moecfg.core.registry import RULES
+
+    cfg = p.config(ep, bs, comm_alg=alg)
+    facts = derive(cfg, ruleset)
+    codes = {f.code for family in FAMILIES for check in family.CHECKS for f in check(cfg, facts)
+             if (f.severity or RULES[f.code].severity) == "error" and "buffer" not in RULES[f.code].tags}
+    return tuple(sorted(codes))
 
 
 def limits(p: Problem, buffer_mb: int | None, device_memory_gb: float | None) -> dict:
