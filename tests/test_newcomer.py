@@ -258,3 +258,38 @@ def test_sweep_plot_fits_the_data_and_labels_a_limit_far_above():
     assert any("device memory" in t and "above the chart" in t for t in labels)
     assert any("rejected (MC103)" in t for t in labels) and any("configured buffer: 4096 MB" in t for t in labels)
     plt.close(fig)
+
+
+# ---- item 8: the pre-commit hook's default `files:` takes all of deploy/; a foreign YAML there is never an error --
+FOREIGN = {
+    "web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+                "      containers:\n        - name: web\n          image: nginx:1.25\n",
+    "compose.yaml": "services:\n  db:\n    image: postgres:16\n",
+    "values.yaml": "replicaCount: 3\nimage:\n  repository: myapp\nbs: fast\n",  # a Helm values file with a `bs:`
+    "notes.yaml": "owner: infra\nrunbook: https://example.invalid/runbook\n",
+}
+
+
+def test_foreign_yaml_under_deploy_is_skipped_not_an_error(tmp_path):
+    import re
+
+    import yaml
+
+    hooks = yaml.safe_load((EXAMPLES.parent / ".pre-commit-hooks.yaml").read_text())
+    files = re.compile(next(h for h in hooks if h["id"] == "moecfg")["files"])
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+    for name, text in FOREIGN.items():
+        (deploy / name).write_text(text)
+        assert files.search(f"deploy/{name}")  # the hook hands it to moecfg
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    res = CliRunner().invoke(cli, ["check", "--fail-on", "info", str(deploy)])
+    assert res.exit_code == 0 and res.output.startswith("Checked 4 files (0 documents): 0 errors"), res.output
+
+
+def test_a_moecfg_document_with_typos_is_still_ours():
+    doc = "product: A3\ncann_version: 9.0.1\nbss: 128\nh: 7168\nk: 8\nep_world_sise: 32\nmoe_expert_num: 256\n"
+    assert {"MC003", "MC005"} <= set(codes(doc))

@@ -44,8 +44,9 @@ def _field_names() -> frozenset:
 
 
 def is_moecfg_document(doc) -> bool:
-    """A document moecfg owns: `kind` names a moecfg kind, or (no `apiVersion`, no pod/compose shape) its keys are
-    moecfg fields or near misses of them (`bss: 128` is a typo to report, not a foreign file)."""
+    """A document moecfg owns: `kind` names a moecfg kind, or (no `apiVersion`, no pod/compose shape) at least half
+    of its keys are moecfg fields or near misses of them (`bss: 128` is a typo to report, not a foreign file; a
+    Helm values file that happens to have a `bs:` among its own keys is foreign: skipped, never an error)."""
     data = doc.data
     if not isinstance(data, dict):
         return False
@@ -57,12 +58,14 @@ def is_moecfg_document(doc) -> bool:
     if "kind" in data:
         return True  # an unknown kind without apiVersion: report it (MC006 with did-you-mean)
     names = _field_names()
-    keys = [k for k in list(data)[:50] if isinstance(k, str)]
-    if any(k in names for k in keys):
+    keys = [k for k in list(data)[:50] if isinstance(k, str) and k not in _GENERIC]  # generic keys are neutral
+    ours = sum(k in names for k in keys)
+    if ours and 2 * ours >= len(keys):
         return True
-    import difflib  # only for documents with no known key
+    import difflib  # only for documents with keys moecfg does not know
 
-    return any(difflib.get_close_matches(k, names, n=1, cutoff=0.85) for k in keys if len(k) > 3)
+    ours += sum(1 for k in keys if k not in names and len(k) > 3 and difflib.get_close_matches(k, names, n=1, cutoff=0.85))
+    return bool(ours) and 2 * ours >= len(keys)
 
 
 def _readers():
