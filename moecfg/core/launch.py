@@ -84,6 +84,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     analysis = module.analyze(doc, options)
     result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
     result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
+    if call.derived:  # what only the launch knows (the per-rank memory budget)
+        result.derived = {**(result.derived or {}), **call.derived}
     diags.extend(_position(doc, analysis.findings))
     result.diagnostics = diags
     return result

@@ -84,7 +84,8 @@ def context(policy, options):
         cann=options.cann or (cfg.cann_version if cfg else None),
         framework_versions=tuple(sorted((getattr(cfg, "framework_versions", None) or {}).items())),
         models=tuple((getattr(cfg, "models", None) or {}).items()),
-        settings_dir=os.path.dirname(cfg.path) if cfg is not None and cfg.path else None)
+        settings_dir=os.path.dirname(cfg.path) if cfg is not None and cfg.path else None,
+        device=getattr(cfg, "device", None), device_memory_gb=getattr(cfg, "device_memory_gb", None))
 
 
 def _run(lf: LaunchFile | None, name: str, options, policy, first: int) -> list[DocumentResult]:

@@ -5,6 +5,8 @@ in one folder `.moecfg.yaml` wins over `pyproject.toml`. `--config FILE` uses th
 
     cann_version: 9.0.1        # default for documents without cann_version (the document's own value wins)
     product: A3                # default for documents without product
+    device: H200               # GPU model of GPU launches (vLLM, SGLang, Megatron); product A2/A3 stays Ascend's
+    device_memory_gb: 141      # memory per device of launches (overrides the device's catalogue value)
     fail-on: warning           # error | warning | info | never
     ignore: [MC011, MC5]       # codes, code prefixes (MC5 = every MC5xx) or rule names
     per-path-ignores:          # gitignore-style patterns, relative to this file's folder
@@ -29,7 +31,7 @@ FAIL_ON = ("error", "warning", "info", "never")
 YAML_NAMES = (".moecfg.yaml", ".moecfg.yml")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models")
+         "framework_versions", "models", "device", "device_memory_gb")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron")
 
 
@@ -49,6 +51,8 @@ class Config:
     inline_suppressions: bool | None = None
     framework_versions: dict = field(default_factory=dict)  # framework -> version string (launch files)
     models: dict = field(default_factory=dict)  # model string as written (or "*") -> preset name or config.json path
+    device: str | None = None  # GPU model of GPU launches (H100, H200, B200, ...); `product` stays the Ascend one
+    device_memory_gb: float | None = None  # memory per device (overrides the device's catalogue value)
 
     @property
     def root(self) -> str:
@@ -175,6 +179,8 @@ def parse(table: dict, path: str | None) -> Config:
             inline_suppressions=_bool(values.get("inline_suppressions"), "inline-suppressions"),
             framework_versions=_framework_versions(values.get("framework_versions", {})),
             models=_models(values.get("models", {})),
+            device=_device(values.get("device")),
+            device_memory_gb=_memory(values.get("device_memory_gb")),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None
@@ -215,6 +221,25 @@ def _models(v) -> dict:
         if not isinstance(key, str) or not isinstance(value, str) or not value.strip():
             raise ConfigError(f"`models`: {str(key)[:60]!r} must map to a preset name or a config.json path (a string)")
     return dict(v)
+
+
+def _device(v):
+    if v is None:
+        return None
+    from moecfg.backends.device.devices import GPU_DEVICES
+
+    names = {n.lower(): n for n in GPU_DEVICES}
+    if not isinstance(v, str) or v.strip().lower() not in names:
+        raise ConfigError(f"`device` = {str(v)[:60]!r} is not a GPU model moecfg knows ({', '.join(GPU_DEVICES)})")
+    return names[v.strip().lower()]
+
+
+def _memory(v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+        raise ConfigError(f"`device_memory_gb` = {str(v)[:60]!r} must be a positive number of GB")
+    return float(v)
 
 
 def _product(v):
