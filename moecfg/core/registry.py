@@ -26,6 +26,7 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.dispatch_ffn_combine",
     "moecfg.backends.ascend.rules.sgl_deepep",
     "moecfg.frameworks.sglang.rules",
+    "moecfg.frameworks.sglang.gpu_rules",
     "moecfg.frameworks.vllm.rules",
     "moecfg.frameworks.budget",
     "moecfg.frameworks.megatron.rules",
