@@ -101,6 +101,11 @@ def launch_notes(c, call) -> list[Note]:
     return notes
 
 
+def _at(cap_span: tuple, flag_span, tokens: int):
+    """The cap's env entry when raising it fixes the launch, else the flag whose batch must shrink."""
+    return cap_span[0] if cap_span and tokens <= 1024 else flag_span
+
+
 def _need(t: int, tokens: int) -> str:
     return f"set SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= {tokens}" if tokens <= 1024 else \
         f"shrink the batch (raising the cap cannot help: {tokens} is above DeepEP's limit 1024)"
@@ -122,7 +127,7 @@ def _graph(c, t, cap_span) -> list[Note]:
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
                  f"fails while SGLang captures the CUDA graphs; {_need(t, tokens)} or lower {flag} to {_max_requests(c, t)}",
-                 (cap_span or (span,))[0])]
+                 _at(cap_span, span, tokens))]
 
 
 def _running(c, t, cap_span) -> list[Note]:
@@ -140,7 +145,7 @@ def _running(c, t, cap_span) -> list[Note]:
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
                  f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
                  f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens)}",
-                 (cap_span or c.span("--max-running-requests"))[0])]
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens))]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:
