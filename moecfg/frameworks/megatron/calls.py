@@ -65,7 +65,20 @@ def _backend(a: _Args) -> tuple[str, str]:
     return name, a.said("--moe-flex-dispatcher-backend", name)
 
 
+def _unknown_words(a: _Args) -> bool:
+    """Words the reader could not know (`${MOE_ARGS[@]}` arrays, unset variables): flags may hide in them."""
+    unknown = [w for w in a.flags.positionals if w.value is None]
+    if unknown:
+        a.notes.append(Note("MC023", f"{len(unknown)} argument word(s) of the Megatron command are not known statically "
+                            "(bash arrays such as ${MOE_ARGS[@]}, unset variables): the MoE dispatcher settings may be "
+                            "among them, so no buffer is derived; write the flags literally or check an expanded "
+                            "command (`set -x` output)", unknown[0].span))
+    return bool(unknown)
+
+
 def _call(a: _Args, ctx) -> OpCall | None:
+    if not a.flags.get("--moe-token-dispatcher-type") and _unknown_words(a):
+        return None
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
     experts, ep = a.int("--num-experts"), a.int("--expert-model-parallel-size", 1)
