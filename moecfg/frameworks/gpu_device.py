@@ -2,8 +2,9 @@
 
 A command line rarely names its GPU. Order (first wins):
 1. `ctx.product` when it is a GPU name (`check_launch(..., product="H200")`);
-2. `device:` in .moecfg.yaml (`ctx.device`): a GPU model of backends/device/devices.py (H100, H200, B200, ...);
-3. a GPU product hint in the manifest (`nvidia.com/gpu.product: NVIDIA-H200`, a node label `nvidia-h100-80gb`).
+2. a GPU product hint in the launch's own file (`nvidia.com/gpu.product: NVIDIA-H200`, a node label
+   `nvidia-h100-80gb`, an srt-slurm `gpu_type: gb200`): the file is more specific than the folder's settings;
+3. `device:` in .moecfg.yaml (`ctx.device`): a GPU model of backends/device/devices.py (H100, H200, B200, ...).
 `product: A2/A3` in the settings is an Ascend product: a GPU launch ignores it (a folder may hold both).
 """
 from __future__ import annotations
@@ -49,11 +50,11 @@ def device_of(launch, ctx) -> tuple[str | None, str]:
     """(GPU model, how it was learnt) for a GPU launch, or (None, why not)."""
     if ctx.product in GPU_DEVICES:
         return ctx.product, ctx.product_source or "product"
-    device = getattr(ctx, "device", None)
-    if device in GPU_DEVICES:
-        return device, "`device` in .moecfg.yaml"
     for text, _ in launch.hints:
         name = gpu_name(text) if is_nvidia_hint(text) else None
         if name in DEVICES:
             return name, f"hint {text}"
+    device = getattr(ctx, "device", None)
+    if device in GPU_DEVICES:
+        return device, "`device` in .moecfg.yaml"
     return None, "the GPU model is not known: set `device: H200` (or H100, H800, B200, GB200...) in .moecfg.yaml"

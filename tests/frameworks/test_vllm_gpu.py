@@ -182,3 +182,25 @@ def test_lws_vllm_gpu_fixture_runs_no_ep():
     text = (FIXTURES / "lws-vllm-gpu.yaml").read_text()
     (call,) = derive(text, yaml=True).calls
     assert call.kind == "none" and "no --enable-expert-parallel" in call.why_none
+
+
+def test_example_manifest_device_from_its_node_selector():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "examples/launch/k8s-vllm-gpu-deepep-decode.yaml").read_text()
+    # the manifest's nodeSelector NVIDIA-H200 beats the folder's `device: H100`; T 256 -> rdma ll_hint(256)
+    res = lint(text, LaunchContext(product="A3", device="H100"), yaml=True)
+    a = res[0].arguments
+    assert (a["device"], a["num_rdma_bytes"], a["num_qps_per_rank"]) == ("H200", ll_hint(256), 32)
+    assert codes(res) == ["MC657"]  # vLLM's unused 1 GiB NVL buffer (info)
+
+
+@pytest.mark.parametrize("value, ok", [("h200", "H200"), ("GB200", "GB200"), ("A3", None), (3, None)])
+def test_settings_device_key(value, ok):
+    from moecfg.core.settings import ConfigError, parse
+
+    if ok:
+        assert parse({"device": value, "device_memory_gb": 96}, None).device == ok
+    else:
+        with pytest.raises(ConfigError, match="device"):
+            parse({"device": value}, None)
