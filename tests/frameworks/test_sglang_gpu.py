@@ -185,3 +185,9 @@ def test_srt_slurm_gb200_max_tpt_recipe():
     # finding points at `max-running-requests: 67584` (line 154) and names 48 x 1024 = 49152
     d = finding(res, "MC976")
     assert (d.line, d.column) == (154, 7) and "1408 tokens per rank" in d.message and "49152" in d.message
+
+
+def test_qp_depth_pinned_by_settings_version():
+    text = f"export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024\n{DPA16} --deepep-mode low_latency"
+    pinned = LaunchContext(framework_versions=(("sglang", "0.5.4"),))
+    assert "env" not in call(text, pinned).arguments and "MC641" in codes(lint(text, pinned))

@@ -14,7 +14,8 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
   cutlass / flashinfer_cutedsl MoE runners, else FP8 ("the default for most models like DeepSeek-V3").
 - num_sms: --deepep-config `normal_dispatch.num_sms` (asserted equal to the combine's), else Buffer.num_sms = 20.
 - NVSHMEM_QP_DEPTH: SGLang PR #34923 (merged 2026-08-15) sets max(env, 1024, 2 x (T + 1)) before a low-latency Buffer
-  is built; a launch pinned to a released image (tag) keeps the environment's value (DeepEP default 1024).
+  is built; a launch pinned to a release (image tag or framework_versions.sglang) keeps the environment's value
+  (DeepEP default 1024): which release first ships #34923 is not known to moecfg.
 - deepep_v2: ElasticBuffer sized by its own hint (num_max_tokens_per_rank = T, hidden, num_topk, use_fp8_dispatch,
   allow_hybrid_mode = SGLANG_DEEPEP_ALLOW_HYBRID_MODE).
 """
@@ -142,10 +143,10 @@ def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
 
 def _qp_depth(c: Ctx, t: int, low_latency: bool) -> tuple[str | None, str]:
     env = c.env_str("NVSHMEM_QP_DEPTH")
-    pinned = image_version(c.launch.image)
+    pinned = image_version(c.launch.image) or c.ctx.version_for("sglang")
     if not low_latency or pinned:
         why = "the launch's environment" if env else "DeepEP's default 1024"
-        return env, f"{env or 1024} <- {why}" + (f" (image {c.launch.image}: a release before SGLang PR #34923 "
+        return env, f"{env or 1024} <- {why}" + (f" (SGLang {pinned} pinned: a release before SGLang PR #34923 "
                                                 "is assumed, which does not raise it)" if pinned and low_latency else "")
     try:
         current = int(env) if env is not None else 0
@@ -202,7 +203,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                 "auto": f"max(normal RDMA hint ({hint}), low-latency hint for T {t})"}[mode],
             "num_qps_per_rank": f"{bufs['num_qps_per_rank']} <- " + {
                 "normal": "num_sms", "low_latency": "experts / ranks", "auto": "max(num_sms, experts / ranks)"}[mode],
-            "num_max_dispatch_tokens_per_rank": t_why, "env": f"NVSHMEM_QP_DEPTH {dwhy}"}
+            "num_max_dispatch_tokens_per_rank": t_why, "env.NVSHMEM_QP_DEPTH": dwhy}
     src |= {"mode": c.span("--deepep-mode"), "num_max_dispatch_tokens_per_rank": t_src,
             "num_rdma_bytes": t_src, "dtype": c.span("--deepep-dispatcher-output-dtype") + c.span(
                 "--moe-runner-backend"), "num_sms": c.span("--deepep-config"),

@@ -175,9 +175,9 @@ def _env(launch, arguments, sources, derivation) -> None:
     if depth is not None and depth.value is not None:
         arguments["env"] = {"NVSHMEM_QP_DEPTH": depth.value}
         sources["env.NVSHMEM_QP_DEPTH"] = (depth.span,)
-        derivation["env"] = f"NVSHMEM_QP_DEPTH={depth.value} <- the launch's environment"
+        derivation["env.NVSHMEM_QP_DEPTH"] = f"{depth.value} <- the launch's environment"
     else:
-        derivation["env"] = "NVSHMEM_QP_DEPTH 1024 <- DeepEP's default (vLLM does not raise it)"
+        derivation["env.NVSHMEM_QP_DEPTH"] = "1024 <- DeepEP's default (vLLM does not raise it)"
 
 
 def add_device(launch, ctx, call: OpCall) -> tuple[str | None, str]:
