@@ -191,3 +191,10 @@ def test_qp_depth_pinned_by_settings_version():
     text = f"export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024\n{DPA16} --deepep-mode low_latency"
     pinned = LaunchContext(framework_versions=(("sglang", "0.5.4"),))
     assert "env" not in call(text, pinned).arguments and "MC641" in codes(lint(text, pinned))
+
+
+def test_unknown_values_are_not_guessed():
+    d = derive(f"{SRV} --tp $TP")  # TP set nowhere: no Buffer (ep = tp), MC023
+    assert d.calls == [] and "MC023" in note_codes(d)
+    d = derive(f"{DPA16} --max-running-requests $MRR")
+    assert d.calls[0].kind == "deepep" and "MC023" in note_codes(d) and "MC976" not in note_codes(d)

@@ -55,6 +55,8 @@ def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
         out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
                                 "(moecfg derives the deepep and deepep_v2 backends)"))
         return
+    if _unknown(c, out.notes, ("--tp-size",)):
+        return
     dims = resolve_model(c.flags.value("--model-path"), ctx)
     if dims is None:
         out.notes.append(Note("MC042", unresolved_reason(c.flags.value("--model-path"), ctx),
@@ -63,9 +65,19 @@ def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
     call = (_v1 if backend == "deepep" else _v2)(c, dims, role, out.notes)
     if call is None:
         return
-    out.notes.extend(gpu_rules.launch_notes(c, call))
+    if not _unknown(c, out.notes, gpu_rules.BATCH_FLAGS):
+        out.notes.extend(gpu_rules.launch_notes(c, call))
     out.notes.extend(_budget(c, call))
     out.calls.append(call)
+
+
+def _unknown(c: Ctx, notes: list, names) -> bool:
+    """MC023 for each flag whose value is not known statically (`--tp $TP` with TP unset): nothing is guessed."""
+    found = [c.flags.get(n) for n in names if c.flags.get(n) is not None and c.flags.get(n).value is None]
+    for f in found:
+        notes.append(Note("MC023", f"{f.name}: the value is not known statically; what depends on it is not derived "
+                          "or checked", f.span))
+    return bool(found)
 
 
 def _start(launch) -> int:

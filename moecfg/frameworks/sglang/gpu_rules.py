@@ -15,6 +15,9 @@ from moecfg.core.registry import rule
 from moecfg.frameworks import Note
 
 _F = "launch"
+# the flags the token counts come from: an unknown value among them skips MC975-MC977 (frameworks/sglang/gpu.py)
+BATCH_FLAGS = ("--dp-size", "--cuda-graph-max-bs", "--cuda-graph-bs", "--max-running-requests",
+               "--chunked-prefill-size", "--speculative-num-draft-tokens")
 _DEEPEP = "deepseek-ai/DeepEP@dd758ca csrc/legacy/buffer.hpp low_latency_dispatch (x.size(0) <= " \
           "num_max_dispatch_tokens_per_rank)"
 _ERR = "RuntimeError: Failed: Assertion error csrc/deep_ep.cpp:1233 'x.size(0) == topk_idx.size(0) and x.size(0) <= " \
