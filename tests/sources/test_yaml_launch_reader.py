@@ -1,5 +1,5 @@
-"""sources/yaml_launch.py through readers.read_yaml_document: Kubernetes, compose, YAML command configs,
-templates, and what is not a launch file."""
+"""sources/kubernetes.py, compose.py and yaml_commands.py through readers.read_yaml_document: Kubernetes,
+compose, YAML command configs, templates, and what is not a launch file."""
 from __future__ import annotations
 
 from reader_helpers import after, at, pos, read_yaml, word, words
