@@ -82,15 +82,23 @@ class Words:
 
     def word(self, node, split: bool = True) -> list:
         """The words one argument node expands to (several when an unquoted $X holds spaces)."""
+        a, b = self.c.node_range(node)
+        if node.type in ("word", "number", "raw_string") and self.c.text.find("\\", a, b) < 0:
+            return [self.plain(a, b, 1 if node.type == "raw_string" else 0)]  # the common case, no escapes
         w = _W()
         self.pieces(node, w, quoted=False)
-        a, b = self.c.node_range(node)
         lo, hi, exact = self.c.locate(a, b)
         span = self.r.span(lo, hi)
         exact = exact and not w.expanded and all(s[4] for s in w.map.segs)
         if not split or not w.split or not w.known:
             return [Built(w.value, w.map, span, exact, w.script)]
         return _split(w, self.r)
+
+    def plain(self, a: int, b: int, quote: int) -> Built:
+        """A literal word (`quote` 1: a '...' string): value, map and span straight from the text."""
+        text, smap = self.c.text[a + quote:b - quote], self.c.map_of(a + quote, b - quote)
+        lo, hi, exact = self.c.locate(a, b)
+        return Built(text, smap, self.r.span(lo, hi), exact, text)
 
     def pieces(self, node, w: _W, quoted: bool) -> None:
         t = node.type
