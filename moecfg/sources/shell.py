@@ -248,7 +248,8 @@ class _Walk(Words):
             got = self.assignment(item)
             if got:
                 name, var = got
-                self.vars[name] = replace(var, exported=var.exported if exported is None else exported)
+                auto = var.exported or self.vars.allexport
+                self.vars[name] = replace(var, exported=auto if exported is None else exported)
 
     def declaration(self, node) -> None:
         keyword = node.children[0].type if node.children else ""
@@ -287,7 +288,18 @@ class _Walk(Words):
         if self.r.capture is not None:
             self.r.capture.append(argv)
             return
+        if argv and argv[0].value == "set":
+            self.set_options([w.value or "" for w in argv[1:]])
         _Command(self, argv, prefix).run()
+
+    def set_options(self, args: list[str]) -> None:
+        """`set -a` / `set -o allexport` (and `+a`): later assignments are exported."""
+        for i, arg in enumerate(args):
+            on = arg[:1] == "-"
+            if arg[:1] in "-+" and arg[1:2] != "o" and "a" in arg[1:]:
+                self.vars.allexport = on
+            elif arg in ("-o", "+o") and i + 1 < len(args) and args[i + 1] == "allexport":
+                self.vars.allexport = on
 
     def environment(self, prefix: dict[str, EnvEntry], clear: bool = False) -> dict[str, EnvEntry]:
         env = {} if clear else dict(self.vars.exported)

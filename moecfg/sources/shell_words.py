@@ -26,6 +26,7 @@ class Variables(dict):
     def __init__(self, items=()):
         super().__init__()
         self.exported: dict[str, EnvEntry] = {}
+        self.allexport = False  # `set -a`
         for name, var in dict(items).items():
             self[name] = var
 
