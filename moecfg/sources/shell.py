@@ -275,22 +275,37 @@ class _Walk(Words):
             return
         prefix: dict[str, EnvEntry] = {}
         argv: list = []
+        saved: dict = {}  # `A=1 B=$A cmd`: B sees A, the command's own words do not
         for child in node.named_children:
             t = child.type
             if t == "variable_assignment" and not argv:
                 got = self.assignment(child)
                 if got:
                     prefix[got[0]] = EnvEntry(got[0], got[1].value, got[1].span)
-            elif t == "command_name":
+                    saved.setdefault(got[0], self.vars.get(got[0]))
+                    self.vars[got[0]] = got[1]
+                continue
+            self.unset_prefix(saved)
+            if t == "command_name":
                 argv.extend(self.word(child.named_children[0] if child.named_children else child))
             elif t not in _REDIRECTS:
                 argv.extend(self.word(child))
+        self.unset_prefix(saved)
         if self.r.capture is not None:
             self.r.capture.append(argv)
             return
         if argv and argv[0].value == "set":
             self.set_options([w.value or "" for w in argv[1:]])
         _Command(self, argv, prefix).run()
+
+    def unset_prefix(self, saved: dict) -> None:
+        for name, old in saved.items():
+            if old is None:
+                self.vars.pop(name, None)
+                self.vars.exported.pop(name, None)
+            else:
+                self.vars[name] = old
+        saved.clear()
 
     def set_options(self, args: list[str]) -> None:
         """`set -a` / `set -o allexport` (and `+a`): later assignments are exported."""
