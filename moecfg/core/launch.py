@@ -44,10 +44,11 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     results: list[DocumentResult] = []
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
     for launch in lf.launches:
-        module = frameworks.recognise(launch)
+        launch_ctx = _with_hints(ctx, launch)
+        module = frameworks.recognise(launch, launch_ctx)
         if module is None:
             continue
-        derivation = module.derive(launch, _with_hints(ctx, launch))
+        derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)

@@ -62,29 +62,23 @@ def is_moecfg_document(doc) -> bool:
 
 
 def _readers():
-    import importlib
+    from moecfg.optional import optional_module
 
-    try:
-        return importlib.import_module("moecfg.sources.readers")
-    except ModuleNotFoundError as exc:  # a build without the launch readers
-        if exc.name == "moecfg.sources.readers":
-            return None
-        raise
+    return optional_module("moecfg.sources.readers")
 
 
 def context(policy, options):
     """The LaunchContext of a file: command line first, then its settings file."""
     from moecfg.frameworks import LaunchContext
 
-    cfg = policy.config if policy is not None else None
-    product = getattr(options, "product", None) or (cfg.product if cfg else None)
+    product = getattr(options, "product", None) or (policy.product if policy else None)
     source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
     return LaunchContext(
         product=product, product_source=source,
-        cann=options.cann or (cfg.cann_version if cfg else None),
-        framework_versions=tuple(sorted((getattr(cfg, "framework_versions", None) or {}).items())),
-        models=tuple((getattr(cfg, "models", None) or {}).items()),
-        settings_dir=os.path.dirname(cfg.path) if cfg is not None and cfg.path else None)
+        cann=options.cann or (policy.cann_version if policy else None),
+        framework_versions=policy.framework_versions if policy else (),
+        models=policy.models if policy else (),
+        settings_dir=policy.settings_dir if policy else None)
 
 
 def _run(lf: LaunchFile | None, name: str, options, policy, first: int) -> list[DocumentResult]:
