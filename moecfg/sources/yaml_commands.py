@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import yaml
+
 from moecfg.sources import yaml_launch as Y
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile
 from moecfg.sources.shell_words import Built, Var
@@ -21,7 +23,7 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
     single-node `server_cmd:` flag lists (run as `vllm serve <model> <flags>`, tests/e2e/conftest.py:305)."""
     found = []
     for path, value in doc.raw_scalars.items():
-        if path and isinstance(value, str) and _LAUNCHER.search(value):
+        if path and isinstance(value, str) and _LAUNCHER.search(value) and not _embedded_yaml(value):
             found.append(("string", path))
     for path, node in Y.mappings(doc.data):
         cmd = node.get("server_cmd")
@@ -47,6 +49,21 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
         else:
             _server_cmd_flags(r, path, variables, make)
     return r.out
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _embedded_yaml(value: str) -> bool:
+    """A string that is itself YAML (a kustomize JSON6902 patch, a values snippet), not a command: a list,
+    or a mapping of several keys. (A one-line command may parse as a one-key mapping: `vllm serve m --x 'a: b'`.)"""
+    if "\n" not in value.strip() or len(value) > 100_000:
+        return False
+    try:
+        data = yaml.load(value, Loader=_LOADER)  # noqa: S506 (a safe loader)
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, list) or isinstance(data, dict) and len(data) > 1
 
 
 def _split_by_shlex(path: tuple) -> bool:

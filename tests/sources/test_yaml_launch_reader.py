@@ -215,6 +215,14 @@ def test_yaml_run_script_keeps_newlines_as_command_ends():
     assert [words(x) for x in lf.launches] == [["vllm", "serve", "m", "--tp", "2"]]
 
 
+def test_embedded_yaml_patch_is_not_read_as_a_script():
+    text = ("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\npatches:\n"
+            "  - target: {kind: LeaderWorkerSet}\n    patch: |-\n      - op: replace\n"
+            "        path: /spec/leaderWorkerTemplate/workerTemplate/spec/containers/0/args/0\n"
+            "        value: vllm serve m --tp 8\n")
+    assert read_yaml(text) == [None]
+
+
 def test_helm_template_in_a_parsable_value_is_mc024_and_unknown():
     text = ('apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: c\n      image: x\n'
             '      args: ["vllm", "serve", "{{ .Values.model }}", "--tp", "8"]\n')
