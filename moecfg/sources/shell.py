@@ -112,8 +112,8 @@ class ShellReader:
                 continue
             rows.add(e.row)
             lo, hi, _ = chunk.locate(e.start, e.end)
-            self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {e.what}: the shell cannot run "
-                                         "this command; the commands after it are still read", self.span(lo, hi)))
+            self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {e.what}; {e.fix} (moecfg reads "
+                                         "the commands after it)", self.span(lo, hi)))
 
 
 class _Error:
@@ -126,15 +126,20 @@ class _Error:
         self.open_quote = _open_quote(chunk.text, a, b) if b >= len(chunk.text.rstrip()) else None
         if self.open_quote is not None:
             q = chunk.text[self.open_quote]
-            self.what = {"'": "unterminated single quote", '"': "unterminated double quote"}.get(q, "unterminated "
-                                                                                                  "backquote")
+            kind = {"'": "single quote", '"': "double quote"}.get(q, "backquote")
+            self.what = f"unterminated {kind}: the shell reads to the end of the script looking for the closing {q} " \
+                        "and refuses to run it"
+            self.fix = f"close the {kind}"
             self.start, self.end = self.open_quote, self.open_quote + 1
             self.row = chunk.text.count("\n", 0, self.open_quote)
             return
         line_end = chunk.text.find("\n", a, b)
         self.start, self.end = a, b if line_end < 0 else line_end
         text = chunk.text[self.start:self.end].strip()
-        self.what = f"missing `{node.type}`" if node.is_missing else f"unexpected `{text[:30]}`"
+        if node.is_missing:
+            self.what, self.fix = f"missing `{node.type}` to end `{text[:30]}`", f"add the `{node.type}`"
+        else:
+            self.what, self.fix = f"the shell cannot parse `{text[:30]}`", "fix the syntax here"
 
 
 def _open_quote(text: str, a: int, b: int) -> int | None:
