@@ -140,6 +140,18 @@ def test_lws_leader_and_worker_and_multi_document_statuses():
     assert statefulset.launches == [] and "no container command" in statefulset.skipped
 
 
+def test_custom_resources_with_pod_templates_anywhere():
+    """llm-d's DisaggregatedSet: roles[].spec.leaderWorkerTemplate.workerTemplate.spec.containers."""
+    text = ("apiVersion: disaggregatedset.x-k8s.io/v1\nkind: DisaggregatedSet\nspec:\n  roles:\n"
+            "  - name: decode\n    spec:\n      leaderWorkerTemplate:\n        workerTemplate:\n          spec:\n"
+            "            containers:\n            - name: vllm\n              image: img\n"
+            "              args: [vllm, serve, m, --all2all-backend, deepep_low_latency]\n")
+    (lf,) = read_yaml(text)
+    (launch,) = lf.launches
+    assert after(launch, "--all2all-backend").value == "deepep_low_latency"
+    assert pos(after(launch, "--all2all-backend").span) == (13, 57, 13, 75)
+
+
 def test_compose_environment_list_and_map_and_commands():
     text = """\
 services:
