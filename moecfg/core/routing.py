@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 
 from moecfg import backends
 from moecfg.core import launch_rules as L
@@ -14,7 +13,6 @@ from moecfg.core.diagnostics import DocumentResult
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
 
-_SHEBANG = re.compile(r"^#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|da|z|k)?sh\b")
 # Keys too generic to make a foreign YAML file a moecfg document on their own.
 _GENERIC = frozenset({"env", "model", "device", "mode", "dtype", "scales", "k", "h", "name", "op"})
 _FIELD_NAMES: frozenset | None = None
@@ -22,8 +20,8 @@ SKIPPED: list[tuple[str, str]] = []  # (file, why) of documents skipped in this 
 
 
 def is_shell(name: str, text: str) -> bool:
-    base = os.path.basename(name)
-    return base.endswith((".sh", ".bash")) or bool(_SHEBANG.match(text[:200]))
+    readers = _readers()
+    return bool(readers and readers.looks_like_shell(name, text))
 
 
 def _field_names() -> frozenset:

@@ -13,6 +13,7 @@ import sys
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext
+from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.flags import parse_flags
 from moecfg.frameworks.sglang import ascend
 from moecfg.sources.launch import Launch
@@ -50,7 +51,7 @@ def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
         return True
     if device and device.lower() != "npu":
         return False
-    return bool(launch.hints) or any(name in launch.env for name in ASCEND_ENV)
+    return ascend_hint(launch.hints) is not None or any(name in launch.env for name in ASCEND_ENV)
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:

@@ -11,6 +11,7 @@ Versions (VERSIONS, oldest first): 0.11.0 (tag v0.11.0, 2f1aed9), 0.13.0 (tag v0
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, pick_version
+from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.vllm_ascend import cli
 from moecfg.frameworks.vllm_ascend.releases import RELEASES, match
 from moecfg.sources.launch import Launch
@@ -42,8 +43,9 @@ def ascend_evidence(launch: Launch, args: cli.ServeArgs, product: str | None = N
     """Why this vLLM launch runs on Ascend ('' = no sign of it: the GPU `vllm` framework's)."""
     if product in ASCEND_PRODUCTS:
         return f"product {product}"
-    if launch.hints:
-        return f"hint {launch.hints[0][0]}"
+    hint = ascend_hint(launch.hints)
+    if hint:
+        return f"hint {hint}"
     if launch.image and "ascend" in launch.image.lower():
         return f"image {launch.image}"
     extra = args.json.get("--additional-config")
