@@ -5,7 +5,6 @@ manifests, compose files and YAML holding a launch command go to the launch read
 from __future__ import annotations
 
 import difflib
-import os
 
 from moecfg import backends
 from moecfg.core import launch_rules as L

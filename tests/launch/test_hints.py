@@ -37,7 +37,6 @@ spec:
 def test_product_from_node_selector_reaches_the_derivation():
     # A2 (from Ascend910B3), EP = DP 2 x TP 4 = 8 < 16: vllm-ascend 0.13.0 uses all-gather on A2, no MC2 op.
     results = lint_text(MANIFEST, "d.yaml", Options())
-    derivations = [r.derivation for r in results if r.derivation]
     assert all(r.op == "none" for r in results) and results
     assert any("A2" in d.message and "EP 8" in d.message for r in results for d in r.diagnostics if d.code == "MC041")
 
