@@ -84,6 +84,18 @@ PUBLISHED = [
     # Qwen3.5-35B-A3B text_config: hidden_size 2048, num_experts 256, num_experts_per_tok 8,
     # shared_expert_intermediate_size 512, num_hidden_layers 40, moe_intermediate_size 512
     ("qwen3.5-35b-a3b", 2048, 256, 8, 1, 0, 40, 512),
+    # MiniMax-M3: hidden_size 6144, num_local_experts 128, num_experts_per_tok 4, n_shared_experts 1,
+    # num_hidden_layers 60, moe_intermediate_size 3072
+    ("minimax-m3", 6144, 128, 4, 1, 0, 60, 3072),
+    # MiMo-V2-Flash: hidden_size 4096, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts null,
+    # num_hidden_layers 48, moe_intermediate_size 2048
+    ("mimo-v2-flash", 4096, 256, 8, 0, 0, 48, 2048),
+    # gemma-4-26B-A4B text_config: hidden_size 2816, num_experts 128, top_k_experts 8, num_hidden_layers 30,
+    # moe_intermediate_size 704
+    ("gemma-4-26b-a4b", 2816, 128, 8, 0, 0, 30, 704),
+    # NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: hidden_size 2688, n_routed_experts 128, num_experts_per_tok 6,
+    # n_shared_experts 1, num_hidden_layers 52, moe_intermediate_size 1856 (no moe_latent_size)
+    ("nemotron-3-nano-30b-a3b", 2688, 128, 6, 1, 0, 52, 1856),
     # Step-3.7-Flash: hidden_size 4096, num_experts 288, num_experts_per_tok 8, n_shared_experts 1,
     # num_hidden_layers 45, moe_intermediate_size 1280
     ("step-3.7-flash", 4096, 288, 8, 1, 0, 45, 1280),
@@ -165,6 +177,7 @@ def test_every_repo_id_resolves_to_its_preset(p, repo):
     ("Qwen/Qwen3-VL-235B-A22B-Thinking", "qwen3-vl-235b-a22b"),  # prefix of the checkpoint name
     ("Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5-397b-a17b"),
     ("/weights/Qwen3-Next-80B-A3B-Instruct-w8a8", "qwen3-next-80b-a3b"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "nemotron-3-nano-30b-a3b"),
 ])
 def test_checkpoint_names_as_deployed_resolve(text, name):
     assert resolve_model(text, LaunchContext()).name == name
