@@ -17,6 +17,7 @@ DSV32_EXP = ("deepseek-ai/DeepSeek-V3.2-Exp@3b99a5350d260b7c2a357e82362305509e2d
 
 PRESETS: tuple[ModelPreset, ...] = (
     ModelPreset("deepseek-v3", 7168, 256, 8, shared_experts=1, layers=61, source=aic("deepseek-ai/DeepSeek-V3"),
+                also="the same in " + aic("deepseek-ai/DeepSeek-R1") + " and V3.1's " + aic("nvidia/DeepSeek-V3.1-NVFP4"),
                 aliases=("deepseek-r1", "deepseek-v3.1", "deepseek-v3-0324", "deepseek-r1-0528", "deepseek-v3.1-terminus"),
                 moe_intermediate_size=2048,
                 repos=("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3.1",
@@ -31,9 +32,8 @@ PRESETS: tuple[ModelPreset, ...] = (
                 source=aic("deepseek-ai/DeepSeek-V4-Flash"), moe_intermediate_size=2048,
                 repos=("deepseek-ai/DeepSeek-V4-Flash",)),
     ModelPreset("deepseek-v2-lite", 2048, 64, 6, shared_experts=2, layers=27,
-                source=hf("deepseek-ai/DeepSeek-V2-Lite"), also="DeepSeek's 16B inference config "
-                + HF_PAGE.format("deepseek-ai/DeepSeek-V3-Base/blob/refs%2Fpr%2F39/inference/configs/config_16B.json")
-                + " (dim 2048, n_routed_experts 64, n_activated_experts 6, n_shared_experts 2, moe_inter_dim 1408,"
+                source=HF_PAGE.format("deepseek-ai/DeepSeek-V3-Base/blob/refs%2Fpr%2F39/inference/configs/config_16B.json")
+                + " (DeepSeek's 16B = V2-Lite inference config: dim 2048, n_routed_experts 64, n_activated_experts 6, n_shared_experts 2, moe_inter_dim 1408,"
                 " n_layers 27)", moe_intermediate_size=1408,
                 repos=("deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite-Chat")),
     ModelPreset("kimi-k2", 7168, 384, 8, shared_experts=1, layers=61,
@@ -73,8 +73,8 @@ PRESETS: tuple[ModelPreset, ...] = (
     ModelPreset("qwen3-coder-480b-a35b", 6144, 160, 8, layers=62, source=aic("Qwen/Qwen3-Coder-480B-A35B-Instruct"),
                 moe_intermediate_size=2560, repos=("Qwen/Qwen3-Coder-480B-A35B-Instruct",)),
     ModelPreset("qwen3-next-80b-a3b", 2048, 512, 10, shared_experts=1, layers=48,
-                source=hf("Qwen/Qwen3-Next-80B-A3B-Instruct"), also=SLIME.format("qwen3-next-80B-A3B")
-                + " (hidden 2048, 512 experts, top-10, 48 layers, moe-ffn 512, shared expert 512)",
+                source=SLIME.format("qwen3-next-80B-A3B") + " (Megatron args from its config.json: hidden 2048, 512 "
+                "experts, top-10, 48 layers, moe-ffn 512, shared expert 512)",
                 moe_intermediate_size=512,
                 repos=("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking")),
     ModelPreset("qwen3-vl-235b-a22b", 4096, 128, 8, layers=94,
@@ -107,6 +107,7 @@ PRESETS: tuple[ModelPreset, ...] = (
                 moe_intermediate_size=1280, repos=("stepfun-ai/Step-3.7-Flash",)),
     ModelPreset("longcat-flash", 6144, 512, 12, zero_experts=256, layers=28,
                 source=hf("meituan-longcat/LongCat-Flash-Chat") + " (n_routed_experts 512, zero_expert_num 256, moe_topk 12)",
+                also="kept from an earlier revision: no copy of this config.json could be read to re-check it",
                 aliases=("longcat-flash-chat",), repos=("meituan-longcat/LongCat-Flash-Chat",)),
     ModelPreset("gpt-oss-120b", 2880, 128, 4, layers=36, source=aic("openai/gpt-oss-120b"), moe_intermediate_size=2880,
                 repos=("openai/gpt-oss-120b",)),
