@@ -335,6 +335,12 @@ def _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, c
     eps, bss = _ints(ep, "--ep"), _ints(bs, "--bs")
     if len(eps) > 1 and len(bss) > 1:
         raise click.UsageError("sweep one axis: give a range for --bs or for --ep, and a single value for the other")
+    base, _ = _base(product, model, model_config, None, redundant, sets)
+    if base.get("op") in ("mega_moe", "dispatch_ffn_combine"):
+        from moecfg.plan import fused
+
+        vs, xs, fixed = ("ep_world_size", eps, bss[0]) if len(eps) > 1 else ("bs", bss, eps[0])
+        return fused.sweep(base, cann, vs, xs, fixed, rulesets.split(",") if rulesets else None, buffer_mb)
     problem = _problem(product, model, model_config, None, redundant, sets, cann)
     algs = comm_algs.split(",") if comm_algs is not None else [problem.values.get("comm_alg") or ""]
     names = rulesets.split(",") if rulesets else [problem.ruleset.name]

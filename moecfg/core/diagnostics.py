@@ -3,10 +3,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import reprlib
+
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_RANK = {INFO: 0, WARNING: 1, ERROR: 2}
 
 Path = tuple  # keys (str) and list indices (int) from the document root
+MAX_SHOWN = 60  # characters of a value quoted in a message (a 1 MB key or an alias bomb is not printed whole)
+
+
+class _Short(reprlib.Repr):
+    def __init__(self):
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = MAX_SHOWN
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 6
+        self.maxlevel = 2
+
+    def repr_int(self, x, level):  # str() of a 5000-digit int raises; estimate the digits from the bits instead
+        if x.bit_length() > 3 * MAX_SHOWN:
+            return f"<integer of about {int((x.bit_length() - 1) * 0.30103) + 1} digits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _Short()
+
+
+def shown(value) -> str:
+    """repr() for messages, bounded: long strings, deep or aliased structures and huge ints are cut."""
+    return _SHORT.repr(value)
+
+
+def clip(text: str, limit: int = MAX_SHOWN) -> str:
+    """Untrusted text (a key, a file's value) cut to `limit` characters for a message."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)

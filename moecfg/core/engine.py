@@ -4,6 +4,8 @@ from __future__ import annotations
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, json_pointer
+from moecfg.core.policy import FileSettings, fill_defaults
+from moecfg.core.policy import apply as apply_settings
 from moecfg.core.registry import RULES
 from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
@@ -19,22 +21,26 @@ def _file_problem(name: str, code: str, exc: YamlProblem) -> DocumentResult:
     return DocumentResult(file=name, document=0, diagnostics=[_diag(code, exc.message, span)])
 
 
-def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(), policy=None) -> list[DocumentResult]:
-    """`policy` (config.FilePolicy, optional): config defaults, suppressions, ignores, severity overrides."""
+def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
+               policy: FileSettings | None = None) -> list[DocumentResult]:
+    """`policy` (optional): the file's settings (config defaults, suppressions, ignores, severity overrides),
+    resolved once by core/settings; applied here by core/policy, without calling back into settings."""
     try:
         text = decode(raw)
     except YamlProblem as exc:
-        results = [_file_problem(name, R.NOT_TEXT.code, exc)]
-        if policy is not None:
-            policy.apply(results, None)
-        return results
+        return _finish([_file_problem(name, R.NOT_TEXT.code, exc)], None, (), policy)
     return lint_text(text, name, options, policy)
 
 
-def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(), policy=None) -> list[DocumentResult]:
+def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
+              policy: FileSettings | None = None) -> list[DocumentResult]:
     results, starts = _lint_text(text, name, options, policy)
+    return _finish(results, text, starts, policy)
+
+
+def _finish(results, text, starts, policy: FileSettings | None) -> list[DocumentResult]:
     if policy is not None:
-        policy.apply(results, text, starts)
+        apply_settings(results, text, starts, policy)
     return results
 
 
@@ -65,11 +71,10 @@ def _lint_text(text: str, name: str, options: kinds.Options, policy):
     return results, starts
 
 
-def lint_document(doc: YamlDocument, name: str, options: kinds.Options, policy=None) -> DocumentResult:
+def lint_document(doc: YamlDocument, name: str, options: kinds.Options,
+                  policy: FileSettings | None = None) -> DocumentResult:
     result = DocumentResult(file=name, document=doc.index)
     if policy is not None and policy.defaults and isinstance(doc.data, dict):
-        from moecfg.core.settings import fill_defaults
-
         fill_defaults(doc.data, policy.defaults)
     findings: list[Finding] = []
     for path, first, second in doc.duplicates:
@@ -115,7 +120,7 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
 
 
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
-    """`settings` (config.Settings, optional): config files and command-line policy per file."""
+    """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting."""
     report = Report()
     for entry in discover(paths):
         name = "<stdin>" if entry.path == "-" else entry.path
@@ -123,9 +128,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) 
         try:
             raw = read(entry)
         except Unreadable as exc:
-            results = [_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))]
-            if policy is not None:
-                policy.apply(results, None)
+            results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
         else:
             results = lint_bytes(raw, name, options, policy)
         report.results.extend(results)

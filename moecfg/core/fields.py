@@ -6,11 +6,13 @@ model generated for JSON Schema export, so the two cannot drift.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from moecfg.core.diagnostics import Finding
+from moecfg.core.diagnostics import Finding, clip, shown
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+SUGGEST_LIMIT = 50  # did-you-mean hints for the first unknown keys only (difflib per key on 1 MB of keys: 13 s)
 _MISSING = object()
 
 
@@ -35,11 +37,11 @@ def _type_name(value) -> str:
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, int):
-        return f"integer {value}"
+        return f"integer {shown(value)}"
     if isinstance(value, float):
         return f"float {value!r}"
     if isinstance(value, str):
-        return f"string {value!r}"
+        return f"string {shown(value)}"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -51,8 +53,8 @@ def _hint(value, expected: str) -> str:
     if expected == "an integer":
         if isinstance(value, float) and value.is_integer():
             return f"; write {int(value)} without the decimal point"
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return f"; remove the quotes: {value.strip()}"
+        if isinstance(value, str) and _digits(value.strip().lstrip("-")):
+            return f"; remove the quotes: {clip(value.strip())}"
         if isinstance(value, bool):
             return " (YAML 1.1 reads yes/no/on/off/true/false as booleans)"
     if expected == "a boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
@@ -60,10 +62,25 @@ def _hint(value, expected: str) -> str:
     return ""
 
 
+def _finite(value) -> float | None:
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only: '²'.isdigit() is True but int('²') fails."""
+    return text.isascii() and text.isdigit()
+
+
 def suggest(name: str, candidates) -> str:
     """' (did you mean `x`?)' for a close match, else ''."""
     import difflib
 
+    if len(name) > 100:  # no field name is this long; difflib is quadratic in it
+        return ""
     norm = {c.lower().replace("-", "_"): c for c in candidates}
     match = difflib.get_close_matches(name.lower().replace("-", "_"), list(norm), n=1, cutoff=0.6)
     return f" (did you mean `{norm[match[0]]}`?)" if match else ""
@@ -79,10 +96,13 @@ class Validator:
         raw = raw or {}
         specs = {f.name: f for f in fields}
         values, findings, broken = {}, [], False
+        unknown = 0
         for key in data:
             if key not in specs:
+                unknown += 1
+                hint = suggest(str(key), specs) if unknown <= SUGGEST_LIMIT else ""
                 findings.append(Finding(self.codes["unknown"], path + (key,),
-                                        f"unknown key `{key}`{suggest(str(key), specs)}", at_key=True))
+                                        f"unknown key `{clip(key)}`{hint}", at_key=True))
         for spec in fields:
             value = data.get(spec.name, _MISSING)
             if value is _MISSING or (value is None and spec.nullable):
@@ -105,12 +125,12 @@ class Validator:
         t = spec.type
         label = "/".join(str(p) for p in path)
         if t in ("int", "env_int"):
-            if t == "env_int" and isinstance(value, str) and value.strip().isdigit():
+            if t == "env_int" and isinstance(value, str) and _digits(value.strip()):
                 value = int(value.strip())  # environment variables are strings
             if isinstance(value, int) and not isinstance(value, bool):
                 if not INT64_MIN <= value <= INT64_MAX:
                     return False, None, Finding(self.codes["too_large"], path,
-                                                f"`{label}` = {value} does not fit a 64-bit integer")
+                                                f"`{label}` = {shown(value)} does not fit a 64-bit integer")
                 return True, value, None
             return self._wrong(path, label, value, "an integer")
         if t == "bool":
@@ -119,7 +139,11 @@ class Validator:
             return self._wrong(path, label, value, "a boolean")
         if t == "float":
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return True, float(value), None
+                number = _finite(value)
+                if number is None:  # .nan, .inf, or a 400-digit int (float() overflows)
+                    return False, None, Finding(self.codes["invalid"], path,
+                                                f"`{label}` = {shown(value)} is not a finite number")
+                return True, number, None
             return self._wrong(path, label, value, "a number")
         if t == "str":
             if isinstance(value, str):
@@ -158,10 +182,10 @@ class Validator:
             for alias, canonical in spec.aliases:
                 if alias.lower() == low:
                     return True, canonical, None
-        shown = ", ".join(repr(c) for c in spec.choices)
+        choices = ", ".join(repr(c) for c in spec.choices)
         hint = suggest(value, spec.choices) if isinstance(value, str) else ""
         return False, None, Finding(self.codes["invalid"], path,
-                                    f"`{label}` = {value!r} is not one of {shown}{hint}")
+                                    f"`{label}` = {shown(value)} is not one of {choices}{hint}")
 
     def _wrong(self, path, label, value, expected):
         return False, None, Finding(self.codes["wrong_type"], path,

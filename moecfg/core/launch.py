@@ -44,10 +44,11 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     results: list[DocumentResult] = []
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
     for launch in lf.launches:
-        module = frameworks.recognise(launch)
+        launch_ctx = _with_hints(ctx, launch)
+        module = frameworks.recognise(launch, launch_ctx)
         if module is None:
             continue
-        derivation = module.derive(launch, ctx)
+        derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
@@ -65,6 +66,21 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         else:
             results.append(DocumentResult(file=name, document=first_index, diagnostics=loose))
     return results
+
+
+def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:
+    """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
+    if ctx.product or not launch.hints:
+        return ctx
+    from dataclasses import replace
+
+    from moecfg.frameworks.hints import product_from_hints
+
+    found = product_from_hints(launch.hints)
+    if found is None:
+        return ctx
+    product, text, span = found
+    return replace(ctx, product=product, product_source=f"hint {text} (line {span.line})")
 
 
 def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options) -> DocumentResult:

@@ -17,9 +17,15 @@ _LAUNCH_OK = ("# a vllm-ascend decode launch on A3 (settings give product and CA
 
 SHELL_SYNTAX = rule(
     "MC020", "launch-shell-syntax", ERROR, "A shell command that cannot be parsed (unterminated quote, bad syntax)",
-    family=_F, why="The shell would refuse the script, or run a different command than the one reviewed.",
+    family=_F, why="The shell refuses the script (`unexpected EOF while looking for matching`), or runs a "
+    "different command than the one reviewed. The error points at the opening quote, also inside a `bash -c` "
+    "string of a manifest; the commands after it are still read.",
     fix="Close the quote or fix the syntax at the reported position.",
-    fail_text="A script whose `vllm serve` line ends inside an open single quote.", pass_example=_LAUNCH_OK)
+    fail_example="# a Kubernetes pod whose bash -c script leaves a single quote open\n"
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  containers:\n    - name: vllm\n"
+    "      image: quay.io/ascend/vllm-ascend:v0.13.0\n      command: [\"bash\", \"-c\"]\n      args:\n"
+    "        - |\n          vllm serve /models/dsr1 --additional-config '{\"enable_mc2_hierarchy_comm\": true}\n",
+    pass_example=_LAUNCH_OK)
 JSON_FLAG = rule(
     "MC021", "launch-json-flag", ERROR, "A JSON-valued flag (--additional-config, --speculative-config, ...) "
     "that is not a JSON object", family=_F,
@@ -35,15 +41,23 @@ UNKNOWN_FLAG = rule(
 VALUE_UNKNOWN = rule(
     "MC023", "launch-value-unknown", INFO, "A value moecfg cannot know statically (unset variable, valueFrom, "
     "template, command substitution): arguments that depend on it are not checked", family=_F,
-    why="moecfg never guesses: an argument it cannot derive is left out and its rules are skipped.",
+    why="moecfg never guesses: an argument it cannot derive is left out and its rules are skipped. A variable "
+    "is known only where the same script or manifest sets it before the command (in every branch); a "
+    "Kubernetes `valueFrom` is only known in the cluster.",
     fix="Set the value literally in the file, or give it in the settings (models:, product, cann_version).",
-    fail_text="`--max-num-seqs \"$SEQS\"` where SEQS is set nowhere in the script or manifest.",
+    fail_example="# the pod IP comes from the cluster (valueFrom): moecfg cannot know it\n"
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n"
+    "      image: nginx\n      command: [\"nginx\", \"-g\", \"daemon off;\"]\n      env:\n"
+    "        - name: POD_IP\n          valueFrom: {fieldRef: {fieldPath: status.podIP}}\n",
     pass_example=_LAUNCH_OK)
 TEMPLATE = rule(
     "MC024", "launch-template", INFO, "A templated file (Helm/Jinja `{{ ... }}`): the text is not what runs",
-    family=_F, why="Only the rendered manifest is what the cluster runs.",
+    family=_F, why="Only the rendered manifest is what the cluster runs; a value written as a template "
+    "expression is unknown to moecfg.",
     fix="Check the rendered output instead: `helm template ... | moecfg check -`.",
-    fail_text="A Helm chart template whose args contain `{{ .Values.maxNumSeqs }}`.", pass_example=_LAUNCH_OK)
+    fail_example="# a Helm chart template: the rendered manifest is what runs\n"
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  replicas: {{ .Values.replicas }}\n",
+    pass_example=_LAUNCH_OK)
 VERSION_ASSUMED = rule(
     "MC040", "framework-version-assumed", INFO, "The framework version is not given (image tag or settings): the "
     "newest supported version's derivation applies", family=_F,

@@ -5,8 +5,6 @@ manifests, compose files and YAML holding a launch command go to the launch read
 from __future__ import annotations
 
 import difflib
-import os
-import re
 
 from moecfg import backends
 from moecfg.core import launch_rules as L
@@ -14,7 +12,6 @@ from moecfg.core.diagnostics import DocumentResult
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
 
-_SHEBANG = re.compile(r"^#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|da|z|k)?sh\b")
 # Keys too generic to make a foreign YAML file a moecfg document on their own.
 _GENERIC = frozenset({"env", "model", "device", "mode", "dtype", "scales", "k", "h", "name", "op"})
 _FIELD_NAMES: frozenset | None = None
@@ -22,8 +19,8 @@ SKIPPED: list[tuple[str, str]] = []  # (file, why) of documents skipped in this 
 
 
 def is_shell(name: str, text: str) -> bool:
-    base = os.path.basename(name)
-    return base.endswith((".sh", ".bash")) or bool(_SHEBANG.match(text[:200]))
+    readers = _readers()
+    return bool(readers and readers.looks_like_shell(name, text))
 
 
 def _field_names() -> frozenset:
@@ -62,30 +59,24 @@ def is_moecfg_document(doc) -> bool:
 
 
 def _readers():
-    import importlib
+    from moecfg.optional import optional_module
 
-    try:
-        return importlib.import_module("moecfg.sources.readers")
-    except ModuleNotFoundError as exc:  # a build without the launch readers
-        if exc.name == "moecfg.sources.readers":
-            return None
-        raise
+    return optional_module("moecfg.sources.readers")
 
 
 def context(policy, options):
     """The LaunchContext of a file: command line first, then its settings file."""
     from moecfg.frameworks import LaunchContext
 
-    cfg = policy.config if policy is not None else None
-    product = getattr(options, "product", None) or (cfg.product if cfg else None)
+    product = getattr(options, "product", None) or (policy.product if policy else None)
     source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
     return LaunchContext(
         product=product, product_source=source,
-        cann=options.cann or (cfg.cann_version if cfg else None),
-        framework_versions=tuple(sorted((getattr(cfg, "framework_versions", None) or {}).items())),
-        models=tuple((getattr(cfg, "models", None) or {}).items()),
-        settings_dir=os.path.dirname(cfg.path) if cfg is not None and cfg.path else None,
-        device=getattr(cfg, "device", None), device_memory_gb=getattr(cfg, "device_memory_gb", None))
+        cann=options.cann or (policy.cann_version if policy else None),
+        framework_versions=policy.framework_versions if policy else (),
+        models=policy.models if policy else (),
+        settings_dir=policy.settings_dir if policy else None,
+        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def _run(lf: LaunchFile | None, name: str, options, policy, first: int) -> list[DocumentResult]:

@@ -3,16 +3,16 @@
 Each framework is a package in FRAMEWORK_MODULES exposing
     NAME: str                                  e.g. "vllm-ascend"
     VERSIONS: tuple[str, ...]                  supported versions, oldest first (the last is "newest")
-    recognise(launch: Launch) -> bool          is this command this framework?
+    recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool   is this command this framework?
     derive(launch: Launch, ctx: LaunchContext, version: str) -> Derivation
 A framework version is a table of its rules plus small pure functions, each citing its source line.
 """
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass, field
 
+from moecfg.optional import optional_module
 from moecfg.sources.launch import Launch
 from moecfg.sources.yaml_source import Span
 
@@ -76,22 +76,16 @@ class Derivation:
 
 
 def load(name: str):
-    mod = FRAMEWORK_MODULES.get(name)
-    if mod is None:
-        return None
-    try:
-        return importlib.import_module(mod)
-    except ModuleNotFoundError as exc:
-        if exc.name and mod.startswith(exc.name):
-            return None
-        raise
+    """The framework package `name`, or None (unknown, or not in this build)."""
+    return optional_module(FRAMEWORK_MODULES.get(name))
 
 
-def recognise(launch: Launch):
-    """The framework module that runs this launch, or None (the command is not a framework launch)."""
+def recognise(launch: Launch, ctx: LaunchContext | None = None):
+    """The framework module that runs this launch, or None (the command is not a framework launch). `ctx` lets a
+    framework use the settings (vllm-ascend vs vLLM on GPU: the settings' product is the only sign of Ascend)."""
     for name in FRAMEWORK_MODULES:
         module = load(name)
-        if module is not None and module.recognise(launch):
+        if module is not None and module.recognise(launch, ctx):
             return module
     return None
 

@@ -22,11 +22,6 @@ def is_nvidia_hint(text: str) -> bool:
     return "nvidia" in text.lower()
 
 
-def ascend_hints(launch) -> tuple:
-    """The launch's product hints that name Ascend hardware (k8s huawei.com/ascend-*, 910B, Atlas)."""
-    return tuple(h for h in launch.hints if not is_nvidia_hint(h[0]))
-
-
 def gpu_evidence(launch, device_flag: str | None = None) -> str:
     """Why this launch runs on NVIDIA GPUs ('' = no sign of it)."""
     if (device_flag or "").lower() == "cuda":

@@ -6,7 +6,6 @@ drift. A kind whose fields module has `OP_FIELDS` gets one model per op. pydanti
 """
 from __future__ import annotations
 
-import importlib
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, create_model
@@ -138,7 +137,8 @@ def _allows_null(node: dict) -> bool:
 def json_schema(kind: str | None = None) -> dict:
     kinds = [kind] if kind else available_kinds()
     models = [m for k in kinds for m in kind_models(k)]
-    adapter: TypeAdapter[Any] = TypeAdapter(models[0] if len(models) == 1 else Union[tuple(models)])
+    target: Any = models[0] if len(models) == 1 else Union[tuple(models)]
+    adapter: TypeAdapter[Any] = TypeAdapter(target)
     schema = _drop_null_defaults(adapter.json_schema())
     what = f"`kind: {kind}`" if kind else "any kind"
     out = {"$schema": SCHEMA_DIALECT, **schema}

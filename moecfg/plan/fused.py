@@ -1,7 +1,8 @@
 """`moecfg plan --set op=mega_moe|dispatch_ffn_combine`: per EP size, the smallest HCCL_BUFFSIZE for a token
 count (`--bs`), or the most tokens per rank a buffer holds (`--buffer`; mega_moe: num_max_tokens_per_rank up
 to 4096). Every answer, and the next value (buffer - 1 MB, tokens + 1), is judged by the same engine as
-`moecfg check`; an EP size the ops refuse lists its rule codes.
+`moecfg check`; an EP size the ops refuse lists its rule codes. `moecfg sweep` with the same `--set op=...`
+draws the window the op needs against tokens per rank or EP size (sweep()).
 """
 from __future__ import annotations
 
@@ -115,3 +116,21 @@ def plan_json(answers) -> str:
 def plan_yaml(answers) -> str:
     docs = [a.doc for a in answers if a.ok]
     return yaml.safe_dump_all(docs, sort_keys=False) if docs else ""
+
+
+def sweep(base: dict, cann, vs: str, xs: list, fixed: int, rulesets, buffer_mb: int | None):
+    """The window (bytes) the op needs per x, one series per rule set, as a plan.sweep.Sweep for its renderers."""
+    from moecfg.plan.sweep import Series, Sweep
+
+    series = []
+    for name in rulesets or [cann]:
+        pts, shown = [], name
+        for x in xs:
+            ep, tokens = (fixed, x) if vs == "bs" else (x, fixed)
+            result = _lint(_doc(base, ep, tokens, _PROBE_MB), name)
+            window = result.buffers.get(_WINDOW[base["op"]])
+            pts.append({"ep": window["required_bytes"]} if window else {})
+            shown = result.ruleset or shown
+        series.append(Series(base["op"], shown or "latest", pts))
+    other = "ep_world_size" if vs == "bs" else "bs"
+    return Sweep(vs, list(xs), {other: fixed}, series, {"configured buffer": buffer_mb} if buffer_mb else {})

@@ -35,8 +35,8 @@ def derivation_lines(r, d) -> list[str]:
         return []
     key = ".".join(d.path.strip("/").split("/"))
     keys = [key] if key in r.derivation else []
-    if not keys and d.path.startswith("/env"):
-        keys = [k for k in ("bs",) if k in r.derivation]  # a buffer finding: the batch that sized it
+    if d.path.startswith(("/env", "/hccl_buffer_size")):
+        keys += [k for k in ("bs",) if k in r.derivation]  # a buffer finding: also the batch that sized it
     return [f"    {k} = {r.derivation[k]}" for k in keys]
 
 

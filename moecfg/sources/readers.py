@@ -39,13 +39,13 @@ def read_shell(text: str) -> LaunchFile:
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
-    from moecfg.sources import yaml_launch as Y
-    if Y.is_kubernetes(doc.data):
-        return Y.read_kubernetes(doc, text) or Y.read_yaml_commands(doc, text)
-    if Y.is_compose(doc.data):
-        return Y.read_compose(doc, text)
+    from moecfg.sources import compose, kubernetes, yaml_commands
+    if kubernetes.is_kubernetes(doc.data):
+        return kubernetes.read_kubernetes(doc, text) or yaml_commands.read_yaml_commands(doc, text)
+    if compose.is_compose(doc.data):
+        return compose.read_compose(doc, text)
     from moecfg.sources.recipes import read_recipe  # srt-slurm recipes: flags spelled as keys
-    return read_recipe(doc) or Y.read_yaml_commands(doc, text)
+    return read_recipe(doc) or yaml_commands.read_yaml_commands(doc, text)
 
 
 def template_problem(text: str) -> Problem | None:

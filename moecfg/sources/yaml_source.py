@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from moecfg.core.diagnostics import clip
+
 try:
     _Loader = yaml.CSafeLoader
 except AttributeError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
-_MAX_NODES = 200_000  # alias expansion budget per document ("billion laughs")
+_MAX_NODES = 200_000  # values built per FILE, aliases and merged entries expanded ("billion laughs")
 _MAX_DEPTH = 500  # nesting levels; libyaml's composer recurses in C and crashes the process near 50 000
+_MAX_INT_BITS = 4096  # an integer literal moecfg can still print (0x + 100k digits is legal YAML)
 
 
 class YamlProblem(Exception):
@@ -66,20 +69,35 @@ class YamlDocument:
 
 
 _SCALAR = yaml.constructor.SafeConstructor()
-_STR_TAG = "tag:yaml.org,2002:str"
-_PLAIN_AS_TEXT = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"}
+_Y = "tag:yaml.org,2002:"
+_STR_TAG = _Y + "str"
+_MERGE_TAG = _Y + "merge"
+_PLAIN_AS_TEXT = {_Y + "timestamp", _Y + "binary"}
+_SCALAR_TAGS = {_Y + "null", _Y + "bool", _Y + "int", _Y + "float"}  # the constructors that take a scalar
+_COLLECTION_TAGS = {_Y + t for t in ("seq", "map", "set", "omap", "pairs")}
+
+
+class _Budget:
+    """Values built for one file, shared by its documents (each document alone stays small, all together not)."""
+
+    def __init__(self):
+        self.count = 0
+
+    def charge(self, n: int, node) -> None:
+        self.count += n
+        if self.count > _MAX_NODES:
+            raise YamlProblem(f"file too large: more than {_MAX_NODES} values after expanding aliases and merge "
+                              "keys (an alias bomb?)", *_Builder._pos(node))
 
 
 class _Builder:
-    def __init__(self, doc: YamlDocument):
+    def __init__(self, doc: YamlDocument, budget: _Budget):
         self.doc = doc
-        self.count = 0
+        self.budget = budget
         self.active: set[int] = set()
 
     def build(self, node, path: tuple):
-        self.count += 1
-        if self.count > _MAX_NODES:
-            raise YamlProblem("document too large after alias expansion", *self._pos(node))
+        self.budget.charge(1, node)
         self.doc.values[path] = _span(node)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, path)
@@ -105,10 +123,19 @@ class _Builder:
             return node.value
         if node.tag == "tag:yaml.org,2002:int" and ":" in node.value:  # YAML 1.1 base 60 (1:30 == 90)
             return node.value
-        construct = _SCALAR.yaml_constructors.get(node.tag)
-        if construct is None:
-            return _SCALAR.construct_object(node, deep=True)
-        return construct(_SCALAR, node)  # the tag's constructor, without construct_object's bookkeeping
+        if node.tag in _COLLECTION_TAGS:
+            raise YamlProblem(f"tag !!{node.tag[len(_Y):]} needs a {'list' if node.tag.endswith(('seq', 'set', 'omap', 'pairs')) else 'mapping'}, "
+                              f"not the scalar {clip(node.value)!r}", *self._pos(node))
+        if node.tag not in _SCALAR_TAGS:
+            return _SCALAR.construct_object(node, deep=True)  # an unknown tag: PyYAML's ConstructorError
+        try:
+            value = _SCALAR.yaml_constructors[node.tag](_SCALAR, node)  # without construct_object's bookkeeping
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError):  # `0x_`, `!!int x`, 5000 digits
+            raise YamlProblem(f"cannot read {clip(node.value)!r} as !!{node.tag[len(_Y):]}; PyYAML fails on it "
+                              "too (write a plain number, or quote it for a string)", *self._pos(node)) from None
+        if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+            raise YamlProblem(f"integer of {value.bit_length()} bits: too large to be a setting", *self._pos(node))
+        return value
 
     def mapping(self, node, path):
         out: dict = {}
@@ -134,21 +161,28 @@ class _Builder:
         return out
 
     def _entries(self, node):
-        """Mapping entries with YAML merge keys (`<<`) expanded; explicit keys win over merged ones."""
+        """Mapping entries with YAML merge keys (`<<`) expanded, also inside merged mappings (as PyYAML's
+        flatten_mapping); explicit keys win over merged ones, earlier sources over later. Every merged entry
+        is charged to the budget (a mapping merging 1000 others, aliased 1900 times, is 1.9M entries)."""
         merged, own = [], []
         for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
+            if key_node.tag == _MERGE_TAG:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for src in sources:
                     if not isinstance(src, yaml.MappingNode):
                         raise YamlProblem("a merge key (<<) needs a mapping", *self._pos(src))
                     if id(src) in self.active:
                         raise YamlProblem("recursive alias in merge key", *self._pos(src))
-                    merged.extend(src.value)
+                    self.active.add(id(src))
+                    try:
+                        merged.extend(self._entries(src))
+                    finally:
+                        self.active.discard(id(src))
             else:
                 own.append((key_node, value_node))
         if not merged:
             return own
+        self.budget.charge(len(merged), node)
         own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
         kept, seen = [], set()
         for k, v in merged:
@@ -163,6 +197,11 @@ def decode(raw: bytes) -> str:
     """Bytes to text; raises YamlProblem for binary or undecodable input."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    elif raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16: FF FE also starts UTF-32-LE
+        try:
+            return raw.decode("utf-32")
+        except UnicodeDecodeError:
+            raise YamlProblem("file is not valid UTF-32 text", 1, 1) from None
     elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return raw.decode("utf-16")
@@ -217,13 +256,14 @@ def _empty(node) -> bool:
 def parse_stream(text: str) -> list[YamlDocument]:
     """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML."""
     docs: list[YamlDocument] = []
+    budget = _Budget()
     try:
         _check_depth(text)
         for i, node in enumerate(yaml.compose_all(text, Loader=_Loader)):
             if node is None or _empty(node):
                 continue  # `---` with nothing after it (e.g. a trailing separator) is not a document
             doc = YamlDocument(index=i, data=None, start=_span(node))
-            doc.data = _Builder(doc).build(node, ())
+            doc.data = _Builder(doc, budget).build(node, ())
             docs.append(doc)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -303,3 +303,42 @@ def test_examples_are_clean_and_match_their_comments(name, required):
 @pytest.mark.parametrize("dtype,fires", [("bf16", False), ("bfloat16", False), ("fp16", True), ("float16", True)])
 def test_x_dtype(dtype, fires):
     assert bool(lint(x_dtype=dtype).of("MC875")) == fires
+
+
+def test_device_bytes_counts_the_buffer_pair_and_the_workspace():
+    # HCCL_BUFFSIZE 2048 -> 2 x 2048 MiB = 4294967296; + workspace 134278080
+    assert lint().derived["device_bytes"] == 2 * 2048 * 2**20 + 134278080
+
+
+def test_catalog_entries_validate_strictly_and_are_frozen():
+    import dataclasses
+
+    from pydantic import TypeAdapter
+    from test_catalogs import strict_check
+
+    from moecfg.backends.ascend.mega_moe_catalog import DFC_RULES, DfcRules, MegaMoeRules
+
+    for name, entry in MEGA_MOE_RULES.items():
+        strict_check(entry, f"MEGA_MOE_RULES[{name}]")
+        assert TypeAdapter(MegaMoeRules).validate_python(dataclasses.asdict(entry)) == entry
+    strict_check(DFC_RULES, "DFC_RULES")
+    assert TypeAdapter(DfcRules).validate_python(dataclasses.asdict(DFC_RULES)) == DFC_RULES
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        MEGA_MOE_RULES["latest"].bs_max = 8192
+
+
+def test_intermediate_twice_a_valid_width_names_vllm_ascends_argument():
+    # vllm-ascend passes 2 x intermediate_size_per_partition to get_symm_buffer_for_mega_moe (stored, unused)
+    assert "the width the tiling checks is 2048" in lint(intermediate_hidden=4096).one("MC866").message
+    assert "vllm-ascend" not in lint(intermediate_hidden=3584).one("MC866").message  # 1792 is not 512-aligned
+
+
+def test_vllm_ascend_14273_prefill_into_a_decode_sized_buffer():
+    # https://github.com/vllm-project/vllm-ascend/issues/14273: TP4 DP4 EP16, max_num_seqs 16 x (1 + 7 draft)
+    # / TP 4 -> num_max_tokens_per_rank 32; a 477-token prefill batch reached the op (NaNs, 507035).
+    # vllm-ascend passes max_recv_token_num = 32 * 16 * min(8, 16) = 4096, the worst case is 477 * 128 = 61056.
+    # (DeepSeek-V3 dims stand in for the issue's DeepSeek-V4 W8A8.)
+    out = lint(bs=477, num_max_tokens_per_rank=32, max_recv_token_num=4096)
+    assert out.one("MC864").severity == "warning" and "vllm-ascend#14273" in out.one("MC864").message
+    assert out.one("MC872").severity == "warning" and "= 61056" in out.one("MC872").message
+    assert out.result.valid  # nothing in CANN refuses it: that is why it crashed at run time

@@ -26,8 +26,8 @@ def launch_file(text: str, yaml: bool = False):
 
 def derive(text: str, ctx=NONE, yaml: bool = False):
     lf = launch_file(text, yaml)
-    (launch,) = [x for x in lf.launches if frameworks.recognise(x)]
-    return frameworks.recognise(launch).derive(launch, ctx)
+    (launch,) = [x for x in lf.launches if frameworks.recognise(x, ctx)]
+    return frameworks.recognise(launch, ctx).derive(launch, ctx)
 
 
 def lint(text: str, ctx=NONE, yaml: bool = False):

@@ -42,13 +42,14 @@ vllm serve Eco-Tech/DeepSeek-R1-0528-w8a8-mtp-QuaRot --port 8080 --data-parallel
 def test_qwen235_pd_decoder_megamoe():
     # Qwen3-235B (bf16): hidden 4096, moe_intermediate 1536, no quant -> MegaMoE kept (ascend_config.py:401-441).
     # EP = DP 4 x TP 4 = 16 <= 64. Capacity: min(32 x 1, 512) = 32 (<= 8192) -> / TP 4 = 8 = num_max_tokens_per_rank;
-    # max_recv = 8 x 16 x min(8, 128 / 16 = 8) = 1024; intermediate_hidden = 2 x 1536 = 3072.
+    # max_recv = 8 x 16 x min(8, 128 / 16 = 8) = 1024; intermediate_hidden = moe_intermediate_size 1536; bf16.
     # global_bs: kv_consumer, but FULL_DECODE_ONLY separates decode -> no skip -> 0 (utils.py:1139-1147).
     d = derive(QWEN235_DECODE, version="main")
     assert [(c.role, c.op) for c in d.calls] == [("decode", "mega_moe")]
     a = d.calls[0].arguments
     assert (a["bs"], a["num_max_tokens_per_rank"], a["ep_world_size"]) == (8, 8, 16)
-    assert (a["max_recv_token_num"], a["intermediate_hidden"], a["dispatch_quant_mode"]) == (1024, 3072, 0)
+    assert (a["max_recv_token_num"], a["intermediate_hidden"], a["dispatch_quant_mode"]) == (1024, 1536, 0)
+    assert a["weight_dtype"] == "bf16"
     assert (a["h"], a["k"], a["moe_expert_num"]) == (4096, 8, 128)
     assert a["env"] == {"HCCL_BUFFSIZE": "1024"}
     assert d.calls[0].notes == []
@@ -73,9 +74,11 @@ def test_qwen235_pd_prefiller_cann90_runs_dispatch_ffn_combine():
 
 def test_dsr1_nightly_single_node():
     # EP = 2 x 8 = 16; min(16 x (1 + 1), 512) = 32 <= 4096 -> / TP 8 = 4; `--compilation_config` (underscores) read;
-    # the QuaRot checkpoint is not a preset: MC042 names `models:`, quant from the name (w8a8 -> w8a8_dynamic)
+    # the QuaRot checkpoint resolves to the DeepSeek-V3/R1 dimensions by name; quant from the name (w8a8 ->
+    # w8a8_dynamic experts, quant_mode 2)
     d = derive(DSR1_NIGHTLY, version="main")
     a = d.calls[0].arguments
     assert (d.calls[0].op, a["bs"], a["ep_world_size"], a["quant_mode"]) == ("dispatch_combine_v2", 4, 16, 2)
-    assert "MC042" in codes(d.notes) and "MC022" not in codes(d.notes)
+    assert (a["h"], a["k"], a["moe_expert_num"]) == (7168, 8, 256)
+    assert "MC042" not in codes(d.notes) and "MC022" not in codes(d.notes)
     assert d.calls[1].kind == "none"  # 4096-token steps > capacity 32: all-to-all

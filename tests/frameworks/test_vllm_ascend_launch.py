@@ -136,3 +136,32 @@ def test_buffer_finding_points_at_the_export_line():
     results = _lint("export HCCL_BUFFSIZE=50\n" + DSR1_A3_SINGLE_NODE)
     errs = [d for d in results[0].diagnostics if d.severity == "error"]
     assert errs and all(d.line == 1 for d in errs if "HCCL_BUFFSIZE" in d.message)
+
+
+# ---- bad input: never a traceback ----
+
+def test_odd_values_give_notes_not_tracebacks():
+    import json
+    import random
+
+    odd = [None, True, 0, 1, 2, -1, 10**9, "1", "x", [], {}, [8, 16], 3.5]
+    keys = ["enable_fused_mc2", "enable_prefill_mc2", "enable_mc2_hierarchy_comm", "mega_moe_max_tokens",
+            "init_redundancy_expert", "dynamic_eplb", "torchair_graph_config", "enable_shared_expert_dp"]
+    rng = random.Random(7)
+    for _ in range(150):
+        extra = json.dumps({k: rng.choice(odd) for k in rng.sample(keys, 3)})
+        comp = json.dumps({rng.choice(["cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size"]):
+                           rng.choice(odd)})
+        spec = json.dumps({"num_speculative_tokens": rng.choice(odd)})
+        flags = f"-tp {rng.choice(['4', '0', 'x', '-2'])} -dp {rng.choice(['4', '0', '7'])} " \
+                f"--max-num-seqs {rng.choice(['16', '0', '-5'])}"
+        text = serve(f"{flags} --speculative-config '{spec}' --compilation-config '{comp}' --additional-config '{extra}'",
+                     env=rng.choice(["", "HCCL_BUFFSIZE=abc", "VLLM_ASCEND_ENABLE_FUSED_MC2=z"]))
+        for version in ("0.11.0", "0.13.0", "main"):
+            d = derive(text, version=version, product=rng.choice(["A2", "A3"]), cann=rng.choice([None, "9.0.1", "bad"]))
+            assert all(n.span is not None for n in d.notes)
+
+
+def test_invalid_tp_is_mc023():
+    d = derive(serve("-tp 0 -dp 4 --max-num-seqs 16"), version="main")
+    assert d.calls == [] and "MC023" in codes(d.notes)

@@ -51,6 +51,13 @@ def test_a2_prefill_all_gather():
     assert c["prefill"].kind == "none" and "all-gather" in c["prefill"].why_none
 
 
+@pytest.mark.parametrize("version,ep", [("main", 32), ("0.13.0", 32), ("0.11.0", 16)])
+def test_mc2_group_spans_prefill_context_parallel(version, ep):
+    # main / v0.13: the mc2 group is DP x PCP x TP = 4 x 2 x 4 = 32 (parallel_state.py); v0.11: DP x TP = 16
+    d = calls(serve("-dp 4 -tp 4 -pcp 2 --max-num-seqs 16"), version=version)["decode"]
+    assert d.arguments["ep_world_size"] == ep
+
+
 def test_no_expert_parallel():
     text = "vllm serve vllm-ascend/DeepSeek-R1-W8A8 --quantization ascend -dp 4 -tp 4\n"
     (only,) = derive(text, version="main").calls
@@ -115,7 +122,7 @@ def test_hierarchy_env_pair_expert_scales_only():
 
 
 def test_hierarchy_flag_ignored_before_main():
-    text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_mc2_hierarchy_comm=True))
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_mc2_hierarchy_comm=True))
     assert "comm_alg" not in calls(text, version="0.13.0")["decode"].arguments
 
 
@@ -124,13 +131,15 @@ def test_hierarchy_flag_ignored_before_main():
 def test_megamoe_main_arguments():
     # DeepSeek W8A8: hidden 7168 in [1024, 8192] % 512, moe_intermediate 2048 in [1024, 3072] % 512 -> MegaMoE;
     # nmt = ceil(64 / 4) = 16; max_recv = 16 x 16 x min(8, 256 / 16) = 2048 (moe_comm_method.py:312-317);
-    # intermediate_hidden = 2 x 2048; dispatch_quant_mode 2 (W8A8)
+    # intermediate_hidden = moe_intermediate_size 2048 (l2 weight width; vllm-ascend's symm-buffer call gets 2 x);
+    # dispatch_quant_mode 2 and weight_dtype int8 (W8A8)
     text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096 {MTP3} " + ac(enable_fused_mc2=1))
     c = calls(text, version="main")
     d = c["decode"]
     assert (d.op, d.arguments["bs"], d.arguments["num_max_tokens_per_rank"]) == ("mega_moe", 16, 16)
-    assert d.arguments["max_recv_token_num"] == 2048 and d.arguments["intermediate_hidden"] == 4096
-    assert d.arguments["dispatch_quant_mode"] == 2
+    assert d.arguments["max_recv_token_num"] == 2048 and d.arguments["intermediate_hidden"] == 2048
+    assert d.arguments["dispatch_quant_mode"] == 2 and d.arguments["weight_dtype"] == "int8"
+    assert d.arguments["dispatch_quant_out_dtype"] == "int8" and d.arguments["op"] == "mega_moe"
     # prefill steps run MegaMoE too (fused is chosen for any token count): ceil(4096 / 4) = 1024 tokens per rank
     assert c["prefill"].op == "mega_moe" and c["prefill"].arguments["bs"] == 1024
 
@@ -143,7 +152,7 @@ def test_fused_env_request_main():
 
 def test_megamoe_fallback_intermediate_out_of_range_is_mc043():
     # Qwen3-30B-A3B: moe_intermediate_size 768 < 1024 -> enable_fused_mc2 = 0 (ascend_config.py:181-185)
-    text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1), model="Qwen/Qwen3-30B-A3B")
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1), model="Qwen/Qwen3-30B-A3B")
     d = derive(text, version="main")
     assert "MC043" in codes(d.notes) and d.calls[0].op == "dispatch_combine_v2"
     note = next(n for n in d.notes if n.code == "MC043")
@@ -173,7 +182,7 @@ def test_fused_on_a2_falls_back():
 
 
 def test_v013_fused_env_w8a8_dispatch_ffn_combine():
-    text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096", env="VLLM_ASCEND_ENABLE_FUSED_MC2=1")
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096", env="VLLM_ASCEND_ENABLE_FUSED_MC2=1")
     c = calls(text, version="0.13.0")
     assert c["decode"].op == "dispatch_ffn_combine" and c["decode"].arguments["max_output_size"] == 65536
     assert c["prefill"].op == "dispatch_ffn_combine"  # fused_prefill_enable (ascend_forward_context.py:270-275)

@@ -99,6 +99,14 @@ def test_user_capture_sizes_largest_within_max_num_batched_tokens():
     assert calls(text, version="main")["decode"].arguments["bs"] == 6
 
 
+def test_shared_expert_dp_keeps_tp_aligned_capture_sizes_main():
+    # 10 x 2 = 20 -> ladder [1, 2, 4, 8, 16, 20]; enable_shared_expert_dp, TP 8: multiples of 8 -> 16 -> 16 / 8 = 2
+    text = serve("-dp 2 -tp 8 --max-num-seqs 10 --speculative-config '{\"num_speculative_tokens\": 1}' "
+                 "--additional-config '{\"enable_shared_expert_dp\": true}'")
+    assert calls(text, version="main")["decode"].arguments["bs"] == 2
+    assert calls(text, version="0.13.0")["decode"].arguments["bs"] == 3  # not on v0.13: ceil(20 / 8)
+
+
 def test_tp_ceil_division():
     # 10 x (1 + 1) = 20 tokens, TP 8: ceil(20 / 8) = 3 tokens per rank, capacity 24
     text = serve("-dp 2 -tp 8 --max-num-seqs 10 --speculative-config '{\"num_speculative_tokens\": 1}'")

@@ -54,6 +54,9 @@ def test_v2_clean_and_buffer_json():
     assert out.codes == set()
     assert out.buffers["elastic"]["required_bytes"] == HINT
     assert out.derived["mode"] == "hybrid" and out.derived["num_allocated_qps"] == 65
+    # GPU memory: the buffer plus the 16 MiB workspace = 1218445312 + 16777216
+    assert out.derived["gpu_bytes_per_rank"] == 1_235_222_528
+    assert run_lint(V2, allow_hybrid_mode=False).derived["num_allocated_qps"] == 17
 
 
 def test_v2_below_hint_but_above_call_is_a_warning_only_with_topk_zero():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import pytest
 
@@ -98,18 +99,47 @@ def test_unreadable_folder_is_reported(tmp_path, cli, monkeypatch):
     assert code == 1 and files[str(d / "locked")] == ["MC008"] and files[str(d / "ok.yaml")] == []
 
 
+def _deep_tree(top, depth: int) -> list[int]:
+    """`top`/d/d/.../d (depth levels) with a.yaml at the bottom; made relative to open folders (os.makedirs
+    recurses, and each full-path mkdir walks the whole path). Returns the open folder fds, top first."""
+    fds = [os.open(top, os.O_RDONLY)]
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fds[-1])
+        fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+    fd = os.open("a.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fds[-1])
+    os.write(fd, GOOD.encode())
+    os.close(fd)
+    return fds
+
+
+def _remove_deep_tree(fds: list[int]) -> None:  # pytest's own cleanup (shutil.rmtree) recurses
+    os.unlink("a.yaml", dir_fd=fds[-1])
+    for parent, child in zip(reversed(fds[:-1]), reversed(fds[1:])):
+        os.close(child)
+        os.rmdir("d", dir_fd=parent)
+    os.close(fds[0])
+
+
+def _stack_depth() -> int:
+    frame, n = sys._getframe(), 0
+    while frame:
+        frame, n = frame.f_back, n + 1
+    return n
+
+
 def test_tree_deeper_than_the_recursion_limit(tmp_path, cli):
-    top = leaf = tmp_path / "t"
+    """A tree deeper than the recursion limit (was exit 3 at 1100 levels): 300 levels under a limit of 200
+    frames above this test (making 1100 folders takes seconds on overlay file systems)."""
+    top = tmp_path / "t"
     top.mkdir()
-    for _ in range(1100):  # os.makedirs itself recurses
-        leaf = leaf / "d"
-        leaf.mkdir()
-    (leaf / "a.yaml").write_text(GOOD)
-    try:
-        code, files, _ = _check_json(cli, top)
-        assert code == 0 and list(files) == [str(leaf / "a.yaml")]
-    finally:  # pytest's own cleanup (shutil.rmtree) recurses
-        (leaf / "a.yaml").unlink()
-        while leaf != top:
-            leaf.rmdir()
-            leaf = leaf.parent
+    fds = _deep_tree(top, 300)
+    (tmp_path / "cfg.yaml").write_text("fail-on: error\n")
+    old = sys.getrecursionlimit()
+    try:  # --config: no search for a config file up the folders
+        sys.setrecursionlimit(_stack_depth() + 200)
+        code, files, _ = _check_json(cli, top, "--config", tmp_path / "cfg.yaml")
+        sys.setrecursionlimit(old)
+        assert code == 0 and list(files) == [str(top) + "/d" * 300 + "/a.yaml"]
+    finally:
+        sys.setrecursionlimit(old)
+        _remove_deep_tree(fds)

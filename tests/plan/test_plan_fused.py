@@ -52,3 +52,21 @@ def test_cli_refuses_model_presets():
     res = CliRunner().invoke(cli, ["plan", "--product", "A3", "--model", "deepseek-v3", "--set", "op=mega_moe",
                                    "--ep", "16", "--bs", "8"])
     assert res.exit_code == 2 and "no model presets" in res.output
+
+
+def test_sweep_json_follows_the_window_formula():
+    # A2 EP 16 at latest: bs 512 -> 982008832 B (937 MB, see test_mega_moe); at 9.1 max_recv 0 stays 0, so the
+    # window holds no received tokens (MC872 reports that release)
+    args = ["sweep", "--product", "A2", "--set", "op=mega_moe", "--set", "h=7168", "--set", "k=8", "--set",
+            "moe_expert_num=256", "--set", "intermediate_hidden=2048", "--set", "dispatch_quant_mode=2", "--set",
+            "dispatch_quant_out_dtype=int8", "--ep", "16", "--bs", "256,512", "--rulesets", "9.1,latest",
+            "--format", "json"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    latest = next(s for s in data["series"] if s["ruleset"] == "latest")
+    assert latest["required_bytes"][1] == {"ep": 982008832} and latest["required_mb"][1] == 937
+    old = next(s for s in data["series"] if s["ruleset"] == "9.1")
+    # 9.1, bs 512, max_recv 0: winIn = 0 + 4096*14336 = 58720256, winOut = 4096*7680 + 0 = 31457280;
+    # tensors = max = 58720256 (+ 0 scales); + TPE 139264 + flags 140288 + 10 MiB 10485760 = 69485568
+    assert old["required_bytes"][1] == {"ep": 69485568}

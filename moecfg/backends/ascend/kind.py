@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-from moecfg.core.diagnostics import Finding
+from moecfg.core.diagnostics import Finding, shown
 from moecfg.backends import Analysis, Options
 from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from moecfg.core.fields import Validator
@@ -48,7 +48,7 @@ def _ruleset(values: dict, options: Options, present, findings: list):
     name, warning = resolve(version)
     path = ("cann_version",)
     if name is None:
-        findings.append(Finding(INVALID_VALUE.code, path, f"`cann_version` = {version!r} is not a CANN version "
+        findings.append(Finding(INVALID_VALUE.code, path, f"`cann_version` = {shown(version)} is not a CANN version "
                                 "(write e.g. 8.5.0, 9.0.1, 9.1 or latest)"))
         return None
     if warning:
@@ -95,6 +95,14 @@ def validate(doc, options: Options, op: str, normalize=None):
     ruleset = _ruleset(values, options, data.keys(), findings)
     broken |= any(fd.code == VALIDATOR_CODES["too_large"] for fd in findings)
     return values, findings, broken, ruleset
+
+
+def start(doc, options: Options, op: str):
+    """(values, Analysis, rule set) for an op module; the rule set is None when the document cannot be analysed."""
+    values, findings, broken, ruleset = validate(doc, options, op)
+    out = Analysis(findings=findings, kind="ascend", op=op, product=values.get("product"),
+                   ruleset=ruleset.name if ruleset else None)
+    return values, out, None if broken else ruleset
 
 
 def analyze(doc, options: Options) -> Analysis:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from moecfg.core.diagnostics import clip
+
 from moecfg.backends.ascend.catalog import A2Rules, A3Hierarchy, A3Rules, RuleSet
 
 _A3_ALGS_85 = ("", "fullmesh_v1", "fullmesh_v2")
@@ -87,21 +89,21 @@ def resolve(version: str | None):
     exact = ALIASES.get(exact, exact)
     if exact in RULESETS:
         return exact, None
-    m = re.match(r"^v?(\d+)\.(\d+)", text)
+    m = re.match(r"^v?([0-9]{1,6})\.([0-9]{1,6})", text)  # ASCII digits, bounded (int() of 5000 digits raises)
     if not m:
         return None, None
     major_minor = (int(m.group(1)), int(m.group(2)))
     if major_minor < OLDEST:
-        return "8.5", (f"CANN {version} is older than the oldest rule set (8.5); checking with the 8.5 rules, "
+        return "8.5", (f"CANN {clip(version)} is older than the oldest rule set (8.5); checking with the 8.5 rules, "
                        "which may accept configs your release rejects")
     if major_minor > NEWEST_RELEASE:
-        return "latest", (f"CANN {version} is newer than any rule set; checking with `latest` "
+        return "latest", (f"CANN {clip(version)} is newer than any rule set; checking with `latest` "
                           "(upstream ops-transformer of 2026-08-21)")
     name = f"{major_minor[0]}.{major_minor[1]}"
     if name in RULESETS:
         return name, None
     older = [r for r in ORDER if tuple(map(int, r.split("."))) <= major_minor][-1]
-    return older, f"CANN {version} has no rule set of its own; checking with the nearest older one ({older})"
+    return older, f"CANN {clip(version)} has no rule set of its own; checking with the nearest older one ({older})"
 
 
 # ---- more ops (§4-§6), by the same rule-set names --------------------------------------------------------

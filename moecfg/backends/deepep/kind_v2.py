@@ -88,5 +88,6 @@ def derived(e: Elastic, t: v2.Topology, s: v2.ElasticSize) -> dict:
             "local_experts": e.num_experts // e.num_ranks, "num_topk_sized": s.num_topk_sized,
             "dispatch_bytes": s.dispatch_bytes, "combine_bytes": s.combine_bytes,
             "workspace_bytes": v2.workspace_bytes(), "num_allocated_qps": qps,
+            "gpu_bytes_per_rank": max(e.num_bytes or 0, s.num_bytes) - e.num_cpu_bytes + v2.workspace_bytes(),
             "num_allocated_qps_note": "auto: 65 hybrid with fast RDMA atomics (129 without), 17 direct"
             if not e.num_allocated_qps else "from the file"}

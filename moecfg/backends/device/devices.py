@@ -41,8 +41,8 @@ GPU_DEVICES = tuple(name for name, dev in DEVICES.items() if dev.per == "GPU")  
 
 def device_bytes(product: str, override_gb: float | None = None) -> int | None:
     """Bytes of memory per rank: the override (GiB) if given, else the catalog's value, else None."""
-    if override_gb is not None:
-        return int(override_gb * GIB)
+    if override_gb is not None:  # capped at 2^40 GiB, far beyond any device: 1e308 GB must not overflow int()
+        return int(min(override_gb, 2.0**40) * GIB)
     dev = DEVICES.get(product)
     return int(dev.memory_gib * GIB) if dev else None
 

@@ -26,7 +26,7 @@ def command_start(launch: Launch) -> int | None:
     return None
 
 
-def recognise(launch: Launch) -> bool:
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
     return command_start(launch) is not None
 
 

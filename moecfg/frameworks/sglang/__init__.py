@@ -12,8 +12,9 @@ import sys
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext
-from moecfg.frameworks.flags import parse_flags  # noqa: F401  (tests call sglang.parse_flags)
-from moecfg.frameworks.gpu_device import ascend_hints, gpu_evidence
+from moecfg.frameworks.flags import parse_flags
+from moecfg.frameworks.gpu_device import gpu_evidence
+from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.sglang import ascend, gpu
 from moecfg.sources.launch import Launch
 
@@ -37,7 +38,7 @@ def command_start(launch: Launch) -> int | None:
     return None
 
 
-def recognise(launch: Launch) -> bool:
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
     return command_start(launch) is not None
 
 
@@ -54,7 +55,7 @@ def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
         return False
     if ctx.product in ("A2", "A3"):
         return True
-    return bool(ascend_hints(launch)) or any(name in launch.env for name in ASCEND_ENV)
+    return ascend_hint(launch.hints) is not None or any(name in launch.env for name in ASCEND_ENV)
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:

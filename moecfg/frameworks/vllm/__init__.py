@@ -1,8 +1,7 @@
 """vLLM on NVIDIA GPUs: `vllm serve` / `python -m vllm.entrypoints.openai.api_server` with expert parallelism.
 
-vllm-ascend comes first in FRAMEWORK_MODULES and takes every launch that shows Ascend; this module takes the rest.
-A launch with no sign of either in a folder whose settings name an Ascend product (`product: A3`) is handed to
-vllm-ascend's derivation. With `--enable-expert-parallel` and a DeepEP all-to-all backend the MoE layers build one
+vllm-ascend comes first in FRAMEWORK_MODULES and takes every launch that shows Ascend, or that shows no NVIDIA
+hardware in a folder whose settings name an Ascend product (`product: A3`); this module takes the rest. With `--enable-expert-parallel` and a DeepEP all-to-all backend the MoE layers build one
 DeepEP `Buffer` per rank: calls.py derives its arguments as a `kind: deepep` document, releases.py holds what
 differs between versions.
 """
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext, Note
-from moecfg.frameworks.gpu_device import gpu_evidence
 from moecfg.frameworks.vllm.releases import RELEASES, match
 from moecfg.frameworks.vllm_ascend import cli
 from moecfg.sources.launch import Launch
@@ -19,7 +17,7 @@ NAME = "vllm"
 VERSIONS = tuple(RELEASES)
 
 
-def recognise(launch: Launch) -> bool:
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
     return cli.command_start(launch) is not None
 
 
@@ -38,10 +36,6 @@ def pick(launch: Launch, ctx: LaunchContext) -> tuple[str, str]:
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks.vllm.calls import derive_call
 
-    if ctx.product in ("A2", "A3") and not gpu_evidence(launch):
-        import moecfg.frameworks.vllm_ascend as ascend  # the settings say Ascend and the launch does not disagree
-
-        return ascend.derive(launch, ctx)
     version, how = pick(launch, ctx)
     out = Derivation(NAME, version)
     args = cli.read(launch)

@@ -4,7 +4,7 @@ decode node (kv_consumer) only runs the first; a PD prefill node (kv_producer) a
 """
 from __future__ import annotations
 
-from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
+from moecfg.frameworks import LaunchContext, Note, OpCall
 from moecfg.frameworks.vllm_ascend import calls as B
 from moecfg.frameworks.vllm_ascend import choose as C
 from moecfg.frameworks.vllm_ascend import formulas as F
@@ -48,13 +48,17 @@ def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: st
     t = T.torchair(args, rel) if torchair else T.compute(args, rel, limit)
     if not t.known:
         return [], c.notes
-    ep = t.dp.value * t.tp.value if ep_on.value else 1
+    pcp = T.pcp_size(args) if rel.ep_has_pcp else Arg(1)
+    if pcp.value is None:
+        return [], c.notes
+    ep = t.dp.value * pcp.value * t.tp.value if ep_on.value else 1
     if not ep_on.value:
         why = (f"--enable-expert-parallel not given: vllm-ascend runs the MoE layers with all-gather (EP 1), no MC2 "
                f"op ({rel.cite['select']})")
         return [OpCall("serve", "none", None, {}, why_none=why)], c.notes
-    ep_arg = Arg(ep, spans(t.dp, t.tp, ep_on), f"DP {t.dp.value} x TP {t.tp.value} (the mc2 group spans "
-                 f"all DP x TP ranks, vllm_ascend/distributed/parallel_state.py)")
+    by_pcp = f" x PCP {pcp.value}" if pcp.value > 1 else ""
+    ep_arg = Arg(ep, spans(t.dp, pcp, t.tp, ep_on), f"DP {t.dp.value}{by_pcp} x TP {t.tp.value} (the mc2 group, "
+                 f"{rel.cite['mc2_group']})")
     setup = C.Setup(rel, product, ep, ep * t.pp.value if rel.key == "0.11.0" else ep,
                     getattr(dims, "num_experts", None), c.quant.value,
                     args.flag("--enable-lora", False, kind=bool).value, M.dynamic_eplb(args, rel), c.fused)

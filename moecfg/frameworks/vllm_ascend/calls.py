@@ -16,7 +16,7 @@ class Builder:
     """Collects arguments, derivation texts and sources of one OpCall."""
 
     def __init__(self, role: str, op: str):
-        self.call = OpCall(role, "ascend", op, {})
+        self.call = OpCall(role, "ascend", op, {"op": op})  # the kind reads the op from the document
 
     def put(self, name: str, arg: Arg | None, text: str = "") -> None:
         if arg is None or arg.value is None:
@@ -90,7 +90,7 @@ def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
         b.put("expert_scales", Arg(True, src.spans, f"{src.text}: hierarchical communication passes expert_scales"))
     if c.hier_flag.value:
         b.put("comm_alg", Arg("hierarchy", c.hier_flag.spans, f"{c.hier_flag.text} ({c.rel.cite['hierarchy']})"))
-    b.call.arguments["expert_token_nums_type"] = 0
+    b.put("expert_token_nums_type", Arg(0, (), f"prefix sums ({c.rel.cite['dispatch']})"))
     return b.call
 
 
@@ -153,11 +153,27 @@ def fused_call(c, t, ep_arg: Arg, phase: str, n: int, why: str) -> OpCall:
     common(b, c, ep_arg, why)
     bs = _fused_bs(c, t, phase, n)
     b.put("bs", bs)
+    _fused_weights(b, c)
     if op == "mega_moe":
         _mega_moe(b, c, t, ep_arg)
     else:
         _dispatch_ffn_combine(b, c)
     return b.call
+
+
+_WEIGHT_DTYPES = {"w8a8_dynamic": "int8", "w4a8_dynamic": "int4", None: "bf16"}
+
+
+def _fused_weights(b: Builder, c) -> None:
+    """intermediate_hidden = l2_weights[i].size(0) = moe_intermediate_size (EP: experts are not TP-split). Note:
+    vllm-ascend passes 2 x intermediate_size_per_partition as get_symm_buffer_for_mega_moe's intermediate_hidden
+    (VA@182b75e moe_comm_method.py:331); the field here is the weight's width the op's tiling checks."""
+    inter = getattr(c.dims, "moe_intermediate_size", 0) if c.dims is not None else 0
+    if inter:
+        b.put("intermediate_hidden", Arg(inter, c.args.model.spans, f"moe_intermediate_size of {c.dims.name} (EP: "
+                                         "not TP-split; vllm-ascend passes 2 x this to get_symm_buffer_for_mega_moe)"))
+    if c.quant.value in _WEIGHT_DTYPES:
+        b.put("weight_dtype", Arg(_WEIGHT_DTYPES[c.quant.value], c.quant.spans, c.quant.text))
 
 
 def _fused_bs(c, t, phase: str, n: int) -> Arg:
@@ -181,13 +197,11 @@ def _mega_moe(b: Builder, c, t, ep_arg: Arg) -> None:
         recv = F.mega_moe_max_recv(nmt.value, ep, dims.topk, experts)
         b.put("max_recv_token_num", Arg(recv, spans(nmt, ep_arg), f"{nmt.value} x EP {ep} x min(top-k {dims.topk}, "
                                         f"{experts} experts / EP {ep}) ({cite})"))
-        inter = getattr(dims, "moe_intermediate_size", 0)
-        if inter:
-            b.put("intermediate_hidden", Arg(2 * inter, c.args.model.spans, f"2 x moe_intermediate_size {inter} of "
-                                             f"{dims.name} (intermediate_size_per_partition, EP: no TP split; {cite})"))
     q = quant_mode(c)
     if q is not None:
         b.put("dispatch_quant_mode", Arg(q.value, q.spans, f"{q.text} (_get_cann_mega_moe_quant_settings, {cite})"))
+        if q.value == 2:  # W8A8 / W4A8: dispatch_quant_out_dtype = ACL int8 (258), moe_utils.py:136-139
+            b.put("dispatch_quant_out_dtype", Arg("int8", q.spans, f"int8 for W8A8/W4A8 ({cite})"))
 
 
 def _dispatch_ffn_combine(b: Builder, c) -> None:
@@ -195,5 +209,9 @@ def _dispatch_ffn_combine(b: Builder, c) -> None:
         b.put("max_output_size", Arg(F.V013_DISPATCH_FFN_COMBINE_MAX_OUTPUT, (), f"fixed ({c.rel.cite['fused']})"))
         return
     mmt = c.args.config("--additional-config", "mega_moe_max_tokens", default=F.MEGA_MOE_MAX_TOKENS_DEFAULT)
+    if not isinstance(mmt.value, int) or isinstance(mmt.value, bool) or mmt.value <= 0:
+        b.call.notes.append(Note("MC023", f"{mmt.text}: vllm-ascend raises ValueError at start-up (mega_moe_max_tokens "
+                                 "must be a positive integer, ascend_config.py:284-290)", mmt.spans[0], "error"))
+        return
     b.put("max_output_size", Arg(mmt.value, mmt.spans, f"{mmt.said('mega_moe_max_tokens default')} "
                                  f"({c.rel.cite['dispatch_ffn_combine']})"))

@@ -69,9 +69,15 @@ def fused_request(args: ServeArgs, rel: Release) -> Arg:
 def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | None, cann: str | None) -> Fused:
     req = fused_request(args, rel) if rel.fused != "none" else Arg(0)
     fused = Fused(req)
+    span = req.spans[0] if req.spans else args.start
+    allowed = (0, 1) if rel.fused == "main" else (0, 1, 2)
+    if req.value is not None and (isinstance(req.value, bool) or req.value not in allowed):
+        fused.requested = Arg(0, req.spans, req.text)
+        fused.notes.append(Note("MC023", f"{req.text}: vllm-ascend accepts only {allowed} (it fails at start-up: "
+                                f"{rel.cite['fused']}); fused MC2 is not derived", span, "error"))
+        return fused
     if not req.value:
         return fused
-    span = req.spans[0] if req.spans else args.start
     if product != "A3":
         fused.why_off = f"{req.text}: vllm-ascend only selects fused MC2 on A3 ({rel.cite['select']}); {product} runs MC2 / all-gather"
         return fused

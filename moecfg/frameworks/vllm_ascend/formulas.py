@@ -55,7 +55,7 @@ def v011_max_capture(max_num_seqs: int, max_num_batched_tokens: int, cuda_graph_
     if user_sizes:
         return max(user_sizes)
     graph = cuda_graph_sizes or [min(max_num_seqs * 2, 512)]
-    sizes = vllm011_ladder(graph[0]) if len(graph) == 1 else sorted(graph)
+    sizes = vllm011_ladder(max(graph[0], 1)) if len(graph) == 1 else sorted(graph)
     sizes = [s for s in sizes if s <= max_num_batched_tokens]
     return max(sizes) if sizes else 0
 
@@ -78,6 +78,14 @@ def ascend_max_capture(max_num_seqs: int, max_num_batched_tokens: int, spec_toke
         return max(kept) if kept else 0
     cap = user_max if user_max is not None else min(max_num_seqs * (1 + spec_tokens), GRAPH_TOKEN_CAP)
     return min(max_num_batched_tokens, cap)
+
+
+def tp_aligned_max(sizes: list[int], tp: int) -> int:
+    """Largest capture size that is a multiple of TP (VllmConfig.update_sizes_for_sequence_parallelism), applied by
+    main when shared-expert DP / sequence-parallel MoE / DSA-CP shard tokens (VA@182b75e platform.py:1043-1064);
+    0 when none is (vLLM then raises)."""
+    kept = [s for s in sizes if s % tp == 0]
+    return max(kept) if kept else 0
 
 
 def eager_tokens(max_num_seqs: int, spec_tokens: int, cap: int | None) -> int:

@@ -76,7 +76,7 @@ def moe_quant(args: ServeArgs, rel: Release, dims) -> tuple[Arg, list[Note]]:
                                      "ModelSlim weights (`--quantization ascend`); quant_mode is left out", span)]
     how = q.text or "quant_model_description.json auto-detected (main, vllm_ascend/quantization/utils.py:120-175)"
     if named:
-        src = "the model preset" if _hint(dims) else f"the model name {model.value!r}"
+        src = f"the checkpoint name {model.value!r}"
         return Arg(named, q.spans + model.spans, f"{how}; MoE {named} from {src}"), []
     span = q.spans[0] if q.spans else args.start
     return Arg("unknown", q.spans), [Note("MC042", f"{how}: the MoE quant type of {model.value!r} is unknown "

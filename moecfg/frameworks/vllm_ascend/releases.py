@@ -26,6 +26,7 @@ class Release:
     fused: str  # "none" | "v013" (env, w8a8_dynamic, dispatch_ffn_combine / gmm_combine_decode) | "main"
     torchair: bool  # additional_config.torchair_graph_config exists (its own runner and op choice)
     eplb: str  # "init_redundancy_expert" | "v013" | "main"
+    ep_has_pcp: bool  # the mc2 group spans DP x PCP x TP (prefill context parallel), else DP x TP
     cite: dict
 
 
@@ -33,7 +34,8 @@ V011 = Release(
     key="0.11.0", ref="v0.11.0@2f1aed9", capture_default="vllm_x2", spec_enlarge=True, eager_cap=512,
     prefill_mc2=False, tp_rank_limits=False, global_bs="zero", active_mask="a3", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="none", torchair=True, eplb="init_redundancy_expert",
-    cite={
+    ep_has_pcp=False, cite={
+        "mc2_group": f"{VA}@2f1aed9 vllm_ascend/distributed/parallel_state.py:61-63",
         "capacity": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:539-552",
         "select": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:1854-1910",
         "dispatch": f"{VA}@2f1aed9 vllm_ascend/ops/moe/token_dispatcher.py:117-161",
@@ -53,7 +55,8 @@ V013 = Release(
     key="0.13.0", ref="v0.13.0@6281c12", capture_default="seqs_x_query", spec_enlarge=False, eager_cap=512,
     prefill_mc2=False, tp_rank_limits=False, global_bs="always", active_mask="never", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="v013", torchair=False, eplb="v013",
-    cite={
+    ep_has_pcp=True, cite={
+        "mc2_group": f"{VA}@6281c12 vllm_ascend/distributed/parallel_state.py:45-47,96-102",
         "capacity": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:173-186",
         "select": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:209-279",
         "dispatch": f"{VA}@6281c12 vllm_ascend/ops/fused_moe/token_dispatcher.py:122-182",
@@ -70,7 +73,8 @@ MAIN = Release(
     key="main", ref="main@182b75e", capture_default="seqs_x_query", spec_enlarge=False, eager_cap=None,
     prefill_mc2=True, tp_rank_limits=True, global_bs="kv_consumer", active_mask="global_bs_zero",
     hierarchy_flag=True, a2_max_experts_per_device=24, fused="main", torchair=False, eplb="main",
-    cite={
+    ep_has_pcp=True, cite={
+        "mc2_group": f"{VA}@182b75e vllm_ascend/distributed/parallel_state.py:76-87",
         "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:33-35,176-200",
         "select": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:223-259,280-343",
         "dispatch": f"{VA}@182b75e vllm_ascend/ops/fused_moe/token_dispatcher.py:132-236",

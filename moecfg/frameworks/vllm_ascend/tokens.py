@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from moecfg.frameworks import Note
 from moecfg.frameworks.vllm_ascend import formulas as F
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.releases import Release
@@ -57,9 +58,25 @@ def read_sizes(args: ServeArgs) -> tuple[Arg, Arg, Arg, Arg, Arg, Arg]:
     if not mnbt.text and mnbt.value is not None:
         mnbt = Arg(mnbt.value, (), f"max_num_batched_tokens {mnbt.value} ({_DEFAULT_SRC})")
     spec = args.config("--speculative-config", "num_speculative_tokens", default=0)
-    if not isinstance(spec.value, int) or isinstance(spec.value, bool):
-        spec = Arg(0 if spec.value is None else None, spec.spans, spec.text)
-    return tp, dp, pp, mns, mnbt, spec
+    if spec.value is None:
+        spec = Arg(0, spec.spans, spec.text)
+    checked = [_at_least(args, a, lo) for a, lo in ((tp, 1), (dp, 1), (pp, 1), (mns, 1), (mnbt, 1), (spec, 0))]
+    return tuple(checked)
+
+
+def _at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
+    """An int >= lo, else None with an MC023 note (vLLM rejects the launch, so nothing is derived from it)."""
+    v = a.value
+    if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
+        return a
+    span = a.spans[0] if a.spans else args.start
+    args.notes.append(Note("MC023", f"{a.text or 'value'}: {v!r} is not an integer >= {lo} (vLLM rejects it); the "
+                           "op arguments that depend on it are not derived", span))
+    return Arg(None, a.spans, a.text)
+
+
+def pcp_size(args: ServeArgs) -> Arg:
+    return _at_least(args, args.flag("--prefill-context-parallel-size", 1), 1)
 
 
 def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
@@ -82,7 +99,7 @@ def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
 
 def _int_list(arg: Arg) -> list[int] | None:
     v = arg.value
-    if isinstance(v, list) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+    if isinstance(v, list) and v and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v):
         return v
     return None
 
@@ -92,9 +109,10 @@ def _flag_list(args: ServeArgs, name: str) -> tuple[list[int] | None, Arg]:
     if f is None or f.value is None:
         return None, Arg(None)
     try:
-        return [int(x) for x in f.value.split()], Arg(f.value, (f.span,), f"{name} {f.value}")
+        sizes = [int(x) for x in f.value.split()]
     except ValueError:
         return None, Arg(None)
+    return (sizes, Arg(f.value, (f.span,), f"{name} {f.value}")) if sizes and min(sizes) >= 1 else (None, Arg(None))
 
 
 def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg, graphs: Arg, mode: Arg) -> Arg:
@@ -117,9 +135,11 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
     if rel.key == "0.11.0":
         return _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user)
     umax = args.config("--compilation-config", "max_cudagraph_capture_size")
-    if not isinstance(umax.value, int):
-        umax = args.flag("--max-cudagraph-capture-size", None)
+    if not isinstance(umax.value, int) or isinstance(umax.value, bool) or umax.value < 1:
+        umax = _at_least(args, args.flag("--max-cudagraph-capture-size", None), 1)
     tokens = F.ascend_max_capture(mns.value, mnbt.value, spec.value, sizes, umax.value)
+    if tokens < 1:  # every capture size above max_num_batched_tokens: no graphs are captured
+        return max_num_tokens(args, rel, mns, mnbt, spec, Arg(False, user.spans, f"{user.text}: no size fits"), mode)
     if sizes:
         how = f"largest of {user.text} <= max_num_batched_tokens {mnbt.value}"
     elif umax.value is not None:
@@ -127,8 +147,23 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
     else:
         how = (f"min({mns.said('max_num_seqs')} x {q} = {mns.value * (1 + spec.value)}, {F.GRAPH_TOKEN_CAP}, "
                f"max_num_batched_tokens {mnbt.value})")
-    return Arg(tokens, spans(mns, spec, mnbt, user, umax), f"{how} = {tokens} (max_cudagraph_capture_size, "
-               f"{rel.cite['capture']})")
+    out = Arg(tokens, spans(mns, spec, mnbt, user, umax), f"{how} = {tokens} (max_cudagraph_capture_size, "
+              f"{rel.cite['capture']})")
+    return _tp_aligned(args, rel, out, sizes, mnbt.value)
+
+
+def _tp_aligned(args: ServeArgs, rel: Release, tokens: Arg, sizes: list[int] | None, mnbt: int) -> Arg:
+    """main + enable_shared_expert_dp, TP > 1: capture sizes kept only at multiples of TP (formulas.tp_aligned_max)."""
+    sdp = args.config("--additional-config", "enable_shared_expert_dp", default=False)
+    tp = args.flag("--tensor-parallel-size", 1).value or 1
+    if rel.key != "main" or not sdp.value or tp <= 1:
+        return tokens
+    ladder = sorted(s for s in set(sizes) if s <= mnbt) if sizes else F.ascend_ladder(tokens.value)
+    aligned = F.tp_aligned_max(ladder, tp)
+    if aligned == tokens.value:
+        return tokens
+    return Arg(aligned, spans(tokens, sdp), f"{tokens.text}; {sdp.text}: largest capture size that is a multiple of "
+               f"TP {tp} = {aligned} (VA@182b75e platform.py:1043-1064)")
 
 
 def _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user) -> Arg:

@@ -94,24 +94,29 @@ def derive(cfg: DfcConfig) -> DfcFacts:
 
 
 def analyze(doc, options: Options) -> Analysis:
-    values, findings, broken, ruleset = kind.validate(doc, options, OP)
-    out = Analysis(findings=findings, kind="ascend", op=OP, product=values.get("product"),
-                   ruleset=ruleset.name if ruleset else None)
-    if ruleset is None or broken:
+    values, out, ruleset = kind.start(doc, options, OP)
+    if ruleset is None:
         return out
     cfg = DfcConfig.from_values(values)
     facts = derive(cfg)
     for check in rules.CHECKS:
-        findings.extend(check(cfg, facts))
+        out.findings.extend(check(cfg, facts))
     if computable(cfg):
         out.buffers = buffer_table(cfg, facts)
         out.derived = {"experts_per_rank": facts.experts_per_rank, "max_output_size_safe": facts.safe_output,
                        "hccl_window_mb": facts.window_mb, "workspace_bytes": facts.workspace_bytes,
+                       "device_bytes": facts.workspace_bytes + 2 * _group_buffer_mb(cfg) * ff.MIB,
                        "variant": {"int8": "DispatchFFNCombine", "int4": "DispatchFFNCombineW4A8",
                                    "bf16": "DispatchFFNCombineBF16"}[cfg.weight_dtype]}
         out.explanations = {"hccl_window": "the op reads env HCCL_BUFFSIZE itself (uint16; unset, unparsable or "
                             "> 65535 -> 200 MB) and checks one window; the int8 variant only"}
     return out
+
+
+def _group_buffer_mb(cfg: DfcConfig) -> int:
+    """The MB HCCL allocates per window for the group (it reads HCCL_BUFFSIZE itself, not as uint16)."""
+    env = cfg.hccl_buffsize_env
+    return env if env is not None and env > 0 else 200
 
 
 def _window_source(cfg: DfcConfig) -> str:

@@ -55,18 +55,16 @@ OP = "mega_moe"
 
 
 def analyze(doc, options: Options) -> Analysis:
-    values, findings, broken, ruleset = kind.validate(doc, options, OP)
-    out = Analysis(findings=findings, kind="ascend", op=OP, product=values.get("product"),
-                   ruleset=ruleset.name if ruleset else None)
-    if ruleset is None or broken:
+    values, out, ruleset = kind.start(doc, options, OP)
+    if ruleset is None:
         return out
     cfg = MegaMoeConfig.from_values(values)
     facts = derive(cfg, ruleset.name)
     if not facts.limits.available:
-        findings.extend(rules.unavailable(cfg, facts))
+        out.findings.extend(rules.unavailable(cfg, facts))
         return out
     for check in rules.CHECKS:
-        findings.extend(check(cfg, facts))
+        out.findings.extend(check(cfg, facts))
     if computable(cfg, facts):
         out.buffers = buffer_table(cfg, facts)
         out.derived = derived(cfg, facts)
@@ -113,10 +111,11 @@ def buffer_table(cfg: MegaMoeConfig, f: MegaMoeFacts) -> dict:
 
 
 def derived(cfg: MegaMoeConfig, f: MegaMoeFacts) -> dict:
+    ws, ccl = workspace_bytes(cfg, f, f.max_recv), 2 * f.window.mb * ff.MIB
     return {"experts_per_rank": f.experts_per_rank, "num_max_tokens_per_rank": cfg.num_max_tokens_per_rank,
             "max_recv_token_num": f.max_recv, "max_recv_token_num_safe": f.safe_recv, "quant_routing": f.quant,
-            "weight_dtype": cfg.weight_dtype, "ccl_buffer_size": 2 * f.window.mb * ff.MIB,
-            "workspace_bytes": workspace_bytes(cfg, f, f.max_recv)}
+            "weight_dtype": cfg.weight_dtype, "ccl_buffer_size": ccl, "workspace_bytes": ws,
+            "device_bytes": ccl + ws}  # the EP group's HCCL buffer pair + the op's workspace, per rank
 
 
 def explanations(cfg: MegaMoeConfig, f: MegaMoeFacts) -> dict:

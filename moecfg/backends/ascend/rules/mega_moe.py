@@ -28,7 +28,7 @@ from moecfg.backends.ascend import fused_formulas as ff
 from moecfg.backends.ascend.formulas import ceil_mb
 from moecfg.backends.ascend.mega_moe_model import computable, least_window, max_tokens_recv, workspace_bytes
 from moecfg.backends.ascend.rules import finding
-from moecfg.render.rule_examples import render
+from moecfg.render.rule_examples import ex
 
 _F = "ascend-mega-moe"
 _MMT = "ops-transformer@25fb6b9 mc2/mega_moe/op_host/op_tiling/arch22/mega_moe_tiling_arch22.cpp"
@@ -44,23 +44,23 @@ BASE = dict(product="A3", cann_version="latest", op="mega_moe", bs=32, h=7168, k
 
 def doc(**changes) -> str:
     """BASE (DeepSeek-V3 W8A8 decode on A3, EP 16) with keys replaced, added or removed (None)."""
-    d = {k: v for k, v in {**BASE, **changes}.items() if v is not None}
-    d["env"] = d.pop("env", None) or {}
-    return render(d)
+    return ex(BASE, **changes)
 
 
 _OK = doc()
+_P = ("A2", "A3")
+_S = dict(family=_F, products=_P, rulesets=("9.1", "latest"))  # the rule sets with MegaMoE (and the 9.1.0 branch)
 UNAVAILABLE = rule(
     "MC860", "mega-moe-unavailable", "error", "MegaMoE exists on A2/A3 from CANN 9.1 (not in 8.5 or 9.0)", family=_F,
     source="ops-transformer tags: v8.5.0, v9.0.0, v9.0.1 have no mc2/mega_moe; v9.1.0-beta.2/.3 only arch35 (950); "
-           "v9.1.0.pre first arch22", products=("A2", "A3"),
+           "v9.1.0.pre first arch22", products=_P, rulesets=("8.5", "9.0"),
     why="The op library has no MegaMoe kernel for the release: cann_ops_transformer builds but aclnnMegaMoe is "
         "missing, so the first call fails (vllm-ascend then needs enable_fused_mc2=0).",
     fail_example=doc(cann_version="9.0.1"), pass_example=_OK,
     fix="Use CANN 9.1 or newer, or dispatch_combine_v2 (vllm-ascend: enable_fused_mc2=0).")
 EP = rule(
     "MC861", "mega-moe-ep-world-size", "error", "ep_world_size: wrapper {2,4,8,16,32}; tiling {2..64} (9.1.0) / "
-    "{2..128} (9.1, master)", family=_F, source=f"{_WRAP} L250-252; {_MMT} L100, L167-177",
+    "{2..128} (9.1, master)", **_S, source=f"{_WRAP} L250-252; {_MMT} L100, L167-177",
     why=_WRAPPER + " On branch 9.1.0 and master the wrapper accepts only EP 2-32 while the tiling accepts 64 (and "
         "128 on master), and vllm-ascend selects MegaMoE up to EP 64: EP 64 passes vllm-ascend and fails here.",
     cann_error="ep_world_size only support {2, 4, 8, 16, 32} on A2/A3, but got %ld",
@@ -68,22 +68,23 @@ EP = rule(
     fix="Use an EP size every layer accepts (2, 4, 8, 16 or 32), or dispatch_combine_v2 for larger EP.")
 EXPERTS = rule(
     "MC862", "mega-moe-expert-num", "error", "moe_expert_num in [1, 1024] (tiling; the wrapper allows 2048)",
-    family=_F, source=f"{_MMT} L98-99, L157-165; {_WRAP} L257-258",
+    **_S, source=f"{_MMT} L98-99, L157-165; {_WRAP} L257-258",
     why=_TILING + " The torch wrapper accepts up to 2048 experts, so the symmetric buffer is built and the first "
         "forward fails.", cann_error="moeExpertNum should be in [%ld, %ld], but got %ld.",
     fail_example=doc(moe_expert_num=2048), pass_example=_OK,
     fix="At most 1024 experts (incl. EPLB redundant ones) per MegaMoE layer.")
 PER_RANK = rule(
     "MC863", "mega-moe-experts-per-rank", "error", "experts per rank (len(l1_weights)) in [1, 128]; moe_expert_num "
-    "a multiple of ep_world_size", family=_F, source=f"{_MMT} L879-883, L1107-1112, L1194",
-    why=_TILING + " The op lays experts out as ep_world_size x len(l1_weights) and sizes expert_token_nums as "
-        "moe_expert_num // ep_world_size: a remainder leaves experts no rank holds.",
+    "a multiple of ep_world_size", **_S, source=f"{_MMT} L879-883, L1107-1112, L1194",
+    why=_TILING + " For a remainder no host check fires: the op lays experts out as ep_world_size x "
+        "len(l1_weights) (MMT L1194) and the wrapper sizes expert_token_nums as moe_expert_num // ep_world_size, so "
+        "the top experts' ids reach no rank and their tokens are lost or overrun.",
     cann_error="expertPerRank is invalid, should be in [%ld, %ld], but got %u.",
     fail_example=doc(moe_expert_num=250), pass_example=_OK,
     fix="Make moe_expert_num a multiple of ep_world_size with 1-128 experts per rank (EPLB: add redundant experts).")
 TOKENS = rule(
     "MC864", "mega-moe-bs", "error", "bs in [1, 4096]; num_max_tokens_per_rank in [1, 4096] (wrapper); bs above "
-    "num_max_tokens_per_rank is a warning (the tiling's check of it never runs)", family=_F,
+    "num_max_tokens_per_rank is a warning (the tiling's check of it never runs)", **_S,
     source=f"{_MMT} L85-86, L243-261, L477-480; {_WRAP} L255-256; ops-transformer@25fb6b9 "
            "mc2/mega_moe/op_api/aclnn_mega_moe.cpp L186-187; vllm-ascend#14273",
     why=_TILING + " bs is x.size(0) of the call. The symmetric buffer and vllm-ascend's max_recv_token_num are sized "
@@ -96,14 +97,14 @@ TOKENS = rule(
     fix="Keep bs <= num_max_tokens_per_rank <= 4096 (vllm-ascend: num_max_tokens_per_rank comes from the graph "
         "capture size / TP; enable_prefill_mc2 sizes it for prefill batches).")
 HIDDEN = rule(
-    "MC865", "mega-moe-hidden", "error", "h in [1024, 8192], a multiple of 512", family=_F,
+    "MC865", "mega-moe-hidden", "error", "h in [1024, 8192], a multiple of 512", **_S,
     source=f"{_MMT} L87-88, L481-488; {_WRAP} L253-254",
     why=_WRAPPER + " (the tiling checks the same range at the first call.)",
     cann_error="hidden only support [1024, 8192] and hidden % 512 == 0 on A2/A3, but got %ld",
     fail_example=doc(h=7000), pass_example=_OK, fix="MegaMoE needs hidden in [1024, 8192] and a multiple of 512; "
     "otherwise use dispatch_combine_v2 (vllm-ascend falls back by itself).")
 INTER = rule(
-    "MC866", "mega-moe-intermediate", "error", "intermediate_hidden in [1024, 3072], a multiple of 512", family=_F,
+    "MC866", "mega-moe-intermediate", "error", "intermediate_hidden in [1024, 3072], a multiple of 512", **_S,
     source=f"{_MMT} L89-90, L709-719",
     why=_TILING + " vllm-ascend checks moe_intermediate_size before TP; the tiling checks weight2's dim0, the "
         "width after TP sharding.",
@@ -111,12 +112,12 @@ INTER = rule(
     fail_example=doc(intermediate_hidden=4096), pass_example=_OK,
     fix="Keep the per-rank expert FFN width in [1024, 3072] and a multiple of 512 (change the MoE TP split).")
 TOP_K = rule(
-    "MC867", "mega-moe-top-k", "error", "k in [1, 16]", family=_F, source=f"{_MMT} L91-92, L522-525; {_WRAP} L259",
+    "MC867", "mega-moe-top-k", "error", "k in [1, 16]", **_S, source=f"{_MMT} L91-92, L522-525; {_WRAP} L259",
     why=_WRAPPER, cann_error="num_topk only support [1, 16] on A2/A3, but got %ld",
     fail_example=doc(k=17), pass_example=_OK, fix="Use a model with at most 16 routed experts per token.")
 QUANT = rule(
     "MC868", "mega-moe-dispatch-quant", "error", "dispatch_quant_mode 2 with INT8/INT4 weights (and "
-    "dispatch_quant_out_dtype int8), 0 with BF16 weights", family=_F,
+    "dispatch_quant_out_dtype int8), 0 with BF16 weights", **_S,
     source=f"{_MMT} L188-231, L1165-1180; {_WRAP} L260-261",
     why=_TILING + " The dispatch quantisation must match the weight dtype, and the quantised path writes INT8 "
         "tokens only.",
@@ -125,22 +126,22 @@ QUANT = rule(
     pass_example=_OK,
     fix="W8A8 / W4A8: dispatch_quant_mode 2 and dispatch_quant_out_dtype int8; BF16 weights: 0 and no out dtype.")
 COMBINE = rule(
-    "MC869", "mega-moe-combine-quant-mode", "error", "combine_quant_mode 0 on A2/A3", family=_F,
+    "MC869", "mega-moe-combine-quant-mode", "error", "combine_quant_mode 0 on A2/A3", **_S,
     source=f"{_MMT} L233-240", why=_TILING, cann_error="combine_quant_mode is invalid, only support 0, but got %ld.",
     fail_example=doc(combine_quant_mode=2), pass_example=_OK, fix="Leave combine_quant_mode at 0 on A2/A3.")
 COMM_ALG = rule(
-    "MC870", "mega-moe-comm-alg", "error", "comm_alg \"\" only on A2/A3", family=_F, source=f"{_MMT} L1004-1018",
+    "MC870", "mega-moe-comm-alg", "error", "comm_alg \"\" only on A2/A3", **_S, source=f"{_MMT} L1004-1018",
     why=_TILING, cann_error="Attr commAlg is invalid, current version only supports \"\", but got \"%s\".",
     fail_example=doc(comm_alg="fullmesh_v1"), pass_example=_OK, fix="Leave comm_alg empty.")
 ACTIVATION = rule(
-    "MC871", "mega-moe-activation", "error", "activation swiglu; activation_clamp >= 0", family=_F,
+    "MC871", "mega-moe-activation", "error", "activation swiglu; activation_clamp >= 0", **_S,
     source=f"{_MMT} L263-281", why=_TILING,
     cann_error="activation is invalid, only support 'swiglu', but got '%s'.",
     fail_example=doc(activation="gelu"), pass_example=_OK,
     fix="MegaMoE runs SwiGLU experts only; clamp values must be >= 0.")
 MAX_RECV = rule(
     "MC872", "mega-moe-max-recv-token-num", "error", "max_recv_token_num >= 0; below bs * ep * min(k, experts/rank) "
-    "tokens are dropped (warning); 0 is auto only from branch 9.1.0", family=_F,
+    "tokens are dropped (warning); 0 is auto only from branch 9.1.0", **_S,
     source=f"{_MMT} L179-185, L367-373; vllm-ascend#16914",
     why="max_recv_token_num is the room each rank has for received tokens (GMM inputs, workspace, A2 window). "
         "Below the worst case some tokens have no slot: vllm-ascend#16914 (Kimi K3, mega_moe_max_tokens 8192) saw "
@@ -151,7 +152,7 @@ MAX_RECV = rule(
         "num_max_tokens_per_rank * ep_world_size * min(k, experts per rank).")
 CCL = rule(
     "MC873", "mega-moe-ccl-buffer", "error", "the EP group's HCCL buffer (ccl_buffer_size / 2) holds the MegaMoE "
-    "window", family=_F, source=f"{_MMT} L110-153, L1020-1055; comm_context.cpp L108-149", tags=("buffer",),
+    "window", **_S, source=f"{_MMT} L110-153, L1020-1055; comm_context.cpp L108-149", tags=("buffer",),
     why=_TILING + " On A2/A3 the window is the EP communicator's HCCL buffer (HcclGetHcclBuffer = 2 x HCCL_BUFFSIZE, "
         "the tiling checks half), not the size get_symm_buffer_for_mega_moe computes; only Ascend 950 allocates that.",
     cann_error="cclBufferSize(%ld Bytes, %ld MB) should be >= leastCclBufferSize(%ld Bytes, %ld MB). maxRecvTokenNum="
@@ -161,14 +162,14 @@ CCL = rule(
     fix="Set HCCL_BUFFSIZE (or hccl_buffer_size.ep of the EP group) to at least the MB the message gives, sized for "
         "num_max_tokens_per_rank.")
 X_DTYPE = rule(
-    "MC875", "mega-moe-x-dtype", "error", "x is BF16 on A2/A3 (the torch wrapper also takes FP16)", family=_F,
+    "MC875", "mega-moe-x-dtype", "error", "x is BF16 on A2/A3 (the torch wrapper also takes FP16)", **_S,
     source=f"{_MMT} L490-496; {_WRAP} L41-43",
     why=_TILING + " The torch wrapper accepts an FP16 x, so an FP16 model builds its buffer and fails at the first "
         "forward.", cann_error="x dataType is invalid, should be BF16, but got %d.",
     fail_example=doc(x_dtype="fp16"), pass_example=_OK, fix="Run the MoE layers in BF16 on A2/A3.")
 OVERSIZED = rule(
     "MC874", "mega-moe-max-recv-oversized", "info", "max_recv_token_num above the most tokens a rank can receive: "
-    "workspace (and on A2 the window) grows for nothing", family=_F, source=f"{_MMT} L1240-1276",
+    "workspace (and on A2 the window) grows for nothing", **_S, source=f"{_MMT} L1240-1276",
     why="The workspace grows by about (2 x max(2I, h) + 2 x max(h, I)) bytes per max_recv_token_num token; room "
         "beyond num_max_tokens_per_rank * ep * min(k, experts/rank) is never used. Device memory is the budget.",
     fail_example=doc(max_recv_token_num=8192), pass_example=doc(max_recv_token_num=4096),
@@ -201,7 +202,8 @@ def ep_world_size(cfg, f):
                       f"{_braces(lim.wrapper_ep_values)} on A2/A3, but got {ep}\")")
     layers.append(f"the CANN {f.ruleset} tiling {'rejects' if tiling_no else 'would accept'} it (one of "
                   f"{_braces(lim.ep_values)})")
-    gate = "vllm-ascend selects MegaMoE only for EP <= 64" if ep > 64 else "vllm-ascend's EP <= 64 gate lets it through"
+    gate = ("vllm-ascend selects fused MC2 on A3 only" if cfg.product != "A3" else "vllm-ascend selects MegaMoE "
+            "only for EP <= 64" if ep > 64 else "vllm-ascend's EP <= 64 gate lets it through")
     yield finding(EP, "ep_world_size", f"`ep_world_size` = {ep}: {'; '.join(layers)}; {gate}; use one of {_braces(ok)}")
 
 
@@ -223,8 +225,8 @@ def experts_per_rank(cfg, f):
         return
     if e % ep:
         yield finding(PER_RANK, "moe_expert_num", f"`moe_expert_num` = {e} is not a multiple of ep_world_size = {ep}: "
-                      f"each rank holds {epr} experts, experts {ep * epr}..{e - 1} have no rank; use "
-                      f"{ep * epr or ep} or {ep * (epr + 1)}")
+                      f"each rank holds {epr} experts, experts {ep * epr}..{e - 1} have no rank (no host check refuses "
+                      f"it; their tokens are lost); use {ep * epr or ep} or {ep * (epr + 1)}")
     elif not 1 <= epr <= top:
         yield finding(PER_RANK, "moe_expert_num", f"experts per rank = moe_expert_num / ep_world_size = {e} / {ep} = "
                       f"{epr} is outside [1, {top}]" + _q(f"expertPerRank is invalid, should be in [1, {top}], but "
@@ -252,10 +254,10 @@ def tokens(cfg, f):
                       f"to >= {bs}", WARNING)
 
 
-def _range_mult(rule_, path, value, lo, hi, mult, what, cann):
+def _range_mult(rule_, path, value, lo, hi, mult, what, cann, extra=""):
     if not lo <= value <= hi or value % mult:
         yield finding(rule_, path, f"`{path}` = {value} ({what}) must be in [{lo}, {hi}] and a multiple of {mult}"
-                      + _q(cann))
+                      + _q(cann) + extra)
 
 
 def hidden(cfg, f):
@@ -268,8 +270,12 @@ def intermediate(cfg, f):
     lim, i = f.limits, cfg.intermediate_hidden
     cann = (f"weight2's dim0(intermediate_hidden) should be 512 aligned, but got {2 * i}." if i % lim.inter_multiple
             else f"weight2's dim0(intermediate_hidden) is invalid, should be in [1024, 3072], but got {i}.")
+    half, extra = i // 2, ""
+    if not i % 2 and lim.inter_min <= half <= lim.inter_max and not half % lim.inter_multiple:
+        extra = (f"; if {i} is vllm-ascend's get_symm_buffer_for_mega_moe argument (2 x intermediate_size_per_"
+                 f"partition, only stored), the width the tiling checks is {half}")
     yield from _range_mult(INTER, "intermediate_hidden", i, lim.inter_min, lim.inter_max, lim.inter_multiple,
-                           "l2_weights[i].size(0)", cann)
+                           "l2_weights[i].size(0)", cann, extra)
 
 
 def top_k(cfg, f):

@@ -3,6 +3,9 @@ functions `(d: DeepEPDeployment, f: Facts) -> Iterable[Finding]` whose limits co
 
 from moecfg.core.diagnostics import Finding
 
+# The DeepEP commit every V1 rule source cites (csrc/legacy/*, deep_ep/buffers/legacy.py; see formulas.py).
+AT = "deepseek-ai/DeepEP@dd758ca "
+
 
 def finding(rule, path, message, severity=None) -> Finding:
     if isinstance(path, str):

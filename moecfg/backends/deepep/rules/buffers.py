@@ -21,22 +21,22 @@ from dataclasses import dataclass
 from moecfg.core.diagnostics import WARNING
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-buffers"
 NVL_SMALL = rule("MC650", "deepep-nvl-buffer-too-small", "error", "num_nvl_bytes below DeepEP's NVL buffer hint", family=_F,
-                 source="csrc/config.hpp get_nvl_buffer_size_hint; csrc/deep_ep.cpp:605,680-690,860-864 (N7-N9)", tags=("buffer",))
+                 source=AT + "csrc/legacy/config.hpp get_nvl_buffer_size_hint; csrc/legacy/buffer.hpp:552,627-637,807-811 (N7-N9)", tags=("buffer",))
 RDMA_SMALL = rule("MC651", "deepep-rdma-buffer-too-small", "error", "num_rdma_bytes below DeepEP's RDMA / low-latency buffer hint",
-                  family=_F, source="csrc/config.hpp get_rdma_buffer_size_hint, get_low_latency_rdma_size_hint; deep_ep.cpp:1575 (L6)",
+                  family=_F, source=AT + "csrc/legacy/config.hpp get_rdma_buffer_size_hint, get_low_latency_rdma_size_hint; csrc/legacy/buffer.hpp:1503 (L6)",
                   tags=("buffer",))
 ALIGNMENT = rule("MC652", "deepep-buffer-alignment", "error", "num_nvl_bytes and num_rdma_bytes are multiples of 128", family=_F,
-                 source="csrc/deep_ep.cpp:152,154 (B1, B2)")
+                 source=AT + "csrc/legacy/buffer.hpp:107,109 (B1, B2)")
 SIZE_LIMIT = rule("MC653", "deepep-buffer-size-limit", "error", "configured buffers within INT_MAX / 32 GiB limits", family=_F,
-                  source="csrc/deep_ep.cpp:152-157,177-178 (B1-B3, B7)")
+                  source=AT + "csrc/legacy/buffer.hpp:107-112,129-130 (B1-B3, B7)")
 REQUIRED_LIMIT = rule("MC654", "deepep-required-buffer-over-limit", "error", "the buffer this setup needs exceeds DeepEP's size limits",
-                      family=_F, source="csrc/deep_ep.cpp:154-157 (B2, B3)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:109-112 (B2, B3)")
 RDMA_INTRANODE = rule("MC655", "deepep-rdma-buffer-intranode", "error", "an RDMA buffer for <= 8 ranks needs low-latency mode",
-                      family=_F, source="csrc/deep_ep.cpp:160-161 (B6)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:115-116 (B6)")
 
 B3_MAX = fx.MAX_BUFFER_BYTES_ANY_MODE.value  # num_bytes / 16 < INT_MAX
 

@@ -43,10 +43,12 @@ SGLANG_FP8 = rule(
     why="SGLang computes num_nvl_bytes / num_rdma_bytes from DeepEP's hints with hidden * params_bytes, and "
     "params_bytes is 1 for FP8 dispatch; DeepEP's README (and Megatron) use hidden * max(elem_size, 2) because the "
     "combine moves BF16 tokens through the same buffer. Intranode, DeepEP's combine check then fails at the first "
-    "combine; internode the combine writes past what the hint reserved. This is an under-sizing in SGLang's code.",
-    cann_error="RuntimeError: Failed: Assertion error csrc/legacy/buffer.hpp:807 'num_channels * num_ranks * sizeof(int) "
+    "combine; internode the combine writes past what the hint reserved. This is an under-sizing in SGLang's code "
+    "(FP8 is SGLang's default dispatch dtype for DeepSeek-V3 on GPUs: get_deepep_output_dtype), found by reading "
+    "both sources at the commits cited; moecfg has not reproduced it on a GPU.",
+    cann_error="RuntimeError: Assertion exception (csrc/legacy/buffer.hpp:807): num_channels * num_ranks * sizeof(int) "
     "* 2 + num_channels * num_ranks * config.num_max_nvl_chunked_recv_tokens * hidden * x.element_size() + ... <= "
-    "num_nvl_bytes'",
+    "num_nvl_bytes",
     fail_example=yaml_doc(_FP8, num_nvl_bytes=188909184),
     pass_example=yaml_doc(_FP8, num_nvl_bytes=335709824),
     fix="Size the buffers with hidden * 2 bytes (DeepEP's get_hidden_bytes: max(elem_size, 2)); in SGLang, patch "

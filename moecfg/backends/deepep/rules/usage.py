@@ -29,8 +29,8 @@ UNUSED_NVL = rule(
     "deepep_low_latency).")
 OVERSIZED = rule(
     "MC658", "deepep-buffer-oversized", "info", "a buffer is more than 4x what this setup needs",
-    family=_F, tags=("buffer",), source="DeepEP hints: csrc/legacy/config.hpp get_*_buffer_size_hint; V2 "
-    "csrc/elastic/buffer.hpp:652-686 calculate_buffer_size",
+    family=_F, tags=("buffer",), source="deepseek-ai/DeepEP@dd758ca csrc/legacy/config.hpp get_*_buffer_size_hint; "
+    "V2 csrc/elastic/buffer.hpp:652-686 calculate_buffer_size",
     why="Every byte of the buffer is allocated on every GPU of the EP group; a fixed size far above DeepEP's own "
     "hint (vLLM's 1 GiB high-throughput default) is memory the KV cache does not get.",
     fail_example=yaml_doc(_INTRA, num_nvl_bytes=2147483648), pass_example=yaml_doc(_INTRA, num_nvl_bytes=335709824),

@@ -22,7 +22,7 @@ MIB = 1 << 20
 # sglang PR #24443 (EP_BUFFER_DEBUG): 2 nodes x 8, hybrid, T 4096, hidden 7168, BF16, top-8 -> 1218445312 bytes.
 BASE = dict(kind="deepep", api="v2", num_ranks=16, num_experts=256, num_max_tokens_per_rank=4096, hidden=7168,
             num_topk=8)
-_HOST = ("DeepEP's host assert raises `deep_ep._C.EPException: Assertion exception ({where}): {expr}` {when}; every "
+_HOST = ("DeepEP's host assert raises `RuntimeError: Assertion exception ({where}): {expr}` {when}; every "
          "rank of the EP group then fails or hangs.")
 _CTOR = "when ElasticBuffer is built (or get_buffer_size_hint is called)"
 _CALL = "at the first dispatch"

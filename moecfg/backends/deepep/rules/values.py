@@ -3,7 +3,7 @@
 `num_ranks`, `hidden`, `num_experts`, `num_topk`, `num_sms`, `device_sms`, `nvshmem_qp_depth` and, in
 low-latency and auto mode, `num_max_dispatch_tokens_per_rank` must be >= 1; `num_nvl_bytes` and `num_rdma_bytes`
 >= 0. `num_qps_per_rank` must be >= 1 whenever NVSHMEM is used (more than one node, or low-latency mode;
-deep_ep/buffer.py asserts `num_qps_per_rank > 0`). Low-latency mode needs `num_max_dispatch_tokens_per_rank`
+deep_ep/buffers/legacy.py asserts `num_qps_per_rank > 0`). Low-latency mode needs `num_max_dispatch_tokens_per_rank`
 (reported as MC005 missing-key). When one of these fails, the other DeepEP rules and the buffer sizes are
 skipped for the document: their verdict would rest on a meaningless value.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 from moecfg.core.registry import rule
 from moecfg.core.input_rules import MISSING_KEY
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-values"
 VALUE_RANGE = rule("MC601", "deepep-value-range", "error", "DeepEP counts positive, buffer sizes non-negative, QPs > 0 with NVSHMEM",
-                   family=_F, source="csrc/config.hpp Config; deep_ep/buffer.py:107 (B9)")
+                   family=_F, source=AT + "csrc/legacy/config.hpp Config; deep_ep/buffers/legacy.py:107 (B9)")
 
 _POSITIVE = ("num_ranks", "hidden", "num_experts", "num_topk", "num_sms", "device_sms", "nvshmem_qp_depth")
 

@@ -1,0 +1,59 @@
+"""Reading a config file into a table: YAML (`.moecfg.yaml`) or the `[tool.moecfg]` table of a
+`pyproject.toml` (tomllib; the tomli package on Python 3.10). Loaded configs are cached per path."""
+from __future__ import annotations
+
+import os
+
+from moecfg.core.settings.config import Config, ConfigError, parse
+
+_LOADED: dict[str, Config] = {}
+
+
+def load(path: str) -> Config:
+    path = os.path.abspath(path)
+    if path not in _LOADED:
+        _LOADED[path] = parse(_read_table(path), path)
+    return _LOADED[path]
+
+
+def _read_table(path: str) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
+    if os.path.basename(path) == "pyproject.toml":
+        return _toml_table(raw, path)
+    import yaml
+
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the config file is not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path}{where}: the config file is not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config file must be a mapping of settings, got {type(data).__name__}")
+    return data
+
+
+def _toml_table(raw: bytes, path: str) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            raise ConfigError(f"{path}: reading [tool.moecfg] needs Python 3.11+ (or the tomli package)") from None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    table = doc.get("tool", {}).get("moecfg", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.moecfg] must be a table")
+    return table
