@@ -66,3 +66,10 @@ def _flush(code: int) -> int:
         sys.stderr.write(f"moecfg: cannot write the output: {exc.strerror or exc}\n")
         return 2
     return code
+
+
+def not_empty(ctx, param, value):
+    """Click callback: `--cann ''` (an unset CI variable) is a usage error, not "no version"."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("needs a value (an empty string was given)", ctx=ctx, param=param)
+    return value

@@ -1,0 +1,114 @@
+"""Crashes and stalls from the config file and the command line: each is a usage/config error (exit 2) or a
+diagnostic, never exit 3, and bounded in time."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
+from moecfg.core import settings
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings_cache():
+    settings._FOUND.clear()
+    settings._LOADED.clear()
+    yield
+    settings._FOUND.clear()
+    settings._LOADED.clear()
+
+
+def _tree(tmp_path, config: str, name: str = ".moecfg.yaml"):
+    (tmp_path / name).write_text(config)
+    (tmp_path / "a.yaml").write_text(BAD)
+    return str(tmp_path / "a.yaml")
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, c in zip("abcdef", "bcdefg")) + "ignore: *g\n"
+
+
+@pytest.mark.parametrize("config,message", [
+    ("fail-on: !!int x\n", "cannot read 'x' as !!int"),
+    ("cann_version: 0x_\n", "cannot read '0x_' as !!int"),
+    ("cann_version: 9." + "1" * 5000 + "\n", None),
+    ("per-path-ignores:\n  '[z-a].yaml': [MC201]\n", "not a valid gitignore pattern"),
+    ("per-path-ignores:\n  '[!]x': [MC201]\n", "not a valid gitignore pattern"),
+    ("ignore: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    (BOMB, None),
+    ("a: 1\n---\nb: 2\n", "2 YAML documents"),
+])
+def test_hostile_config_is_a_config_error(tmp_path, cli, config, message):
+    start = time.perf_counter()
+    code, out, err = cli("check", _tree(tmp_path, config))
+    assert time.perf_counter() - start < 5
+    assert code in (1, 2) and "internal error" not in err and len(err) < 2000, err
+    if message:
+        assert code == 2 and message in err
+
+
+def test_pyproject_of_blank_lines_is_scanned_in_linear_time(tmp_path, cli):
+    (tmp_path / "pyproject.toml").write_text("\n" * 200_000 + "[tool.black]\n")
+    (tmp_path / "a.yaml").write_text(GOOD)
+    start = time.perf_counter()
+    assert cli("check", str(tmp_path / "a.yaml"))[0] == 0
+    assert time.perf_counter() - start < 2
+
+
+def test_backtracking_glob_patterns_match_in_linear_time(tmp_path, cli):
+    config = "per-path-ignores:\n  '*a*a*a*a*a*a*a*az': [MC201]\n  '" + "**/" * 14 + "x.yaml': [MC201]\n"
+    d = tmp_path / ("a" * 60)
+    d.mkdir()
+    (d / ("a" * 60 + ".yaml")).write_text(BAD)
+    (tmp_path / ".moecfg.yaml").write_text(config)
+    start = time.perf_counter()
+    code, _, _ = cli("check", str(d))
+    assert code == 1 and time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("pattern,path,matches", [
+    ("*a*a*az", "xaaaz", True), ("*a*a*az", "xaaz", False), ("*a*a*az", "d/aXaYaz", True),
+    ("a*b*c", "abc", True), ("a*b*c", "aXbYc", True), ("a*b*c", "ab/c", False), ("*x?y*z", "1x2y3z", True),
+])
+def test_committed_chunks_keep_glob_semantics(pattern, path, matches):
+    assert bool(settings.gitignore_regex(pattern).match(path)) is matches
+
+
+@pytest.mark.parametrize("argv", [
+    ("buffer", "--set", "bs=0x_", "--set", "product=A3"),
+    ("buffer", "--set", "bs=" + "1" * 5000, "--set", "product=A3"),
+    ("check", "--cann", "9." + "1" * 5000, "{file}"),
+    ("buffer", "{file}", "--cann", "1" * 5000),
+])
+def test_hostile_flag_values_are_diagnostics(tmp_path, cli, argv):
+    (tmp_path / "a.yaml").write_text(GOOD)
+    code, out, err = cli(*(a.format(file=tmp_path / "a.yaml") for a in argv))
+    assert code in (0, 1) and "internal error" not in err and len(out) < 20_000
+
+
+@pytest.mark.parametrize("argv,message", [
+    (("check", "--cann", "", "{file}"), "--cann"),
+    (("check", "--output", "", "{file}"), "--output needs a file name"),
+    (("plan", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "128", "--set", "model.x=1"),
+     "`model` is already a value"),
+    (("plan", "--product", "A3", "--bs", "128", "--ep", "32", "--set", "a=1", "--set", "a.b=2"), "`a` is already"),
+    (("plan", "--product", "A3", "--model", "deepseek-v3", "--bs", "128", "--ep", "1:100000000000"), "at most 1024"),
+    (("plan", "--product", "A3", "--model", "deepseek-v3", "--bs", "128", "--ep", "1:100000"), "at most 1024"),
+    (("sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:10000000"), "at most 1024"),
+    (("sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:100000000000"), "at most 1024"),
+    (("plan", "--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3", "--num-ranks", "16",
+      "--num-rdma-bytes", "²"), "write a number of bytes"),
+])
+def test_usage_errors(tmp_path, cli, argv, message):
+    (tmp_path / "a.yaml").write_text(GOOD)
+    start = time.perf_counter()
+    code, _, err = cli(*(a.format(file=tmp_path / "a.yaml") for a in argv))
+    assert code == 2 and message in err and time.perf_counter() - start < 2, err
+
+
+def test_buffer_with_overrides_on_a_deeply_nested_file(tmp_path, cli):
+    (tmp_path / "n.yaml").write_text(GOOD + "x: " + "[" * 450 + "]" * 450 + "\n")
+    code, _, err = cli("buffer", str(tmp_path / "n.yaml"), "--set", "bs=64")
+    assert code in (1, 2) and "internal error" not in err
