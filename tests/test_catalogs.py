@@ -31,7 +31,7 @@ def strict_check(obj, where: str) -> None:
 def test_every_entry_validates_strictly(table):
     entries, cls = TABLES[table]
     adapter = TypeAdapter(cls)
-    assert set(entries) == {"8.5", "9.0", "9.1", "latest"}
+    assert set(entries) == set(rulesets.TIMELINE)
     for name, entry in entries.items():
         assert isinstance(entry, cls)
         strict_check(entry, f"{table}[{name}]")
@@ -59,3 +59,20 @@ def test_release_history_of_the_v2_rules():
     assert [r[v].a2.h_max_flat for v in ("8.5", "9.0", "9.1", "latest")] == [7168, 7168, 10240, 10240]
     assert [r[v].a2.moe_per_rank_max_flat for v in ("8.5", "9.0", "9.1", "latest")] == [24, None, None, None]
     assert r["latest"].a2.h_max_int32 == 5120 and r["9.1"].a2.h_max_int32 is None
+
+
+def test_later_code_points():
+    # 9.1.0 branch head (3311e26) = v9.1.0.pre for every limit; 9.1.0-beta.1 (f3bd274) = v9.0.0 (no e74eca1:
+    # A2 H 7168 and moe 512 with fullmesh); cannmirror master 25fb6b9 = latest before b042695 (A2 INT32 x)
+    r = rulesets.RULESETS
+    same = lambda a, b: dataclasses.replace(r[a], name=b, source=r[b].source) == r[b]  # noqa: E731
+    assert same("9.1.0", "9.1") and same("9.1.0-beta.1", "9.0")
+    assert r["9.1.0-beta.1"].a2.h_max_flat == 7168 and r["9.1.0-beta.1"].a2.moe_max_flat == 512
+    assert r["master-2026-07-24"].a2.h_max_int32 is None and r["latest"].a2.h_max_int32 == 5120
+    assert not r["master-2026-07-24"].a3.legacy_tp
+    assert [r[v].a3.context_rejects for v in ("8.5", "9.0", "9.1.0-beta.1", "9.1.0-beta.3", "9.1.0-beta.2", "9.1",
+                                              "latest")] == [None, (), (), (), (), ("hierarchy",), ("hierarchy",)]
+    assert [r[v].a3.context_window_wraps for v in ("9.0", "9.1.0-beta.3", "9.1.0-beta.2", "9.1")] == \
+        [False, False, True, True]
+    assert r["9.1.0-beta.2"].a2 == r["9.1.0-beta.3"].a2 == r["9.1"].a2 and r["9.1.0-beta.3"].a3.legacy_tp
+    assert list(rulesets.TIMELINE) == sorted(r, key=rulesets.TIMELINE.index) and set(rulesets.TIMELINE) == set(r)

@@ -96,7 +96,7 @@ def test_directory_without_yaml_exits_2(tmp_path, capsys):
     (tmp_path / "d").mkdir()
     write(tmp_path, "d/notes.txt", "hello")
     code, _, err = run(["check", str(tmp_path / "d")], capsys)
-    assert code == 2 and "no *.yaml or *.yml" in err
+    assert code == 2 and "no *.yaml, *.yml, *.sh or *.bash" in err
 
 
 def test_directory_is_walked_recursively(tmp_path, capsys):

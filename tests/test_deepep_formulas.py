@@ -141,7 +141,7 @@ def test_default_config_rank_counts_equal_kernel_rank_counts():
 
 @pytest.mark.parametrize("num_ranks", sorted(f.DISPATCH_CONFIG_TABLE))
 def test_default_configs_pass_config_constructor(num_ranks):
-    # csrc/config.hpp Config::Config: nvl_send < nvl_recv; rdma_send < rdma_recv after rounding;
+    # csrc/legacy/config.hpp Config::Config (DeepEP@dd758ca): nvl_send < nvl_recv; rdma_send < rdma_recv after rounding;
     # rdma_send <= rounded // 2
     for config in (f.default_dispatch_config(num_ranks), f.default_combine_config(num_ranks)):
         assert 0 < config.nvl_send < config.nvl_recv

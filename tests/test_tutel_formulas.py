@@ -368,3 +368,15 @@ def test_ffn_expert_param_count():
     # fc1 [M, H] + fc2 [H, M] + fc1 bias [H] + fc2 bias [M]: 2*2048*8192 + 8192 + 2048 = 33,564,672
     assert t.ffn_expert_param_count(2048, 8192) == 33_564_672
     assert t.ffn_expert_param_count(1, 1) == 4
+
+
+@pytest.mark.parametrize(("mega", "local", "grad", "world", "used"), [
+    (64, 4, False, 1, 64),  # single-GPU inference with 4 local experts: kept
+    (64, 1, False, 1, 0),  # num_local_experts <= 1
+    (64, 4, True, 1, 0),  # torch.is_grad_enabled()
+    (64, 4, False, 2, 0),  # world_size > 1
+    (0, 4, False, 1, 0),
+])
+def test_effective_megablocks_size(mega, local, grad, world, used):
+    # tutel@82af7aa tutel/impls/moe_layer.py:278-280
+    assert t.effective_megablocks_size(mega, local, grad, world) == used

@@ -264,7 +264,9 @@ def test_numeric_key_is_unknown():
 # ---- cann_version (contract §1.4) ----------------------------------------------------------------------------
 @pytest.mark.parametrize("written,ruleset", [("8.5.0", "8.5"), ("8.5", "8.5"), ("9.0.1", "9.0"), ("9.0", "9.0"),
                                              ("9.1", "9.1"), ("9.1.0.pre", "9.1"), ("latest", "latest"),
-                                             ("v9.0.0", "9.0"), ('"9.0"', "9.0")])
+                                             ("v9.0.0", "9.0"), ('"9.0"', "9.0"), ("9.1.0", "9.1.0"),
+                                             ("9.1.0-beta.1", "9.1.0-beta.1"), ("9.1.0-beta.2", "9.1.0-beta.2"), ("v9.1.0-beta.2.pre", "9.1.0-beta.2"), ("9.1.0-beta.4", "9.1"),
+                                             ("master-2026-07-24", "master-2026-07-24")])
 def test_cann_version_maps_by_major_minor(written, ruleset):
     out = lint(GOOD.replace("cann_version: 9.0.1", f"cann_version: {written}"))
     assert out.result.ruleset == ruleset and not out.codes & {"MC011", "MC012", "MC006"}

@@ -5,9 +5,10 @@ field table, see schema.py).
 """
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from dataclasses import dataclass, field
+
+from moecfg.optional import optional_module
 
 KIND_MODULES = {
     "ascend": "moecfg.backends.ascend.kind",
@@ -28,6 +29,7 @@ class Options:
     """Run-wide settings that change how documents are judged."""
 
     cann: str | None = None  # --cann: overrides every document's cann_version
+    product: str | None = None  # --product: the hardware of launch files (a launch does not name it)
 
 
 @dataclass(slots=True)
@@ -48,25 +50,9 @@ def available() -> list[str]:
 
 def fields_module(kind):
     """The field-table module of a registered kind, or None (unknown kind, or not in this build)."""
-    mod = FIELD_MODULES.get(kind) if isinstance(kind, str) else None
-    if mod is None:
-        return None
-    try:
-        return importlib.import_module(mod)
-    except ModuleNotFoundError as exc:
-        if exc.name and mod.startswith(exc.name):
-            return None
-        raise
+    return optional_module(FIELD_MODULES.get(kind) if isinstance(kind, str) else None)
 
 
 def load(kind: str):
     """The module of `kind`, or None if this build has no such backend."""
-    mod = KIND_MODULES.get(kind) if isinstance(kind, str) else None
-    if mod is None:
-        return None
-    try:
-        return importlib.import_module(mod)
-    except ModuleNotFoundError as exc:
-        if exc.name and mod.startswith(exc.name):
-            return None
-        raise
+    return optional_module(KIND_MODULES.get(kind) if isinstance(kind, str) else None)

@@ -71,10 +71,10 @@ def write_output(path: str, text: str, option: str = "--output") -> None:
         raise click.UsageError(str(exc)) from None
 
 
-def _options(cann):
+def _options(cann, product=None):
     from moecfg.backends import Options
 
-    return Options(cann=cann)
+    return Options(cann=cann, product=product)
 
 
 common = [
@@ -118,7 +118,12 @@ class ConfigFailure(click.ClickException):
 @click.option("--no-inline-suppressions", is_flag=True, default=None,
               help="Ignore `# moecfg: disable` comments (CI that forbids them).")
 @click.option("--show-config", is_flag=True, help="Print the effective configuration for each PATH (or .) and exit.")
-def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config):
+@click.option("--product", "product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
+              help="Hardware of launch files (scripts, manifests): a launch command does not name it.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
+              "no launch) and why, on stderr.")
+def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
+          product, verbose):
     """Lint deployment files, directories (recursively, *.yaml/*.yml) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
     from moecfg.core.engine import PathError, check_paths
@@ -133,14 +138,26 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             return
         if not paths:
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
-        report = check_paths(paths, _options(cann), settings)
+        report = check_paths(paths, _options(cann, product.upper() if product else None), settings)
         failing = _failing(report, settings)
+        if verbose:
+            _list_skipped()
     except PathError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         raise ConfigFailure(f"config: {exc}") from None
     _emit(report, fmt, output, "check", auto_github=True)
     sys.exit(0 if exit_zero else int(failing))
+
+
+def _list_skipped() -> None:
+    from moecfg.core.routing import SKIPPED
+
+    def safe(text: str) -> str:  # file names and keys are untrusted: no control characters to the terminal
+        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+    for name, why in SKIPPED:
+        click.echo(f"skipped {safe(name)}: {safe(why)}", err=True)
 
 
 def _failing(report, settings) -> bool:
@@ -236,6 +253,10 @@ cli.add_command(sweep)
 from moecfg.cli.docs import explain, rules, schema  # noqa: E402  (docs and editor support; imports only click)
 
 cli.add_command(rules)
+
+from moecfg.cli.launch import explain_launch  # noqa: E402  (imports only click)
+
+cli.add_command(explain_launch)
 cli.add_command(explain)
 cli.add_command(schema)
 

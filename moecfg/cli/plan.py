@@ -255,6 +255,9 @@ def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep
         raise click.UsageError("give --bs (to solve the buffer) or --buffer (to solve bs), or both (to check)")
     if buffer_mb is not None and buffer_mb < 1:
         raise click.UsageError("--buffer must be >= 1")
+    base, _ = _base(product, model, model_config, comm_alg, redundant, sets)
+    if base.get("op") in ("mega_moe", "dispatch_ffn_combine"):
+        return _plan_fused(base, cann, ep, bs, buffer_mb, fmt, emit)
     problem = _problem(product, model, model_config, comm_alg, redundant, sets, cann)
     answers = solver.ep_table(problem, _ints(ep, "--ep"), bs, buffer_mb)
     if emit == "yaml":
@@ -264,6 +267,19 @@ def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep
     else:
         text = report.plan_text(answers, problem, color=output is None and sys.stdout.isatty())
     return answers, text
+
+
+def _plan_fused(base, cann, ep, bs, buffer_mb, fmt, emit):
+    """op mega_moe / dispatch_ffn_combine (moecfg.plan.fused): give the shapes with --set (no model presets)."""
+    from moecfg.plan import fused
+
+    if "model" in base:
+        raise click.UsageError(f"op {base['op']} has no model presets: give h, k, moe_expert_num and "
+                               "intermediate_hidden with --set")
+    answers = fused.solve(base, cann, _ints(ep, "--ep"), bs, buffer_mb)
+    if emit == "yaml":
+        return answers, fused.plan_yaml(answers) or "# moecfg plan: no valid configuration\n"
+    return answers, fused.plan_json(answers) if fmt == "json" else fused.plan_text(answers, base, bs is None)
 
 
 def _plan_deepep(mode, device, model, model_config, redundant, sets, output, ranks, tokens, nvl, rdma, fmt, emit):
@@ -337,6 +353,12 @@ def _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, c
     eps, bss = _ints(ep, "--ep"), _ints(bs, "--bs")
     if len(eps) > 1 and len(bss) > 1:
         raise click.UsageError("sweep one axis: give a range for --bs or for --ep, and a single value for the other")
+    base, _ = _base(product, model, model_config, None, redundant, sets)
+    if base.get("op") in ("mega_moe", "dispatch_ffn_combine"):
+        from moecfg.plan import fused
+
+        vs, xs, fixed = ("ep_world_size", eps, bss[0]) if len(eps) > 1 else ("bs", bss, eps[0])
+        return fused.sweep(base, cann, vs, xs, fixed, rulesets.split(",") if rulesets else None, buffer_mb)
     problem = _problem(product, model, model_config, None, redundant, sets, cann)
     algs = comm_algs.split(",") if comm_algs is not None else [problem.values.get("comm_alg") or ""]
     names = rulesets.split(",") if rulesets else [problem.ruleset.name]

@@ -102,13 +102,17 @@ class DocumentResult:
     derived: dict = field(default_factory=dict)
     # Human-oriented detail for `moecfg buffer` (formula text and terms per domain); not in the JSON contract.
     explanations: dict = field(default_factory=dict)
+    # Launch files only (docs/contract.md §5): the launch, the resolved op arguments and how each was derived.
+    launch: dict | None = None
+    arguments: dict | None = None
+    derivation: dict | None = None
 
     @property
     def valid(self) -> bool:
         return not any(d.severity == ERROR for d in self.diagnostics)
 
     def to_dict(self) -> dict:
-        return {
+        d = {
             "file": self.file,
             "document": self.document,
             "kind": self.kind,
@@ -120,6 +124,9 @@ class DocumentResult:
             "buffers": self.buffers,
             "derived": self.derived,
         }
+        if self.arguments is not None:
+            d["launch"], d["arguments"], d["derivation"] = self.launch, self.arguments, self.derivation
+        return d
 
 
 @dataclass(slots=True)

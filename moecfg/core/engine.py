@@ -45,15 +45,30 @@ def _finish(results, text, starts, policy: FileSettings | None) -> list[Document
 
 
 def _lint_text(text: str, name: str, options: kinds.Options, policy):
+    from moecfg.core import routing
+
+    if routing.is_shell(name, text):
+        results = routing.lint_shell(text, name, options, policy)
+        return results, [1] * len(results)
     try:
         docs = parse_stream(text)
     except YamlProblem as exc:
-        return [_file_problem(name, R.YAML_SYNTAX.code, exc)], [1]
+        templated = routing.template_result(text, name)
+        return ([templated] if templated else [_file_problem(name, R.YAML_SYNTAX.code, exc)]), [1]
     if not docs:
         span = Span(1, 1, 1, 1)
         return [DocumentResult(file=name, document=0, diagnostics=[
             _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])], [1]
-    return [lint_document(doc, name, options, policy) for doc in docs], [doc.start.line for doc in docs]
+    results, starts = [], []
+    for doc in docs:
+        if not isinstance(doc.data, dict) or routing.is_moecfg_document(doc):
+            results.append(lint_document(doc, name, options, policy))
+            starts.append(doc.start.line)
+            continue
+        launched = routing.lint_yaml_launch(doc, text, name, options, policy, len(results))
+        results.extend(launched)
+        starts.extend([doc.start.line] * len(launched))
+    return results, starts
 
 
 def lint_document(doc: YamlDocument, name: str, options: kinds.Options,

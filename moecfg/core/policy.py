@@ -15,6 +15,12 @@ class FileSettings:
     ignore: tuple = ()  # codes and code prefixes: config + command line + the per-path ignores that match
     severity: tuple = ()  # (code or prefix, severity) overrides; the longest matching key wins
     defaults: tuple = ()  # (field, value) for documents that do not set the field (cann_version, product)
+    # Launch files (docs/contract.md §5.2): what a command line cannot tell.
+    product: str | None = None
+    cann_version: str | None = None
+    framework_versions: tuple = ()  # (framework, version)
+    models: tuple = ()  # (model string or "*", preset name or config.json path)
+    settings_dir: str | None = None  # model config paths are relative to the settings file
 
 
 def fill_defaults(data: dict, defaults) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 FAMILY_MODULES = (
     "moecfg.core.input_rules",
     "moecfg.core.suppress",
+    "moecfg.core.launch_rules",
     "moecfg.backends.ascend.rules.attrs",
     "moecfg.backends.ascend.rules.experts",
     "moecfg.backends.ascend.rules.comm_alg",
@@ -21,6 +22,10 @@ FAMILY_MODULES = (
     "moecfg.backends.ascend.rules.add_rms_norm",
     "moecfg.backends.ascend.rules.v1",
     "moecfg.backends.ascend.rules.ffn",
+    "moecfg.backends.ascend.rules.mega_moe",
+    "moecfg.backends.ascend.rules.dispatch_ffn_combine",
+    "moecfg.backends.ascend.rules.sgl_deepep",
+    "moecfg.frameworks.sglang.rules",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",
@@ -28,8 +33,13 @@ FAMILY_MODULES = (
     "moecfg.backends.deepep.rules.experts",
     "moecfg.backends.deepep.rules.low_latency",
     "moecfg.backends.deepep.rules.buffers",
+    "moecfg.backends.deepep.rules.cross",
+    "moecfg.backends.deepep.rules.usage",
+    "moecfg.backends.deepep.rules.v2",
+    "moecfg.backends.deepep.rules.hybridep",
     "moecfg.backends.tutel.rules",
     "moecfg.backends.device.rules",
+    "moecfg.frameworks.vllm_ascend.rules",
 )
 
 
@@ -51,6 +61,7 @@ class Rule:
     fail_example: str = ""
     pass_example: str = ""
     fix: str = ""
+    fail_text: str = ""  # a failing input described in words, where no YAML document can show it
     module: str = ""  # the declaring module (its docstring documents the family); filled in by rule()
 
 
@@ -60,7 +71,7 @@ _BY_NAME: dict[str, Rule] = {}
 
 def rule(code: str, name: str, severity: str, summary: str, *, family: str, products=(), rulesets=(),
          source: str = "", tags=(), why: str = "", cann_error: str = "", fail_example: str = "",
-         pass_example: str = "", fix: str = "") -> Rule:
+         pass_example: str = "", fix: str = "", fail_text: str = "") -> Rule:
     """Declare a rule; codes and names must be unique. The doc fields are optional (see `Rule`)."""
     if code in RULES or name in _BY_NAME:
         existing = RULES.get(code) or _BY_NAME[name]
@@ -69,7 +80,7 @@ def rule(code: str, name: str, severity: str, summary: str, *, family: str, prod
         raise ValueError(f"rule {code}/{name} clashes with {existing.code}/{existing.name}")
     module = sys._getframe(1).f_globals.get("__name__", "")
     r = Rule(code, name, severity, summary, family, tuple(products), tuple(rulesets), source, tuple(tags),
-             why, cann_error, fail_example, pass_example, fix, module)
+             why, cann_error, fail_example, pass_example, fix, fail_text, module)
     RULES[code] = r
     _BY_NAME[name] = r
     return r

@@ -83,15 +83,20 @@ def _field(spec, model_name: str, fixed: dict):
     return ann, Field(default=default, description=_describe(spec))
 
 
-def model_from_fields(name: str, fields, *, fixed: dict | None = None, extra: str = "forbid", doc: str = ""):
-    """A strict pydantic model of a FieldSpec table; `fixed` = {field: (literal value, required)}."""
+def model_from_fields(name: str, fields, *, fixed: dict | None = None,
+                      extra: Literal["allow", "ignore", "forbid"] = "forbid", doc: str = "",
+                      base=None):
+    """A strict pydantic model of a FieldSpec table; `fixed` = {field: (literal value, required)}. `base`: a
+    BaseModel subclass to derive from (the API's rule-checking models); its model_config must match."""
     fixed = fixed or {}
     defs = {f.name: _field(f, name, fixed) for f in fields}
+    if base is not None:
+        return create_model(name, __base__=base, __doc__=doc or None, **defs)
     return create_model(name, __config__=ConfigDict(extra=extra, strict=True, title=name), __doc__=doc or None, **defs)
 
 
-def kind_models(kind: str) -> list:
-    """The models of one kind: one per op when the kind has OP_FIELDS, else one."""
+def kind_models(kind: str, base=None, names=None) -> list:
+    """The models of one kind: one per op when the kind has OP_FIELDS, else one. `names(kind, op)` renames them."""
     mod = fields_module(kind)
     if mod is None:
         raise ValueError(f"unknown kind {kind!r}")
@@ -99,14 +104,16 @@ def kind_models(kind: str) -> list:
     title = kind.capitalize()
     op_fields = getattr(mod, "OP_FIELDS", None)
     if not op_fields:
-        return [model_from_fields(title, mod.FIELDS, fixed={"kind": kind_fixed},
-                                  doc=f"A `kind: {kind}` deployment document.")]
+        return [model_from_fields(names(kind, None) if names else title, mod.FIELDS, fixed={"kind": kind_fixed},
+                                  doc=f"A `kind: {kind}` deployment document.", base=base)]
     default_op = getattr(mod, "DEFAULT_OP", next(iter(op_fields)))
+    key = getattr(mod, "OP_KEY", "op")  # deepep selects its table with `api:`
     models = []
     for op, fields in op_fields.items():
-        name = title + "_" + "".join(p.capitalize() for p in op.split("_"))
-        fixed = {"kind": kind_fixed, "op": (op, op != default_op)}
-        models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `op: {op}` document."))
+        name = names(kind, op) if names else title + "_" + "".join(p.capitalize() for p in op.split("_"))
+        fixed = {"kind": kind_fixed, key: (op, op != default_op)}
+        models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `{key}: {op}` document.",
+                                        base=base))
     return models
 
 
@@ -131,7 +138,8 @@ def _allows_null(node: dict) -> bool:
 def json_schema(kind: str | None = None) -> dict:
     kinds = [kind] if kind else available_kinds()
     models = [m for k in kinds for m in kind_models(k)]
-    adapter = TypeAdapter(models[0] if len(models) == 1 else Union[tuple(models)])
+    target: Any = models[0] if len(models) == 1 else Union[tuple(models)]
+    adapter: TypeAdapter[Any] = TypeAdapter(target)
     schema = _drop_null_defaults(adapter.json_schema())
     what = f"`kind: {kind}`" if kind else "any kind"
     out = {"$schema": SCHEMA_DIALECT, **schema}

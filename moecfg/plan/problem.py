@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from moecfg.backends.ascend import fields as ascend_fields
-from moecfg.backends.ascend.formulas import ceil_mb
+from moecfg.backends.ascend.formulas import MB, ceil_mb
 from moecfg.backends.ascend.model import AscendConfig, derive
 from moecfg.backends.ascend.rulesets import RULESETS, resolve
 from moecfg.backends import Options
@@ -28,7 +28,7 @@ class PlanError(Exception):
 
 @dataclass
 class Problem:
-    base: dict  # document without bs / ep_world_size / HCCL_BUFFSIZE (added per candidate)
+    base: dict  # document without bs / ep_world_size / HCCL_BUFFSIZE or ccl_buffer_size (added per candidate)
     cann: str | None = None  # --cann
     model_note: str = ""  # where the model values come from
     values: dict = field(default_factory=dict)  # validated base values (defaults filled)
@@ -44,12 +44,23 @@ class Problem:
             raise PlanError(f"cann version {self.cann or self.values.get('cann_version')!r} is not a CANN version")
         return RULESETS[name]
 
+    @property
+    def context_mode(self) -> bool:
+        """api aclnn_v5: the buffer solved for is ccl_buffer_size (buffer_mb MiB), not HCCL_BUFFSIZE."""
+        return self.values.get("api") == "aclnn_v5"
+
+    @property
+    def buffer_name(self) -> str:
+        return "ccl_buffer_size" if self.context_mode else "HCCL_BUFFSIZE"
+
     def document(self, ep: int, bs: int, buffer_mb: int | None = None) -> dict:
         doc = dict(self.base)
         if self.cann:
             doc["cann_version"] = self.cann
         doc["ep_world_size"], doc["bs"] = ep, bs
-        if buffer_mb is not None:
+        if buffer_mb is not None and self.context_mode:
+            doc["ccl_buffer_size"] = buffer_mb * MB
+        elif buffer_mb is not None:
             doc["env"] = {**(doc.get("env") or {}), "HCCL_BUFFSIZE": buffer_mb}
         return doc
 
@@ -69,7 +80,10 @@ class Problem:
     def required_mb(self, ep: int, bs: int, **extra) -> int | None:
         """HCCL_BUFFSIZE (MB) that covers every communicator, or None if not computable."""
         need = self.required_bytes(ep, bs, **extra)
-        return max(ceil_mb(b) for b in need.values()) if need else None
+        if not need:
+            return None
+        # context mode: the window is ccl_buffer_size - 1 MB (CWS[M] L152), so one MiB more
+        return max(ceil_mb(b) for b in need.values()) + (1 if self.context_mode else 0)
 
     def verdict(self, ep: int, bs: int, buffer_mb: int | None):
         """The engine's DocumentResult for the candidate (the real rules, as `moecfg check` runs them)."""

@@ -30,11 +30,12 @@ def plan_text(answers, problem, color: bool = False) -> str:
     from rich.table import Table
 
     solved = answers[0].solved if answers else "buffer"
-    title = {"buffer": "smallest HCCL_BUFFSIZE per EP size", "bs": "largest bs per EP size",
+    name = problem.buffer_name
+    title = {"buffer": f"smallest {name} per EP size", "bs": "largest bs per EP size",
              "check": "verdict per EP size"}[solved]
     table = Table(title=f"{problem.product}, rules {problem.ruleset.name}: {title}", title_justify="left")
-    for col in ("ep", "bs", "HCCL_BUFFSIZE MB", "required", "verdict", "next value"):
-        table.add_column(col, justify="right" if col in ("ep", "bs", "HCCL_BUFFSIZE MB") else "left")
+    for col in ("ep", "bs", f"{name} MB", "required", "verdict", "next value"):
+        table.add_column(col, justify="right" if col in ("ep", "bs", f"{name} MB") else "left")
     for a in answers:
         verdict = "ok" if a.ok else "rejected: " + " ".join(a.verdict.codes)
         if a.ok and a.verdict.warnings:
@@ -72,7 +73,8 @@ def plan_yaml(answers, problem) -> str:
         return ""
     out = []
     for a in docs:
-        head = f"# moecfg plan: ep_world_size {a.ep}, bs {a.bs}, HCCL_BUFFSIZE {a.buffer_mb} MB ({_mb(a.required)} required)\n"
+        head = (f"# moecfg plan: ep_world_size {a.ep}, bs {a.bs}, {problem.buffer_name} "
+                f"{a.buffer_mb} MB ({_mb(a.required)} required)\n")
         if problem.model_note:
             head += f"# model: {escape.text(problem.model_note)}\n"
         out.append(head + yaml.safe_dump(problem.document(a.ep, a.bs, a.buffer_mb), sort_keys=False))

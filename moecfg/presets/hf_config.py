@@ -17,6 +17,7 @@ EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_
 TOPK_KEYS = ("num_experts_per_tok", "moe_topk", "experts_per_token", "moe_k")
 HIDDEN_KEYS = ("hidden_size", "d_model", "dim")
 LAYER_KEYS = ("num_hidden_layers", "num_layers", "n_layers")
+MOE_FFN_KEYS = ("moe_intermediate_size", "expert_ffn_hidden_size", "intermediate_size")
 
 
 class ModelConfigError(Exception):
@@ -61,7 +62,8 @@ def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
                        shared_experts=_shared(cfg), zero_experts=_first(cfg, ("zero_expert_num",), "", path, False),
                        copy_experts=_first(cfg, ("copy_expert_num",), "", path, False),
                        const_experts=_first(cfg, ("const_expert_num",), "", path, False),
-                       layers=_first(cfg, LAYER_KEYS, "", path, False), source=os.path.abspath(path))
+                       layers=_first(cfg, LAYER_KEYS, "", path, False), source=os.path.abspath(path),
+                       moe_intermediate_size=_first(cfg, MOE_FFN_KEYS, "", path, False))
 
 
 def read_model_config(path: str) -> ModelPreset:

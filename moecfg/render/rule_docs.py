@@ -94,7 +94,7 @@ def doc_for(rule) -> RuleDoc:
         fail_example=getattr(rule, "fail_example", "") or extra.get("fail", ""),
         pass_example=getattr(rule, "pass_example", "") or extra.get("pas", ""),
         fix=getattr(rule, "fix", "") or extra.get("fix", ""),
-        fail_text=extra.get("fail_text", ""),
+        fail_text=getattr(rule, "fail_text", "") or extra.get("fail_text", ""),
     )
 
 

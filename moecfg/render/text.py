@@ -22,7 +22,22 @@ def diagnostic_line(r, d) -> str:
 def _title(r) -> str:
     parts = [p for p in (r.kind, r.product, r.op) if p]
     rules = f", rules {r.ruleset}" if r.ruleset else ""
-    return f"{r.file} (document {r.document}): {' '.join(parts)}{rules}"
+    where = f"document {r.document}"
+    if r.launch:
+        la = r.launch
+        where = f"line {la['line']}: {la['framework']} {la['framework_version']} {la['role']}"
+    return f"{r.file} ({where}): {' '.join(parts)}{rules}"
+
+
+def derivation_lines(r, d) -> list[str]:
+    """For a launch finding: how the argument the finding is about was derived (`bs = 16 <- ...`)."""
+    if not r.derivation or not d.path:
+        return []
+    key = ".".join(d.path.strip("/").split("/"))
+    keys = [key] if key in r.derivation else []
+    if d.path.startswith(("/env", "/hccl_buffer_size")):
+        keys += [k for k in ("bs",) if k in r.derivation]  # a buffer finding: also the batch that sized it
+    return [f"    {k} = {r.derivation[k]}" for k in keys]
 
 
 def _buffer_rows(buffers: dict):
@@ -65,7 +80,9 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
         return _render_rich(report, command)
     lines = []
     for r in report.results:
-        lines.extend(diagnostic_line(r, d) for d in r.diagnostics)
+        for d in r.diagnostics:
+            lines.append(diagnostic_line(r, d))
+            lines.extend(derivation_lines(r, d))
     for r in report.results:
         if command == "buffer":
             lines.append(_title(r))
@@ -93,6 +110,8 @@ def _render_rich(report, command: str) -> str:
                 line.append(escape.text(d.message))
                 line.append(f" [{d.name}]", style="dim")
                 console.print(line, soft_wrap=True)
+                for extra in derivation_lines(r, d):
+                    console.print(Text(extra, style="dim"), soft_wrap=True)
         for r in report.results:
             if command == "buffer":
                 console.print(Text(escape.text(_title(r)), style="bold"))

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 
 YAML_SUFFIXES = (".yaml", ".yml")
+SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 MAX_BYTES = 64 << 20  # no deployment file is this large; bounds memory on a huge or endless file
 
@@ -36,7 +37,7 @@ class Entry:
 
 
 def discover(paths) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml, sorted); '-' is stdin. Raises PathError."""
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
     entries: list[Entry] = []
     for p in paths:
         if p == "-":
@@ -44,7 +45,7 @@ def discover(paths) -> list[Entry]:
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             found = _walk(p)
             if not found:
-                raise PathError(f"{p}: directory contains no *.yaml or *.yml file")
+                raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):  # a broken link is an unreadable entry, not a typo
             entries.append(Entry(p))
@@ -71,7 +72,7 @@ def _walk(top: str) -> list[Entry]:
             if is_dir:
                 if not item.name.startswith("."):
                     stack.append(item.path)
-            elif item.name.endswith(YAML_SUFFIXES) and item.name not in CONFIG_NAMES:
+            elif item.name.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and item.name not in CONFIG_NAMES:
                 found.append(Entry(item.path, top))
     return found
 

@@ -231,7 +231,9 @@ def test_same_tp_and_ep_group_is_a_warning():
 
 # ---- MC111 TP ------------------------------------------------------------------------------------------
 # A3 8.5-9.1: tp in [0, 2]; tp > 1: tp_rank in [0, tp); else tp_rank == 0 (R85 DV2T L514-531).
-# latest: tp >= 2 rejected, negatives and tp_rank_id not checked (7feca19). A2 latest: tp >= 2 rejected.
+# latest (7feca19): dispatch rejects tp >= 2 only, but combine v2 keeps tp in [0, MAX_TP_WORLD_SIZE = 1] and
+# "tpRankId should be 0 in NoTp mode" (CV2T[M] L288-302), so the pair refuses tp -1 and tp_rank_id != 0.
+# A2 latest: tp >= 2 rejected (CV2A22[M] L272-277); tp_rank_id is not read there.
 TP_ROWS = [
     ("A3", LEGACY_TP, {"tp_world_size": 2}, False),
     ("A3", LEGACY_TP, {"tp_world_size": 3}, True),
@@ -242,8 +244,12 @@ TP_ROWS = [
     ("A3", LEGACY_TP, {"tp_world_size": 0, "tp_rank_id": 0}, False),
     ("A3", "latest", {"tp_world_size": 1}, False),
     ("A3", "latest", {"tp_world_size": 2}, True),
-    ("A3", "latest", {"tp_world_size": -1}, False),
-    ("A3", "latest", {"tp_world_size": 1, "tp_rank_id": 5}, False),
+    ("A3", "latest", {"tp_world_size": 0}, False),  # just inside [0, 1]
+    ("A3", "latest", {"tp_world_size": -1}, True),  # just outside
+    ("A3", "latest", {"tp_world_size": 1, "tp_rank_id": 0}, False),
+    ("A3", "latest", {"tp_world_size": 1, "tp_rank_id": 1}, True),  # NoTp mode: only 0
+    ("A3", "latest", {"tp_world_size": 0, "tp_rank_id": -1}, True),
+    ("A2", "latest", {"tp_world_size": 1, "tp_rank_id": 1}, False),
     ("A2", "latest", {"tp_world_size": 1}, False),
     ("A2", "latest", {"tp_world_size": 2}, True),
 ]

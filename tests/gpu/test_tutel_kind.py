@@ -14,6 +14,10 @@ from gpu_cases import TUTEL, cases, check_rule, run_lint
 from moecfg.core.diagnostics import Report
 from moecfg.render import load
 
+# one GPU, 4 experts, 100 tokens: spe ceil(100 / 4) = 25, capacity 2 * int(1.15 * 25) = 2 * 28 = 56
+SINGLE_GPU = {"world_size": 1, "num_global_experts": 4, "tokens_per_device": 100, "adaptive_degree": 1,
+              "megablocks_size": 4}
+
 ROWS = {
     "MC701": [
         ("tutel", {"world_size": 1, "num_global_experts": 1}, False),
@@ -53,15 +57,29 @@ ROWS = {
         ("tutel", {"model_dim": 2047}, True),
     ],
     # overlap 32: alignment 4 * 32 = 128, capacity 228 -> 256, split 256 * 4 / 4 = 256, 256 % 32 == 0; 33 > 32.
-    # 16 experts on 16 GPUs (s 1), megablocks 4: alignment ceil(1 * o / 4) * 4 = 4; capacity 2 * int(1.15 * 25)
-    # = 2 * 28 = 56; 56 % 2 == 0 ok, 56 % 3 != 0 fails.
+    # 16 experts on 16 GPUs: Tutel forces megablocks 4 to 0 (world_size > 1, moe_layer.py:278-280), so the
+    # alignment is s * o = 1 * 3 = 3 and capacity 2 * int(1.15 * 25) = 2 * 28 = 56 -> 57, 57 % 3 == 0: no error.
+    # One GPU, 4 experts, 100 tokens, grad off: megablocks 4 applies, alignment ceil(1 * 3 / 4) * 4 = 4,
+    # capacity 2 * int(1.15 * 25) = 56 stays 56, 56 % 3 = 2 fails; with grad on the alignment is 3 -> 57: ok.
     "MC706": [
         ("tutel", {"a2a_ffn_overlap_degree": 32}, False),
         ("tutel", {"a2a_ffn_overlap_degree": 33}, True),
         ("tutel", {"num_global_experts": 16, "adaptive_degree": 1, "megablocks_size": 4, "a2a_ffn_overlap_degree": 2},
          False),
         ("tutel", {"num_global_experts": 16, "adaptive_degree": 1, "megablocks_size": 4, "a2a_ffn_overlap_degree": 3},
-         True),
+         False),
+        ("tutel", dict(SINGLE_GPU, a2a_ffn_overlap_degree=3, grad_enabled=False), True),
+        ("tutel", dict(SINGLE_GPU, a2a_ffn_overlap_degree=3, grad_enabled=True), False),
+        ("tutel", dict(SINGLE_GPU, a2a_ffn_overlap_degree=4, grad_enabled=False), False),  # 56 % 4 == 0
+    ],
+    # megablocks applies only with world_size 1, more than one local expert and grad off (moe_layer.py:278-280)
+    "MC708": [
+        ("tutel", dict(SINGLE_GPU, grad_enabled=False), False),
+        ("tutel", dict(SINGLE_GPU, grad_enabled=True), True),
+        ("tutel", dict(SINGLE_GPU, grad_enabled=False, num_global_experts=1), True),  # one local expert
+        ("tutel", dict(SINGLE_GPU, grad_enabled=False, world_size=2, num_global_experts=8), True),  # W 2 > 1
+        ("tutel", {"megablocks_size": 0}, False),
+        ("tutel", {"megablocks_size": 1}, True),  # W 16
     ],
     "MC707": [
         ("tutel", {"adaptive_degree": 4}, False),
@@ -156,3 +174,16 @@ def test_capacity_factor_overflow_is_a_finding_not_a_crash():
     # 1e300 * ceil(2^62 / 4) overflows a float: Tutel's int(cf * samples) would raise OverflowError
     out = run_lint(TUTEL, capacity_factor=1e300, tokens_per_device=2**62)
     assert out.codes == {"MC701"} and out.buffers == {}
+
+
+@pytest.mark.parametrize(("grad_enabled", "world_size", "experts", "mega", "alignment", "capacity"), [
+    (False, 1, 4, 64, 64, 64),  # megablocks 64 used: ceil(1 * 1 / 64) * 64 = 64; 56 -> 64
+    (True, 1, 4, 64, 1, 56),  # training: forced to 0, alignment s * o = 1; capacity 56
+    (False, 4, 16, 64, 1, 56),  # 4 GPUs x 4 local experts: forced to 0 (world_size > 1)
+])
+def test_capacity_uses_the_megablocks_tutel_keeps(grad_enabled, world_size, experts, mega, alignment, capacity):
+    # tokens_per_device * experts / world_size keeps spe = 25: capacity 2 * int(1.15 * 25) = 56 before alignment
+    out = run_lint(TUTEL, **dict(SINGLE_GPU, world_size=world_size, num_global_experts=experts,
+                                 tokens_per_device=25 * experts, megablocks_size=mega, grad_enabled=grad_enabled))
+    assert (out.derived["alignment"], out.derived["capacity"]) == (alignment, capacity)
+    assert out.derived["megablocks_size"] == (mega if alignment == mega else 0)

@@ -19,6 +19,9 @@ BY_CODE = {d.code: d for d in DOCS}
 # Every registered code has why, fix, a failing and a passing example. The one exception: MC008 (a binary
 # file) cannot be shown as YAML text; its failing input is described in words (`fail_text`, tested below).
 NO_YAML_FAIL = {"MC008": "binary or non-UTF-8 input: described in fail_text"}
+# Launch rules whose failing input is a shell script or a non-YAML launch: described in words too.
+NO_YAML_FAIL.update({d.code: "launch input: described in fail_text" for d in DOCS
+                     if d.family == "launch" and not d.fail_example})
 # Infos some valid documents always get; the example checks ignore them. MC807 reports the op page's buffer
 # formula next to the code's for every flat combine_add_rms_norm document.
 ALWAYS_ON = {"MC807"}

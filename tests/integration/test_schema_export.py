@@ -14,7 +14,10 @@ from moecfg.models.export import available_kinds, json_schema, kind_models
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".yaml", ".yml"))
+# moecfg deployment documents only: not the settings files, nor the launch files (manifests, compose) of
+# examples/launch/, which are checked by `moecfg check examples/` instead.
+EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".yaml", ".yml")
+                  and p.name not in (".moecfg.yaml", ".moecfg.yml") and "launch" not in p.relative_to(ROOT).parts)
 SCHEMA = json_schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 A3 = {"product": "A3", "cann_version": "9.0.1", "bs": 128, "h": 7168, "k": 8, "ep_world_size": 32,

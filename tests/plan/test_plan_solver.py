@@ -121,3 +121,15 @@ def test_usage_errors(args, message):
 def test_build_rejects_other_ops():
     with pytest.raises(PlanError):
         build({"product": "A3", "model": "deepseek-v3", "op": "dispatch_combine_v1"})
+
+
+@pytest.mark.parametrize("cann", ["9.0", "9.1", "latest"])
+def test_context_mode_solves_ccl_buffer_size(cann):
+    # api aclnn_v5: window = ccl_buffer_size - 1 MB; bf16 DSV3 ep 32 bs 128 needs
+    # 2 * (128 * 14848 * 32 * 8 + 128 * 14336 * 8) = 1002438656 B = 956 MiB exactly -> ccl 957 MiB = 1003487232 B
+    problem = build({"product": "A3", "model": "deepseek-v3", "api": "aclnn_v5"}, cann)
+    ans = solver.min_buffer(problem, 32, 128)
+    assert (ans.buffer_mb, ans.required["ep"]) == (957, 1002438656) and ans.ok
+    assert ans.next_value == 956 and ans.next_verdict.codes == ["MC501"]
+    doc = problem.document(32, 128, ans.buffer_mb)
+    assert doc["ccl_buffer_size"] == 1003487232 and "HCCL_BUFFSIZE" not in (doc.get("env") or {})

@@ -51,6 +51,10 @@ class A3Rules:
     combine_comm_quant_modes: tuple = (0, 2)
     comm_quant_zero_with_tp: bool = False  # R85-R91: tp > 1 forces comm_quant_mode 0 (CV2T[R85] L254-256)
     window_error: str = "HCCL_BUFFSIZE_EP is too SMALL"
+    # context mode (aclnn V5 -> op MoeDistributeDispatchV3/CombineV3, ascend910_93 only; R90+): None = no op;
+    # the comm_alg values it refuses (R91 combine, [M] dispatch and combine: hierarchy)
+    context_rejects: tuple | None = ("hierarchy",)
+    context_window_wraps: bool = True  # R91+: window = ccl - 1 MB in uint64 (R90: need + 1 MB <= ccl)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,10 @@ against it).
 from __future__ import annotations
 
 from moecfg.core.fields import FieldSpec as F
+from moecfg.backends.ascend.fused_fields import fused_op_fields
 
-PRODUCT_ALIASES = (("atlas-a2", "A2"), ("910b", "A2"), ("ascend910b", "A2"),
-                   ("atlas-a3", "A3"), ("910_93", "A3"), ("ascend910_93", "A3"))
+from moecfg.backends.ascend.products import PRODUCT_ALIASES
+from moecfg.backends.ascend.sgl_fields import OP_FIELDS as SGL_OP_FIELDS, OPS as SGL_OPS
 
 ENV_FIELDS = (
     F("HCCL_BUFFSIZE", "env_int", "HCCL communication buffer per communicator, MB (HCCL default 200)"),
@@ -22,7 +23,8 @@ HCCL_BUFFER_FIELDS = (
 )
 
 DEFAULT_OP = "dispatch_combine_v2"
-OPS = ("dispatch_combine_v2", "combine_add_rms_norm", "dispatch_combine_v1", "ffn_worker_batching")
+OPS = ("dispatch_combine_v2", "combine_add_rms_norm", "dispatch_combine_v1", "ffn_worker_batching", "mega_moe",
+       "dispatch_ffn_combine") + SGL_OPS
 
 _DTYPE_ALIASES = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"))
 
@@ -69,6 +71,17 @@ V2_FIELDS = COMMON + (
     F("performance_info", "bool", "`performance_info` tensor passed", default=False),
     F("env", "mapping", "environment of the job", default={}, fields=ENV_FIELDS, open=True),
     F("hccl_buffer_size", "mapping", "per-communicator buffer option, MB", default=None, fields=HCCL_BUFFER_FIELDS),
+    F("ori_x", "bool", "combine `ori_x` tensor passed (copy and const experts need it)", default=False),
+    F("const_expert_alpha_1", "bool", "combine `const_expert_alpha_1` tensor passed (const experts)", default=False),
+    F("const_expert_alpha_2", "bool", "combine `const_expert_alpha_2` tensor passed (const experts)", default=False),
+    F("const_expert_v", "bool", "combine `const_expert_v` tensor passed (const experts)", default=False),
+)
+APIS = ("torch_npu", "aclnn_v2", "aclnn_v3", "aclnn_v4", "aclnn_v5")
+V2_API_FIELDS = (
+    F("api", "enum", "entry point: torch_npu, or aclnnMoeDistributeDispatch/CombineV2..V5 (V5: context mode, "
+      "ccl_buffer_size)", default="torch_npu", choices=APIS),
+    F("ccl_buffer_size", "int", "aclnn_v5 (context mode): CCL buffer of the mc2 context, bytes; window = "
+      "ccl_buffer_size - 1 MB", default=None),
 )
 
 # ---- combine_add_rms_norm: dispatch v2 (aclnn DispatchV3) + npu_moe_distribute_combine_add_rms_norm -------
@@ -118,10 +131,12 @@ FFN_FIELDS = COMMON + (
 )
 
 OP_FIELDS = {
-    "dispatch_combine_v2": V2_FIELDS,
+    "dispatch_combine_v2": V2_FIELDS + V2_API_FIELDS,
     "combine_add_rms_norm": ADD_RMS_NORM_FIELDS,
     "dispatch_combine_v1": V1_FIELDS,
     "ffn_worker_batching": FFN_FIELDS,
+    **fused_op_fields(COMMON, ENV_FIELDS, HCCL_BUFFER_FIELDS),  # mega_moe, dispatch_ffn_combine
+    **SGL_OP_FIELDS,
 }
 
 

@@ -9,6 +9,23 @@ from __future__ import annotations
 MB = 1 << 20
 INT32_MAX = 2**31 - 1
 HIERARCHY_BASE_MB = 404  # CWS[M] L63-73: fixed part of the A3 hierarchy window
+UINT16_VALUES = 1 << 16  # GetMaxWindowSize stores HCCL_BUFFSIZE (MB) in a uint16_t
+GET_MAX_WINDOW_DEFAULT_MB = 200  # GetMaxWindowSize's own default (env unset or unparsable)
+
+
+def max_window_size_mb(hccl_buffsize_env: int | None) -> int:
+    # MTU[M] .cpp L344-360 (libochao-huawei/ops-transformer@5778144; R90 mc2/common/src/mc2_tiling_utils.cpp
+    # L348-354): uint16_t w = 200; w = std::stoi(env) -> the value mod 65536; stoi throws above INT32_MAX, w stays 200
+    if hccl_buffsize_env is None or not -INT32_MAX - 1 <= hccl_buffsize_env <= INT32_MAX:
+        return GET_MAX_WINDOW_DEFAULT_MB
+    return hccl_buffsize_env % UINT16_VALUES
+
+
+def context_window_bytes(ccl_buffer_size: int, wraps: bool) -> int:
+    # CWS[M] L152 (R91+): ccl_buffer_size - MB_SIZE as uint64 (below 1 MB it wraps to ~2^64);
+    # R90 CWS L92-93, L130-133: window = ccl, need + 1 MB -- the same bound without the wrap
+    window = ccl_buffer_size - MB
+    return window % (1 << 64) if wraps else window
 
 
 def align_up(x: int, a: int) -> int:
@@ -67,16 +84,17 @@ def a3_combine_token_bytes(h: int) -> int:
     return align_up(h * 2, 512)
 
 
-def a3_dispatch_token_bytes(h: int, fullmesh_v2: bool) -> int:
-    # CWS[M]: Align32(2H) + 44 (32 B scale + 3 int32), then Align512, or 480Align512 for fullmesh_v2
-    actual = align_up(h * 2, 32) + 44
+def a3_dispatch_token_bytes(h: int, fullmesh_v2: bool, elem_bytes: int = 2) -> int:
+    # CWS[M]: Align32(2H) + 44 (32 B scale + 3 int32), then Align512, or 480Align512 for fullmesh_v2;
+    # elem_bytes 1: sgl-kernel-npu's MoeLowLatencyDispatchV2 fork sizes int8/fp8 tokens at 1 byte per element
+    actual = align_up(h * elem_bytes, 32) + 44
     return align480_512(actual) if fullmesh_v2 else align_up(actual, 512)
 
 
 def a3_ep_window_bytes(h: int, k: int, ep_world_size: int, local_moe: int, max_bs: int,
-                       shared_expert_num: int, fullmesh_v2: bool = False) -> int:
+                       shared_expert_num: int, fullmesh_v2: bool = False, dispatch_elem_bytes: int = 2) -> int:
     # CWS[M] L110-124, DV2T[R85] L954-987: 2 * (dispatch area + combine area)
-    dispatch = max_bs * a3_dispatch_token_bytes(h, fullmesh_v2) * ep_world_size * local_moe
+    dispatch = max_bs * a3_dispatch_token_bytes(h, fullmesh_v2, dispatch_elem_bytes) * ep_world_size * local_moe
     combine = max_bs * a3_combine_token_bytes(h) * (k + shared_expert_num)
     return 2 * (dispatch + combine)
 
@@ -164,7 +182,8 @@ def a3_fullmesh_v2_ub_bytes(bs: int, h: int, k: int, moe_expert_num: int, shared
         ub += c(bs * 4, 32) + max(c(bs * k * 4, 32), bs * c(k, 32) * 2)
     cum = min(8, aiv_num // 2)
     a2a = aiv_num - cum
-    shared_aiv = max(1, a2a * shared_expert_num // (k + shared_expert_num)) if shared_expert_rank_num else 0
+    share = k + shared_expert_num  # <= 0 only for an invalid shared_expert_num, which its own rule reports
+    shared_aiv = max(1, a2a * shared_expert_num // share if share > 0 else 1) if shared_expert_rank_num else 0
     moe_aiv = a2a - shared_aiv
     ub += c((ids_buf // 4) // 8, 32) * (c(moe_expert_num, moe_aiv) // moe_aiv) + c(moe_expert_num * 4, 32)
     if bs < 128:

@@ -23,13 +23,17 @@ OP_MODULES = {
     "combine_add_rms_norm": "moecfg.backends.ascend.ops.combine_add_rms_norm",
     "dispatch_combine_v1": "moecfg.backends.ascend.ops.dispatch_combine_v1",
     "ffn_worker_batching": "moecfg.backends.ascend.ops.ffn_worker_batching",
+    "mega_moe": "moecfg.backends.ascend.ops.mega_moe",
+    "dispatch_ffn_combine": "moecfg.backends.ascend.ops.dispatch_ffn_combine",
+    "sgl_deepep_normal": "moecfg.backends.ascend.ops.sgl_deepep_normal",
+    "sgl_deepep_low_latency": "moecfg.backends.ascend.ops.sgl_deepep_low_latency",
 }
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 
 
-def _env(values: dict, raw: dict, findings: list) -> bool:
+def _env(values: dict, raw: dict, findings: list, fields=ENV_FIELDS) -> bool:
     env = values.get("env") or {}
-    checked, env_findings, broken = _VALIDATOR.validate(env, ENV_FIELDS, ("env",), raw)
+    checked, env_findings, broken = _VALIDATOR.validate(env, fields, ("env",), raw)
     for fd in env_findings:
         if fd.code == VALIDATOR_CODES["unknown"]:
             fd = Finding(ENV_UNKNOWN.code, fd.path, fd.message.replace("unknown key", "environment variable")
@@ -91,6 +95,14 @@ def validate(doc, options: Options, op: str, normalize=None):
     ruleset = _ruleset(values, options, data.keys(), findings)
     broken |= any(fd.code == VALIDATOR_CODES["too_large"] for fd in findings)
     return values, findings, broken, ruleset
+
+
+def start(doc, options: Options, op: str):
+    """(values, Analysis, rule set) for an op module; the rule set is None when the document cannot be analysed."""
+    values, findings, broken, ruleset = validate(doc, options, op)
+    out = Analysis(findings=findings, kind="ascend", op=op, product=values.get("product"),
+                   ruleset=ruleset.name if ruleset else None)
+    return values, out, None if broken else ruleset
 
 
 def analyze(doc, options: Options) -> Analysis:

@@ -61,12 +61,25 @@ class AscendConfig(DispatchCombineAttrs):
     elastic_info: bool
     performance_info: bool
     present: frozenset  # top-level keys written in the file
+    ori_x: bool = False  # combine special-expert tensors (copy experts: ori_x; const: all four)
+    const_expert_alpha_1: bool = False
+    const_expert_alpha_2: bool = False
+    const_expert_v: bool = False
+    api: str = "torch_npu"  # torch_npu | aclnn_v2 .. aclnn_v5 (v5 = context mode, op MoeDistributeDispatchV3)
+    ccl_buffer_size: int | None = None  # aclnn_v5: bytes
 
     @classmethod
     def from_values(cls, values: dict, present) -> "AscendConfig":
         kw = cls.field_values(values, skip=("present",))
         kw["comm_alg"] = kw["comm_alg"] or ""
+        kw["api"] = kw["api"] or "torch_npu"  # ops whose table has no `api`
+        for name in ("ori_x", "const_expert_alpha_1", "const_expert_alpha_2", "const_expert_v"):
+            kw[name] = bool(kw[name])
         return cls(**kw, present=frozenset(present))
+
+    @property
+    def context_mode(self) -> bool:
+        return self.api == "aclnn_v5"
 
     @property
     def special_experts(self) -> int:

@@ -1,7 +1,7 @@
 """The validated `kind: deepep` document (`DeepEPDeployment`) and what follows from it (`Facts`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from moecfg.backends.deepep import formulas as fx
 
@@ -32,7 +32,19 @@ class DeepEPDeployment:
 
     @property
     def low_latency(self) -> bool:
+        """Only the low-latency kernels run (mode: low_latency)."""
         return self.mode == "low_latency"
+
+    @property
+    def low_latency_mode(self) -> bool:
+        """Buffer(low_latency_mode=True): mode low_latency, or auto (SGLang's one Buffer for both kernels)."""
+        return self.mode in ("low_latency", "auto")
+
+    def views(self) -> tuple["DeepEPDeployment", ...]:
+        """The kernels this Buffer serves, each as a one-mode deployment (auto: normal and low-latency)."""
+        if self.mode != "auto":
+            return (self,)
+        return (replace(self, mode="normal"), replace(self, mode="low_latency"))
 
     @property
     def elem_size(self) -> int:
@@ -72,4 +84,4 @@ def derive(d: DeepEPDeployment) -> Facts:
                                                                           "file + default table")
     return Facts(rdma, nvl, not d.low_latency and d.num_ranks > fx.NUM_MAX_NVL_PEERS, local,
                  fx.hidden_bytes(d.hidden, d.elem_size), dispatch, combine, source,
-                 d.low_latency or rdma > 1)
+                 d.low_latency_mode or rdma > 1)

@@ -33,6 +33,7 @@ DEVICES = {
     "H200": Device("NVIDIA H200", 141, "GPU", "NVIDIA H200 datasheet: 141 GB HBM3e"),
     "A100": Device("NVIDIA A100 80GB", 80, "GPU", "NVIDIA A100 datasheet: 80 GB HBM2e"),
     "B200": Device("NVIDIA B200", 180, "GPU", "NVIDIA DGX B200: 1440 GB for 8 GPUs = 180 GB per GPU"),
+    "GB200": Device("NVIDIA GB200 (Blackwell GPU)", 186, "GPU", "NVIDIA GB200 NVL72: 13.4 TB HBM3e for 72 GPUs = 186 GB per GPU"),
 }
 
 GPU_DEVICES = tuple(name for name, dev in DEVICES.items() if dev.per == "GPU")  # `device:` of kind deepep

@@ -7,9 +7,10 @@ buffer is taken as max(configured, required) MB: the size the job must allocate 
 The sum must fit the device's memory (A2: 64 GB HBM per NPU, A3: 64 GB per die; `device_memory_gb`
 overrides).
 
-`kind: deepep`, with `device` (H100, H800, H20, H200, A100, B200) or `device_memory_gb`: a DeepEP `Buffer`
+`kind: deepep`, with `device` (H100, H800, H20, H200, A100, B200, GB200) or `device_memory_gb`: a DeepEP `Buffer`
 allocates `num_nvl_bytes` (cudaMalloc, shared over NVLink), `num_rdma_bytes` (NVSHMEM symmetric heap) and a
-32 MiB workspace on every GPU; each buffer is taken as max(configured, required) bytes.
+32 MiB workspace on every GPU; each buffer is taken as max(configured, required) bytes. `api: v2`: the
+ElasticBuffer (`num_bytes`, or its size hint) and its 16 MiB workspace.
 
 More than the device memory is an error (MC901), more than 75% of it a warning (MC902): the weights,
 the KV cache and the activations need the rest.
@@ -133,6 +134,13 @@ def _deepep_fix(d, parts) -> tuple[tuple, str]:
 
 def check_deepep(d, f, device: str | None, device_memory_gb: float | None = None):
     """MC901 / MC902 for a deepep document with a `device` or a `device_memory_gb` (nothing otherwise)."""
+    parts = deepep_buffers(d, f)
+    path, fix = _deepep_fix(d, parts)
+    yield from check_gpu(parts, device, device_memory_gb, path, fix)
+
+
+def check_gpu(parts, device: str | None, device_memory_gb: float | None, path: tuple, fix: str):
+    """MC901 / MC902 for GPU buffers `parts` = [(name, configured bytes, required bytes), ...] on one device."""
     if device_memory_gb is not None and device_memory_gb <= 0:
         yield Finding(INVALID_VALUE.code, ("device_memory_gb",), f"`device_memory_gb` = {device_memory_gb:g} must be "
                       "a positive number of GB")
@@ -140,12 +148,10 @@ def check_deepep(d, f, device: str | None, device_memory_gb: float | None = None
     limit = device_bytes(device or "", device_memory_gb)
     if not limit:
         return
-    parts = deepep_buffers(d, f)
     total = sum(max(c, r) for _, c, r in parts)
     what = (f"DeepEP buffers ({' + '.join(f'{n} {max(c, r)}' for n, c, r in parts)}) = {total} bytes = "
             f"{total / GIB:.2f} GB")
     where = describe(device, device_memory_gb)
-    path, fix = _deepep_fix(d, parts)
     if total > limit:
         yield Finding(EXCEEDED.code, path, f"{what} exceed the device memory, {where}; {fix}, or set "
                       "device_memory_gb if the device has more")

@@ -19,7 +19,10 @@ FIELDS = (
       choices=("bf16", "fp16", "fp32"), aliases=DTYPE_ALIASES),
     F("adaptive_degree", "int", "parallel_type 'adaptive:r': 0 = DP, 1 = DP+EP, W/E = MP+EP", default=1),
     F("a2a_ffn_overlap_degree", "int", "all-to-all / FFN overlap splits (<= 32)", default=1),
-    F("megablocks_size", "int", "megablocks block size (0 = off); capacity aligns to it", default=0),
+    F("megablocks_size", "int", "megablocks block size (0 = off); capacity aligns to it (Tutel ignores it unless "
+      "world_size 1, several local experts and grad_enabled false)", default=0),
+    F("grad_enabled", "bool", "torch.is_grad_enabled() at forward: true when training, false under torch.no_grad() / "
+      "inference_mode() (Tutel then may use megablocks)", default=True),
     F("max_expert_load", "int", "most tokens routed to one expert (group-wide max); needed when capacity_factor <= 0",
       default=None),
 )

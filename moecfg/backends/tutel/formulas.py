@@ -60,6 +60,16 @@ def clamp_adaptive_degree(adaptive_degree: int, sharded_count: int) -> int:
     return min(max(adaptive_degree, 0), sharded_count)
 
 
+# tutel@82af7aa tutel/impls/moe_layer.py:278-280 MOELayer.forward: megablocks only for inference on one GPU
+# holding several experts ("if self.num_local_experts <= 1 or torch.is_grad_enabled() or self.world_size > 1").
+def effective_megablocks_size(megablocks_size: int, num_local_experts: int, grad_enabled: bool,
+                              world_size: int) -> int:
+    """The megablocks_size forward() uses: 0 when Tutel switches megablocks off."""
+    if megablocks_size > 0 and (num_local_experts <= 1 or grad_enabled or world_size > 1):
+        return 0
+    return megablocks_size
+
+
 # tutel/impls/moe_layer.py forward.routing alignment (megablocks_size and the >256 rounding).
 def alignment(sharded_count: int, a2a_ffn_overlap_degree: int = 1, megablocks_size: int = 0) -> int:
     """Capacity alignment: ceil(s * overlap / mega) * mega, then to a multiple of 128 above 256."""

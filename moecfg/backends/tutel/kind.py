@@ -57,7 +57,8 @@ def _capacity_text(t: TutelDeployment, f: Facts) -> str:
 
 def derived(t: TutelDeployment, f: Facts, comm: list, best: int) -> dict:
     return {"sharded_count": f.sharded_count, "num_local_experts": f.num_local_experts, "top_k": f.top_k,
-            "samples_per_expert": f.samples_per_expert, "alignment": f.alignment, "capacity": f.capacity,
+            "samples_per_expert": f.samples_per_expert, "megablocks_size": f.megablocks_size,
+            "alignment": f.alignment, "capacity": f.capacity,
             "valid_adaptive_degrees": list(f.valid_degrees), "adaptive_degree": f.degree,
             "dispatch_shape": [t.num_global_experts, f.capacity, t.model_dim],
             "expert_param_bytes": f.param_bytes, "communication": comm, "recommended_adaptive_degree": best}

@@ -22,6 +22,7 @@ class TutelDeployment:
     a2a_ffn_overlap_degree: int
     megablocks_size: int
     max_expert_load: int | None
+    grad_enabled: bool = True
 
     @classmethod
     def from_values(cls, values: dict) -> "TutelDeployment":
@@ -39,6 +40,7 @@ class Facts:
     top_k: int  # after clipping to E
     valid_degrees: tuple  # valid r
     degree: int  # r after Tutel's clamp to [0, s]
+    megablocks_size: int  # the value forward() uses (0 when Tutel switches megablocks off)
     alignment: int
     samples_per_expert: int
     capacity: int
@@ -49,11 +51,12 @@ class Facts:
 def derive(t: TutelDeployment) -> Facts:
     """Facts of a deployment whose counts are positive (the value-range rule runs first)."""
     e, w = t.num_global_experts, t.world_size
-    shards = fx.sharded_count(e, w)
-    align = fx.alignment(shards, t.a2a_ffn_overlap_degree, t.megablocks_size)
+    shards, local = fx.sharded_count(e, w), max(e // w, 1)
+    mega = fx.effective_megablocks_size(t.megablocks_size, local, t.grad_enabled, w)
+    align = fx.alignment(shards, t.a2a_ffn_overlap_degree, mega)
     cap = fx.capacity(t.tokens_per_device, e, t.top_k, t.capacity_factor, align, t.max_expert_load)
-    return Facts(shards, max(e // w, 1), min(t.top_k, e), fx.valid_adaptive_degrees(shards),
-                 fx.clamp_adaptive_degree(t.adaptive_degree, shards), align,
+    return Facts(shards, local, min(t.top_k, e), fx.valid_adaptive_degrees(shards),
+                 fx.clamp_adaptive_degree(t.adaptive_degree, shards), mega, align,
                  fx.samples_per_expert(t.tokens_per_device, e), cap,
                  fx.dispatch_bytes(e, cap, t.model_dim, t.dtype_bytes),
                  e * fx.ffn_expert_param_count(t.model_dim, t.hidden_size_per_expert) * t.dtype_bytes)

@@ -1,4 +1,4 @@
-"""Tutel MoE layer (MC701-MC707): experts vs GPUs, adaptive parallelism, expert sharding and overlap.
+"""Tutel MoE layer (MC701-MC708): experts vs GPUs, adaptive parallelism, expert sharding and overlap.
 
 Tutel places E experts on W GPUs: E >= W needs `E % W == 0` (E / W local experts); E < W means
 `s = W / E` GPUs share each expert and needs `W % E == 0` (MC702). `adaptive_degree` r is clamped to
@@ -8,7 +8,8 @@ data parallel, 1 DP+EP, s MP+EP. Each GPU holds `hidden_size_per_expert / s` of 
 at most 32 and must divide the split dimension of the dispatched tensor (capacity C, or C * r / s when
 E < W) (MC706). Capacity follows Tutel exactly: `top_k * int(capacity_factor * ceil(tokens / E))`
 (Python float product, so 1.15 x 100 gives 114), rounded up to `alignment = ceil(s * overlap / mega) *
-mega` (multiples of 128 above 256); capacity_factor <= 0 needs `max_expert_load`. MC707 (info) compares r
+mega` (multiples of 128 above 256), where Tutel uses megablocks only on one GPU with several experts and
+autograd off, else mega = 1 (MC708 warns); capacity_factor <= 0 needs `max_expert_load`. MC707 (info) compares r
 with the communication model: all-to-all `4 * r * D` plus expert zero-gather `2 * (P/E/r - P/E/s)` bytes per
 training step, D = E * C * model_dim * dtype bytes, P = E * (2 * M * H + H + M) * dtype bytes.
 """
@@ -35,6 +36,20 @@ MODEL_DIM_EVEN = rule("MC705", "tutel-model-dim-even", "error", "model_dim is ev
                       source="tutel/impls/moe_layer.py MOELayer.__init__ (assert model_dim % 2 == 0)")
 OVERLAP = rule("MC706", "tutel-overlap-degree", "error", "a2a_ffn_overlap_degree <= 32 and divides the split capacity",
                family=_F, source="tutel/impls/overlap.py a2a_ffn_overlap_forward")
+MEGABLOCKS_OFF = rule(
+    "MC708", "tutel-megablocks-ignored", "warning", "megablocks_size > 0 is forced to 0 (world_size > 1, one local "
+    "expert, or grad enabled)", family=_F, source="microsoft/tutel@82af7aa tutel/impls/moe_layer.py:278-280",
+    why="MOELayer.forward sets megablocks_size = 0 unless the layer runs on one GPU (world_size 1) holding several "
+    "experts with autograd off (torch.no_grad() / inference_mode()). Nothing fails: the capacity is aligned to "
+    "sharded_count * a2a_ffn_overlap_degree only, so a capacity, alignment or overlap split planned around the "
+    "megablocks block size is not the one Tutel uses.",
+    cann_error="(none: Tutel switches megablocks off silently)",
+    fail_example="kind: tutel\nworld_size: 16\nnum_global_experts: 16\ntokens_per_device: 400\nmodel_dim: 2048\n"
+    "hidden_size_per_expert: 8192\nmegablocks_size: 4\n",
+    pass_example="kind: tutel\nworld_size: 1\nnum_global_experts: 4\ntokens_per_device: 400\nmodel_dim: 2048\n"
+    "hidden_size_per_expert: 8192\nmegablocks_size: 4\ngrad_enabled: false\nadaptive_degree: 0\n",
+    fix="Drop megablocks_size (it only applies to single-GPU inference with several local experts), or run that "
+    "inference with grad_enabled: false.")
 DEGREE_ADVICE = rule("MC707", "tutel-adaptive-degree-advice", "info", "another adaptive_degree moves fewer bytes (section 2.3 model)",
                      family=_F, source="gpu-rules.md 2.3 (derived from tutel/impls/moe_layer.py, tutel/experts/ffn.py)")
 
@@ -123,7 +138,32 @@ def overlap(t, f):
     if split % o:
         yield Finding(OVERLAP.code, ("a2a_ffn_overlap_degree",), f"`a2a_ffn_overlap_degree` = {o} does not divide the "
                       f"split dimension of the dispatched tensor ({what} = {split}); Tutel asserts input.shape[1] % "
-                      f"a2a_ffn_overlap_degree == 0; use a megablocks_size that is a multiple of {o}, or a divisor of {split}")
+                      f"a2a_ffn_overlap_degree == 0; {_overlap_fix(t, o, split)}")
+
+
+def _overlap_fix(t, o: int, split: int) -> str:
+    if fx.effective_megablocks_size(1, max(t.num_global_experts // t.world_size, 1), t.grad_enabled, t.world_size):
+        return f"use a megablocks_size that is a multiple of {o}, or a divisor of {split}"
+    return f"use a divisor of {split} (megablocks_size cannot align it here: {_megablocks_off_reason(t)})"
+
+
+def _megablocks_off_reason(t) -> str:
+    why = []
+    if t.world_size > 1:
+        why.append(f"world_size = {t.world_size} > 1")
+    if max(t.num_global_experts // t.world_size, 1) <= 1:
+        why.append("one local expert per GPU")
+    if t.grad_enabled:
+        why.append("grad_enabled (training)")
+    return "Tutel forces it to 0 with " + ", ".join(why)
+
+
+def megablocks_ignored(t, f):
+    if t.megablocks_size > 0 and f.megablocks_size == 0:
+        yield Finding(MEGABLOCKS_OFF.code, ("megablocks_size",), f"`megablocks_size` = {t.megablocks_size} is ignored: "
+                      f"{_megablocks_off_reason(t)} (tutel moe_layer.py:278-280); capacity {f.capacity} is aligned to "
+                      f"{f.alignment} = sharded_count * a2a_ffn_overlap_degree without it; drop megablocks_size or run "
+                      "single-GPU inference with grad_enabled: false")
 
 
 def degree_advice(t, f):
@@ -138,4 +178,4 @@ def degree_advice(t, f):
                   "(moecfg's model of Tutel's communication, gpu-rules 2.3; measure before switching)")
 
 
-CHECKS = (experts_world, adaptive_degree, hidden_sharding, model_dim_even, overlap, degree_advice)
+CHECKS = (experts_world, adaptive_degree, hidden_sharding, model_dim_even, overlap, megablocks_ignored, degree_advice)

@@ -10,7 +10,9 @@ from moecfg.core.diagnostics import clip, shown
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
-_KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions")
+_KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
+         "framework_versions", "models")
+FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron")
 
 
 class ConfigError(Exception):
@@ -27,6 +29,8 @@ class Config:
     per_path_ignores: tuple = ()  # (pattern, compiled matcher, codes)
     severity: dict = field(default_factory=dict)
     inline_suppressions: bool | None = None
+    framework_versions: dict = field(default_factory=dict)  # framework -> version string (launch files)
+    models: dict = field(default_factory=dict)  # model string as written (or "*") -> preset name or config.json path
 
     @property
     def root(self) -> str:
@@ -55,6 +59,8 @@ def parse(table: dict, path: str | None) -> Config:
             per_path_ignores=_per_path(values.get("per_path_ignores", {}), root),
             severity=_severities(values.get("severity", {})),
             inline_suppressions=_bool(values.get("inline_suppressions"), "inline-suppressions"),
+            framework_versions=_framework_versions(values.get("framework_versions", {})),
+            models=_models(values.get("models", {})),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None
@@ -69,6 +75,32 @@ def _version(v):
     if not re.match(r"^(v?\d+\.\d+.*|latest|master|head)$", text.strip().lower()):
         raise ConfigError(f"`cann_version` = {shown(text)} is not a CANN version (write e.g. 8.5.0, 9.0.1, 9.1 or latest)")
     return text
+
+
+def _framework_versions(v) -> dict:
+    if not isinstance(v, dict):
+        raise ConfigError(f"`framework-versions` must be a mapping such as {{vllm-ascend: 0.13.0}}, got {type(v).__name__}")
+    out = {}
+    for name, version in v.items():
+        if name not in FRAMEWORKS:
+            from moecfg.core.fields import suggest
+
+            raise ConfigError(f"`framework-versions`: unknown framework {str(name)[:60]!r}{suggest(str(name), FRAMEWORKS)}; "
+                              f"known: {', '.join(FRAMEWORKS)}")
+        if isinstance(version, bool) or not isinstance(version, (str, int, float)) or \
+                not re.match(r"^v?\d+(\.\d+){0,2}(rc\d+)?$|^main$", str(version).strip()):
+            raise ConfigError(f"`framework-versions.{name}` = {str(version)[:60]!r} is not a version such as 0.13.0 or main")
+        out[name] = str(version).strip().lstrip("v")
+    return out
+
+
+def _models(v) -> dict:
+    if not isinstance(v, dict):
+        raise ConfigError(f"`models` must be a mapping of model strings to presets or config.json paths, got {type(v).__name__}")
+    for key, value in v.items():
+        if not isinstance(key, str) or not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"`models`: {str(key)[:60]!r} must map to a preset name or a config.json path (a string)")
+    return dict(v)
 
 
 def _product(v):

@@ -33,7 +33,11 @@ def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettin
     defaults = tuple((k, v) for k, v in (("cann_version", config.cann_version), ("product", config.product))
                      if v is not None)
     return FileSettings(fail_on=cli.fail_on or config.fail_on or "error", inline_suppressions=inline,
-                        ignore=tuple(codes), severity=tuple(config.severity.items()), defaults=defaults)
+                        ignore=tuple(codes), severity=tuple(config.severity.items()), defaults=defaults,
+                        product=config.product, cann_version=config.cann_version,
+                        framework_versions=tuple(sorted(config.framework_versions.items())),
+                        models=tuple(config.models.items()),
+                        settings_dir=os.path.dirname(config.path) if config.path else None)
 
 
 FilePolicy = resolve  # the name callers used when this was a class
@@ -82,6 +86,8 @@ def effective(settings: Settings, path: str) -> dict:
         "per_path_ignores": {pat: list(codes) for pat, _, codes in cfg.per_path_ignores},
         "severity": dict(cfg.severity),
         "inline_suppressions": fs.inline_suppressions,
+        "framework_versions": dict(cfg.framework_versions),
+        "models": dict(cfg.models),
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else
             ("config (default for documents without cann_version)" if cfg.cann_version else "documents (else latest)"),

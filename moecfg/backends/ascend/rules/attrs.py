@@ -7,7 +7,7 @@ ep <= 8 since CANN 9.0, 256 in 8.5, 64 for `hierarchy`), rank id, batch size (A3
 <= 7168 flat before 9.1, 10240 after, 5120 for INT32 x), top-k (<= 16 and <= all experts), expert count,
 quant mode (0 or 2; 1 "static quant" is refused), expert_token_nums_type, shard type, communicator
 names, TP (8.5-9.1: tp in [0, 2], tp = 2 needs one expert per rank; latest: TP removed, tp >= 2
-rejected), combine's comm_quant_mode, and x dtype.
+rejected, combine v2 still wants tp >= 0 and tp_rank_id 0), combine's comm_quant_mode, and x dtype.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ TOKEN_TYPE = rule("MC108", "expert-token-nums-type", "error", "expert_token_nums
 SHARD = rule("MC109", "expert-shard-type", "error", "expert_shard_type is 0 (A3)", family=_F, source="DV2T[M] L720-723")
 GROUP = rule("MC110", "group-name", "error", "communicator names: length in [1, 128); group_tp distinct from group_ep with TP", family=_F,
              source="DV2T[M] L608-666; R85 L520-527")
-TP = rule("MC111", "tp-world-size", "error", "TP group: [0, 2] with its rank rules (8.5-9.1); tp >= 2 rejected (latest)", family=_F,
-          source="DV2T[M] L695-699; R85 DV2T L514-531; DV2A22[M] L296-301")
+TP = rule("MC111", "tp-world-size", "error", "TP group: [0, 2] with its rank rules (8.5-9.1); latest A3: tp in [0, 1], tp_rank_id 0", family=_F,
+          source="CV2T[M] L288-302; DV2T[M] L695-699; R85 DV2T L514-531; DV2A22[M] L296-301")
 COMM_QUANT = rule("MC112", "comm-quant-mode", "error", "combine comm_quant_mode: A3 {0, 2}; A2 0 flat, {0, 2} hierarchy", family=_F,
                   source="CV2T[M] L336-349; CV2A22[M] L285-293")
 X_DTYPE = rule("MC113", "x-dtype", "error", "x dtype: bf16/fp16; INT32 only on A2 (latest) with 1-D scales, quant 0, flat, H <= 5120", family=_F,
@@ -180,9 +180,7 @@ def tp_rules(cfg, f):
                           "ignores it (forced to 0)", WARNING)
         return
     if not lim.legacy_tp:
-        if tp >= 2:
-            yield finding(TP, "tp_world_size", f"`tp_world_size` = {tp}: TP was removed upstream (2026-06-25), "
-                          f"tp_world_size >= 2 is rejected ({where(cfg, f)}); set 0 or 1, or pin cann_version 9.1 or older")
+        yield from _no_tp(cfg, f, tp)
         return
     if not 0 <= tp <= lim.tp_max:
         yield finding(TP, "tp_world_size", outside("tp_world_size", tp, 0, lim.tp_max, cfg, f)
@@ -192,6 +190,22 @@ def tp_rules(cfg, f):
     elif tp <= 1 and cfg.tp_rank_id != 0:
         yield finding(TP, "tp_rank_id", f"`tp_rank_id` = {cfg.tp_rank_id} must be 0 without TP (tp_world_size = {tp}); "
                       "CANN: \"NoTp mode only support 0\"")
+
+
+def _no_tp(cfg, f, tp):
+    # [M] CV2T L288-302: combine v2 kept the range [0, MAX_TP_WORLD_SIZE = 1] and "tpRankId should be 0 in
+    # NoTp mode" after TP removal (7feca19); dispatch alone (DV2T[M] L695-699) would only reject tp >= 2
+    if tp >= 2:
+        yield finding(TP, "tp_world_size", f"`tp_world_size` = {tp}: TP was removed upstream (2026-06-25), "
+                      f"tp_world_size >= 2 is rejected ({where(cfg, f)}); set 0 or 1, or pin cann_version 9.1 or older")
+    elif tp < 0:
+        yield finding(TP, "tp_world_size", outside("tp_world_size", tp, 0, f.limits.tp_max, cfg, f)
+                      + " (combine v2 checks the range); set 0 or 1; CANN: \"Parameter tpWorldSize of operator %s "
+                      "has incorrect value %s. It should be in supported range.\"")
+    elif cfg.tp_rank_id != 0:
+        yield finding(TP, "tp_rank_id", f"`tp_rank_id` = {cfg.tp_rank_id} must be 0: without TP combine v2 accepts "
+                      f"only tp_rank_id 0 ({where(cfg, f)}); set tp_rank_id: 0; CANN: \"Parameter tpRankId of "
+                      "operator %s has incorrect value %s. It should be should be 0 in NoTp mode.\"")
 
 
 def tp_local(cfg, f):

@@ -3,8 +3,9 @@
 A3 (an error, the tiling refuses to run: "HCCL_BUFFSIZE_EP is too SMALL"): for "" / fullmesh_v1
 `2 * (max_bs * Align512(Align32(2H) + 44) * ep * local + max_bs * Align512(2H) * (K + shared_expert_num))`,
 for fullmesh_v2 the dispatch slot is rounded 480 -> 512, for hierarchy
-`moe * max_bs * (2H + (3(K+7)/8*8)*4 + 64) + 404 MB`. The window compared is hccl_buffer_size.ep if set,
-else env HCCL_BUFFSIZE, else HCCL's 200 MB default; hierarchy reads only HCCL_BUFFSIZE. CANN 8.5-9.1 with
+`moe * max_bs * (2H + (3(K+7)/8*8)*4 + 64) + 404 MB`. The window compared is ccl_buffer_size - 1 MB in context
+mode (api aclnn_v5), else hccl_buffer_size.ep if set, else env HCCL_BUFFSIZE, else HCCL's 200 MB default; hierarchy reads only HCCL_BUFFSIZE, through
+GetMaxWindowSize, which keeps it in a uint16_t: 70000 MB is read as 70000 - 65536 = 4464 MB. CANN 8.5-9.1 with
 tp_world_size = 2 also check the TP window `A * (Align512(Align32(2H)+44) + Align512(2H)) * 2`.
 A2 (a warning: CANN 9.0+ only logs it, 8.5 has no host check; for 8.5 the torch_npu documented formula is
 used). The exact minimum is ceil(bytes / 2^20) MB; the message says which value to set.
@@ -43,6 +44,8 @@ class Requirement:
     config_path: tuple  # where to fix it
     enforced: str  # "error" (the op refuses to run) | "warning" (CANN only logs)
     note: str = ""
+    max_mb: int | None = None  # the largest value the compared setting can express (uint16 for hierarchy)
+    window_bytes: int | None = None  # context mode: the exact window in bytes (ccl_buffer_size - 1 MB)
 
     @property
     def required_mb(self) -> int:
@@ -50,7 +53,8 @@ class Requirement:
 
     @property
     def sufficient(self) -> bool:
-        return self.required_bytes <= self.configured_mb * fx.MB
+        window = self.window_bytes if self.window_bytes is not None else self.configured_mb * fx.MB
+        return self.required_bytes <= window
 
     @property
     def needed_text(self) -> str:
@@ -58,6 +62,8 @@ class Requirement:
 
     @property
     def configured_text(self) -> str:
+        if self.window_bytes is not None:
+            return f"{self.window_bytes} bytes ({self.configured_from})"
         return f"{self.configured_mb} MB ({self.configured_from})"
 
     @property
@@ -65,24 +71,52 @@ class Requirement:
         """The setting to change, naming the value that was compared."""
         if self.configured_from.startswith("hccl_buffer_size"):
             return f"set hccl_buffer_size.{self.domain} >= {self.required_mb}"
+        if self.window_bytes is not None:
+            return f"set ccl_buffer_size >= {self.required_bytes + fx.MB} (bytes: the window is ccl_buffer_size - 1 MB)"
+        if self.max_mb is not None and self.required_mb > self.max_mb:
+            return (f"no HCCL_BUFFSIZE fits: this window is read as a uint16 (at most {self.max_mb} MB); "
+                    "lower bs or moe_expert_num, or use another comm_alg")
+        if self.max_mb is not None:
+            return f"set HCCL_BUFFSIZE >= {self.required_mb} (and <= {self.max_mb}: larger values wrap)"
         return f"set HCCL_BUFFSIZE >= {self.required_mb}"
 
     def to_json(self) -> dict:
         return {"required_bytes": self.required_bytes, "required_mb": self.required_mb,
                 "configured_mb": self.configured_mb, "sufficient": self.sufficient,
                 "configured_from": self.configured_from, "enforced": self.enforced,
-                "formula": self.formula, "terms": dict(self.terms), **({"note": self.note} if self.note else {})}
+                "formula": self.formula, "terms": dict(self.terms), **({"note": self.note} if self.note else {}),
+                **({"window_bytes": self.window_bytes} if self.window_bytes is not None else {})}
 
 
 def _window(cfg, domain: str, env_only: bool):
-    """(MB, description, path) of the buffer compared for `domain`."""
+    """(MB, description, path) of the buffer compared for `domain`; env_only = GetMaxWindowSize (hierarchy)."""
     opt = (cfg.hccl_buffer_size or {}).get(domain)
     if opt is not None and not env_only:
         return opt, f"hccl_buffer_size.{domain}", ("hccl_buffer_size", domain)
     env = cfg.hccl_buffsize_env
-    if env is not None:
-        return env, "env HCCL_BUFFSIZE", ("env", "HCCL_BUFFSIZE")
-    return DEFAULT_HCCL_BUFFSIZE_MB, "HCCL default (HCCL_BUFFSIZE unset)", ("env", "HCCL_BUFFSIZE")
+    if env is None:
+        return DEFAULT_HCCL_BUFFSIZE_MB, "HCCL default (HCCL_BUFFSIZE unset)", ("env", "HCCL_BUFFSIZE")
+    read = fx.max_window_size_mb(env) if env_only else env
+    if read != env:  # CWS[M] L138 -> MTU[M] .h L257-258: hierarchy takes GetMaxWindowSize(), a uint16_t of MB
+        return read, f"env HCCL_BUFFSIZE = {env}, which GetMaxWindowSize reads as {read} ({_why_read(env)})", \
+            ("env", "HCCL_BUFFSIZE")
+    return env, "env HCCL_BUFFSIZE", ("env", "HCCL_BUFFSIZE")
+
+
+def _context_window(cfg, f):
+    """Context mode (aclnn V5): (MB, description, path, window bytes), or None without a ccl_buffer_size."""
+    ccl = cfg.ccl_buffer_size
+    if not cfg.context_mode or ccl is None:
+        return None
+    # CWS[M] L152: maxWindowSizeEp = *cclBuffSizePtr - MB_SIZE in uint64 (R91+); R90 L93: need + 1 MB <= ccl
+    window = fx.context_window_bytes(ccl, f.limits.context_window_wraps)
+    return ccl // fx.MB, f"ccl_buffer_size {ccl} - 1 MB (context mode)", ("ccl_buffer_size",), window
+
+
+def _why_read(env: int) -> str:
+    if not -fx.INT32_MAX - 1 <= env <= fx.INT32_MAX:
+        return "std::stoi throws above INT32_MAX and its 200 MB default stays"
+    return f"stored in a uint16_t: {env} mod 65536"
 
 
 def computable(cfg, f) -> bool:
@@ -100,6 +134,9 @@ def _a3(cfg, f) -> list[Requirement]:
     h, k, ep, mbs = cfg.h, cfg.k, cfg.ep_world_size, f.max_bs
     if f.alg == "hierarchy":
         mb, src, path = _window(cfg, "ep", env_only=True)
+        ctx = _context_window(cfg, f)
+        if ctx:
+            mb, src, path = ctx[:3]
         tok = fx.a3_hierarchy_token_bytes(h, k)
         need = fx.a3_hierarchy_window_bytes(h, k, cfg.moe_expert_num, mbs)
         doc = fx.a3_doc_hierarchy_window_bytes(h, k, cfg.moe_expert_num, cfg.bs, 2)
@@ -107,10 +144,14 @@ def _a3(cfg, f) -> list[Requirement]:
                             (("moe_expert_num", cfg.moe_expert_num), ("max_bs", mbs), ("tok_hierarchy", tok),
                              ("404 MB", fx.HIERARCHY_BASE_MB * fx.MB)), mb, src, path, "error",
                             f"tok_hierarchy = 2*h + (3*(k+7)/8*8)*4 + 64; the torch_npu docs' formula "
-                            f"moe*BS*(2H+4*Align8(K)*4)+4MB+400MB gives {doc} bytes ({fx.ceil_mb(doc)} MB): the code needs more")]
+                            f"moe*BS*(2H+4*Align8(K)*4)+4MB+400MB gives {doc} bytes ({fx.ceil_mb(doc)} MB): the code needs more",
+                            None if ctx else fx.UINT16_VALUES - 1, ctx[3] if ctx else None)]
     else:
         fm2 = f.alg == "fullmesh_v2"
         mb, src, path = _window(cfg, "ep", env_only=False)
+        ctx = _context_window(cfg, f)
+        if ctx:
+            mb, src, path = ctx[:3]
         tok_d, tok_c = fx.a3_dispatch_token_bytes(h, fm2), fx.a3_combine_token_bytes(h)
         need = fx.a3_ep_window_bytes(h, k, ep, f.local_moe, mbs, f.shared_num, fm2)
         how = "480Align512(Align32(2*h) + 44)" if fm2 else "Align512(Align32(2*h) + 44)"
@@ -119,7 +160,7 @@ def _a3(cfg, f) -> list[Requirement]:
                             (("max_bs", mbs), ("tok_dispatch", tok_d), ("ep_world_size", ep),
                              ("local_expert_num", f.local_moe), ("tok_combine", tok_c), ("k", k),
                              ("shared_expert_num", f.shared_num)), mb, src, path, "error",
-                            f"tok_dispatch = {how}, tok_combine = Align512(2*h)")]
+                            f"tok_dispatch = {how}, tok_combine = Align512(2*h)", None, ctx[3] if ctx else None)]
     if f.limits.legacy_tp and cfg.tp_world_size == 2:
         a = _tp_recv_tokens(cfg, f)
         if a is not None:
@@ -173,7 +214,7 @@ def _a2(cfg, f) -> list[Requirement]:
 
 def window_checks(cfg, f):
     for req in requirements(cfg, f):
-        if req.sufficient or req.configured_mb <= 0:
+        if req.sufficient or (req.window_bytes is None and _setting(cfg, req) <= 0):  # MC504's error
             continue
         what, have = req.needed_text, req.configured_text
         if req.domain == "tp":
@@ -187,20 +228,30 @@ def window_checks(cfg, f):
                           f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}")
 
 
+def _setting(cfg, req) -> int:
+    """The value written in the file that `req` compares (before GetMaxWindowSize reads it)."""
+    if req.config_path[0] == "hccl_buffer_size":
+        return cfg.hccl_buffer_size[req.domain]
+    env = cfg.hccl_buffsize_env
+    return DEFAULT_HCCL_BUFFSIZE_MB if env is None else env
+
+
 def buffer_values(cfg, f):
     env = cfg.hccl_buffsize_env
     if env is not None:
         if env <= 0:
             yield finding(BUFFSIZE_VALUE, ("env", "HCCL_BUFFSIZE"), f"HCCL_BUFFSIZE = {env} must be a positive number of "
                           "MB; CANN: \"cclBufferSize is 0\"")
-        elif env >= 65536:
+        elif env >= fx.UINT16_VALUES:
+            read = fx.max_window_size_mb(env)
             yield finding(BUFFSIZE_VALUE, ("env", "HCCL_BUFFSIZE"), f"HCCL_BUFFSIZE = {env} MB does not fit 16 bits: "
-                          f"where CANN reads it as uint16 it wraps to {env % 65536} MB", WARNING)
+                          f"GetMaxWindowSize (the window of A3 comm_alg hierarchy) reads it as {read} MB "
+                          f"({_why_read(env)}); HCCL itself keeps {env} MB; set at most 65535", WARNING)
     for domain, mb in (cfg.hccl_buffer_size or {}).items():
         if mb is not None and mb <= 0:
             yield finding(BUFFSIZE_VALUE, ("hccl_buffer_size", domain), f"hccl_buffer_size.{domain} = {mb} must be a "
                           "positive number of MB")
-    if cfg.product == "A3" and f.layered and (cfg.hccl_buffer_size or {}).get("ep") is not None:
+    if cfg.product == "A3" and f.layered and not cfg.context_mode and (cfg.hccl_buffer_size or {}).get("ep") is not None:
         yield finding(OPTION_IGNORED, ("hccl_buffer_size", "ep"), "comm_alg hierarchy compares the window with env "
                       "HCCL_BUFFSIZE only; hccl_buffer_size.ep is ignored for this check")
 

@@ -7,7 +7,8 @@ configs (the file's, or DeepEP's default table for `num_ranks`) of `get_nvl_buff
 `rdma_hint = ceil128(ch * nodes * 144 + ch * nodes * rdma_recv * 2 * (hidden_bytes + 2072))` (0 for <= 8
 ranks), ch = num_sms / 2. Low-latency mode: `num_rdma_bytes = get_low_latency_rdma_size_hint(T, hidden,
 num_ranks, num_experts)`, which rounds with "+128" (it adds 32-128 bytes even to an aligned total), and
-no NVL buffer. A buffer below that is an error, except where DeepEP's own host check is smaller (the
+no NVL buffer. `mode: auto` (SGLang's default: one Buffer with `low_latency_mode=True` for both kernels)
+needs the normal-mode NVL buffer and RDMA = max(normal-mode RDMA hint, low-latency hint). A buffer below that is an error, except where DeepEP's own host check is smaller (the
 intranode byte checks N7-N9, the low-latency layout total L6): there it is a warning.
 Buffer sizes must be multiples of 128 (B1, B2); a normal-mode RDMA buffer, and an NVL buffer next to an
 RDMA one, at most INT_MAX; any buffer / 16 below INT_MAX (the 32 GiB wall, B3) and below
@@ -20,22 +21,22 @@ from dataclasses import dataclass
 from moecfg.core.diagnostics import WARNING
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-buffers"
 NVL_SMALL = rule("MC650", "deepep-nvl-buffer-too-small", "error", "num_nvl_bytes below DeepEP's NVL buffer hint", family=_F,
-                 source="csrc/config.hpp get_nvl_buffer_size_hint; csrc/deep_ep.cpp:605,680-690,860-864 (N7-N9)", tags=("buffer",))
+                 source=AT + "csrc/legacy/config.hpp get_nvl_buffer_size_hint; csrc/legacy/buffer.hpp:552,627-637,807-811 (N7-N9)", tags=("buffer",))
 RDMA_SMALL = rule("MC651", "deepep-rdma-buffer-too-small", "error", "num_rdma_bytes below DeepEP's RDMA / low-latency buffer hint",
-                  family=_F, source="csrc/config.hpp get_rdma_buffer_size_hint, get_low_latency_rdma_size_hint; deep_ep.cpp:1575 (L6)",
+                  family=_F, source=AT + "csrc/legacy/config.hpp get_rdma_buffer_size_hint, get_low_latency_rdma_size_hint; csrc/legacy/buffer.hpp:1503 (L6)",
                   tags=("buffer",))
 ALIGNMENT = rule("MC652", "deepep-buffer-alignment", "error", "num_nvl_bytes and num_rdma_bytes are multiples of 128", family=_F,
-                 source="csrc/deep_ep.cpp:152,154 (B1, B2)")
+                 source=AT + "csrc/legacy/buffer.hpp:107,109 (B1, B2)")
 SIZE_LIMIT = rule("MC653", "deepep-buffer-size-limit", "error", "configured buffers within INT_MAX / 32 GiB limits", family=_F,
-                  source="csrc/deep_ep.cpp:152-157,177-178 (B1-B3, B7)")
+                  source=AT + "csrc/legacy/buffer.hpp:107-112,129-130 (B1-B3, B7)")
 REQUIRED_LIMIT = rule("MC654", "deepep-required-buffer-over-limit", "error", "the buffer this setup needs exceeds DeepEP's size limits",
-                      family=_F, source="csrc/deep_ep.cpp:154-157 (B2, B3)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:109-112 (B2, B3)")
 RDMA_INTRANODE = rule("MC655", "deepep-rdma-buffer-intranode", "error", "an RDMA buffer for <= 8 ranks needs low-latency mode",
-                      family=_F, source="csrc/deep_ep.cpp:160-161 (B6)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:115-116 (B6)")
 
 B3_MAX = fx.MAX_BUFFER_BYTES_ANY_MODE.value  # num_bytes / 16 < INT_MAX
 
@@ -134,9 +135,29 @@ def _low_latency(d, f) -> list[Requirement]:
                         "the low-latency layout total (L6)", note)]
 
 
+def _auto(d) -> list[Requirement]:
+    """mode: auto (SGLang's one Buffer): NVL as normal mode, RDMA = max(normal RDMA hint, low-latency hint)."""
+    from moecfg.backends.deepep.model import derive
+
+    normal, ll = ((v, derive(v)) for v in d.views())
+    if normal[1].dispatch is None or normal[1].combine is None:
+        return []
+    nvl, rdma_n = _normal(*normal)
+    rdma_l = _low_latency(*ll)[1]
+    need = max(rdma_n.required_bytes, rdma_l.required_bytes)
+    terms = (("normal RDMA hint", rdma_n.required_bytes), ("low-latency RDMA hint", rdma_l.required_bytes))
+    rdma = Requirement("rdma", need, "max(normal-mode RDMA hint, get_low_latency_rdma_size_hint) (SGLang "
+                       "DeepEPBuffer.get_deepep_buffer, deepep_mode auto)", terms + rdma_l.terms, d.num_rdma_bytes,
+                       max(rdma_n.hard_min_bytes, rdma_l.hard_min_bytes), "the larger of both modes' checks",
+                       "one Buffer with low_latency_mode=True serves both kernels; " + rdma_l.note)
+    return [nvl, rdma]
+
+
 def requirements(d, f) -> list[Requirement]:
     """The two buffers, or [] when DeepEP itself could not size them (no config, or a formula assert)."""
     try:
+        if d.mode == "auto":
+            return _auto(d)
         if d.low_latency:
             return _low_latency(d, f)
         if f.dispatch is None or f.combine is None:
@@ -147,9 +168,13 @@ def requirements(d, f) -> list[Requirement]:
 
 
 def too_small(d, f):
-    for req in requirements(d, f):
+    from moecfg.backends.deepep.rules import cross
+
+    reqs = requirements(d, f)
+    yield from cross.sglang_fp8(d, f, reqs)  # MC644 names the cause where the size is SGLang's FP8 figure
+    for req in reqs:
         have = req.configured_bytes
-        if have is None or have >= req.required_bytes:
+        if have is None or have >= req.required_bytes or cross.sglang_signature(d, req.domain):
             continue
         code = NVL_SMALL if req.domain == "nvl" else RDMA_SMALL
         short = req.required_bytes - have
@@ -175,14 +200,14 @@ def alignment_and_limits(d, f):
     if nvl is not None and rdma is not None and rdma > 0 and nvl > fx.INT_MAX:
         yield finding(SIZE_LIMIT, "num_nvl_bytes", f"`num_nvl_bytes` = {nvl} exceeds INT_MAX ({fx.INT_MAX}) while "
                       f"num_rdma_bytes = {rdma} > 0 (B1)")
-    if rdma is not None and rdma > 0 and not d.low_latency and d.num_ranks <= fx.NUM_MAX_NVL_PEERS:
+    if rdma is not None and rdma > 0 and not d.low_latency_mode and d.num_ranks <= fx.NUM_MAX_NVL_PEERS:
         yield finding(RDMA_INTRANODE, "num_rdma_bytes", f"`num_rdma_bytes` = {rdma} with {d.num_ranks} ranks: an RDMA "
                       "buffer on a single node needs low_latency mode; DeepEP asserts num_ranks > NUM_MAX_NVL_PEERS or "
                       "low_latency_mode; set num_rdma_bytes: 0")
 
 
 def _limits(d, name, value):
-    if name == "num_rdma_bytes" and not d.low_latency and value > fx.INT_MAX:
+    if name == "num_rdma_bytes" and not d.low_latency_mode and value > fx.INT_MAX:
         yield finding(SIZE_LIMIT, name, f"`{name}` = {value} exceeds INT_MAX ({fx.INT_MAX}) in normal mode (B2)")
     elif value // 16 >= fx.INT_MAX:
         yield finding(SIZE_LIMIT, name, f"`{name}` = {value}: {name} / 16 must stay below INT_MAX, i.e. at most "
@@ -194,20 +219,20 @@ def _limits(d, name, value):
 
 def required_limits(d, f):
     for req in requirements(d, f):
-        if req.domain == "rdma" and not d.low_latency and req.required_bytes > fx.INT_MAX:
+        if req.domain == "rdma" and not d.low_latency_mode and req.required_bytes > fx.INT_MAX:
             yield finding(REQUIRED_LIMIT, "num_ranks", f"this setup needs an RDMA buffer of {req.required_bytes} bytes, but "
                           f"normal mode allows at most INT_MAX = {fx.INT_MAX}; lower num_sms or the rdma_recv chunk size")
         elif req.domain == "nvl" and f.internode and req.required_bytes > fx.INT_MAX:
             yield finding(REQUIRED_LIMIT, "num_ranks", f"this setup needs an NVL buffer of {req.required_bytes} bytes, over "
                           f"INT_MAX = {fx.INT_MAX} next to an RDMA buffer (B1); lower num_sms or the nvl_recv chunk size")
         elif req.required_bytes > B3_MAX:
-            field = "num_max_dispatch_tokens_per_rank" if d.low_latency else "num_sms"
+            field = "num_max_dispatch_tokens_per_rank" if d.low_latency_mode else "num_sms"
             yield finding(REQUIRED_LIMIT, field, f"this setup needs a {req.domain.upper()} buffer of {req.required_bytes} "
                           f"bytes, over DeepEP's 32 GiB wall ({B3_MAX} bytes, B3){_ll_fix(d)}")
 
 
 def _ll_fix(d) -> str:
-    if not d.low_latency:
+    if not d.low_latency_mode:
         return ""
     try:
         return _ll_largest_tokens(d)

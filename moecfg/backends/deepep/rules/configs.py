@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-configs"
 CONSTRUCTOR = rule("MC610", "deepep-config-invalid", "error", "Config(nvl_send, nvl_recv, rdma_send, rdma_recv) constructor rules",
-                   family=_F, source="csrc/config.hpp struct Config")
+                   family=_F, source=AT + "csrc/legacy/config.hpp struct Config")
 NUM_SMS = rule("MC611", "deepep-num-sms", "error", "normal mode: num_sms even; internode: at least 2 channels",
-               family=_F, source="deep_ep/buffer.py:162 (B10); csrc/deep_ep.cpp:489 (N1); internode.cu:1514 (N15)")
+               family=_F, source=AT + "deep_ep/buffers/legacy.py:162 (B10); csrc/legacy/buffer.hpp:436 (N1); csrc/kernels/legacy/internode.cu:1519 (N15)")
 COMBINE_CHUNKS = rule("MC612", "deepep-internode-combine-chunks", "error", "internode combine chunk sizes vs the node count",
-                      family=_F, source="csrc/deep_ep.cpp:1389-1390 (N12); csrc/kernels/internode.cu:2358-2368 (N13)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:1326-1327 (N12); csrc/kernels/legacy/internode.cu:2363-2373 (N13)")
 INTERNODE_QPS = rule("MC613", "deepep-internode-qps", "error", "internode: num_qps_per_rank == num_sms / 2 or >= num_sms",
-                     family=_F, source="csrc/kernels/internode.cu:492 (N20); DeepEP issue #134")
+                     family=_F, source=AT + "csrc/kernels/legacy/internode.cu:497 (N20); DeepEP issue #134")
 
 FIELD_NAMES = ("nvl_send", "nvl_recv", "rdma_send", "rdma_recv")
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding, mode_text
+from moecfg.backends.deepep.rules import AT, finding, mode_text
 
 _F = "deepep-experts"
 DIVISIBLE = rule("MC630", "deepep-experts-divisibility", "error", "num_experts % num_ranks == 0", family=_F,
-                 source="csrc/deep_ep.cpp:521,1555 (N3, L5)")
+                 source=AT + "csrc/legacy/buffer.hpp:468,1483 (N3, L5)")
 LOCAL_LIMIT = rule("MC631", "deepep-local-experts-limit", "error", "normal mode: experts per rank / per node within the notify kernels",
-                   family=_F, source="csrc/deep_ep.cpp:522 (N3); intranode.cu:153-154 (N4); internode.cu:222,410 (N5)")
+                   family=_F, source=AT + "csrc/legacy/buffer.hpp:469 (N3); csrc/kernels/legacy/intranode.cu:167-168 (N4); csrc/kernels/legacy/internode.cu:227,415 (N5)")
 TOPK_LIMIT = rule("MC632", "deepep-topk-limit", "error", "num_topk <= 32 (normal) or <= 11 (low-latency)", family=_F,
-                  source=f"{fx.NORMAL_MODE_MAX_TOPK.source} (N6); {fx.LOW_LATENCY_MAX_TOPK.source} (L9)")
+                  source=AT + f"{fx.NORMAL_MODE_MAX_TOPK.source} (N6); {fx.LOW_LATENCY_MAX_TOPK.source} (L9)")
 LL_EXPERTS_SMS = rule("MC633", "deepep-ll-experts-per-sm", "error", "low-latency: num_experts <= 14 x device_sms and fits the workspace",
-                      family=_F, source=f"{fx.LOW_LATENCY_MAX_WARP_GROUPS.source} (L11); {fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.source} (L12)")
+                      family=_F, source=AT + f"{fx.LOW_LATENCY_MAX_WARP_GROUPS.source} (L11); {fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.source} (L12)")
 
 
 def divisibility(d, f):

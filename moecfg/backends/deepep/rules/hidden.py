@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-hidden"
 HIDDEN_BYTES = rule("MC620", "deepep-hidden-bytes-multiple", "error", "normal mode: hidden * elem_size % 16 == 0",
-                    family=_F, source=fx.NORMAL_MODE_HIDDEN_BYTES_MULTIPLE.source + " (N2)")
+                    family=_F, source=AT + fx.NORMAL_MODE_HIDDEN_BYTES_MULTIPLE.source + " (N2)")
 LL_HIDDEN = rule("MC621", "deepep-ll-hidden-unsupported", "error", "low-latency: hidden in the compiled list",
-                 family=_F, source=fx.LOW_LATENCY_HIDDEN_SIZES.source + " (L2, L3, L8)")
+                 family=_F, source=AT + fx.LOW_LATENCY_HIDDEN_SIZES.source + " (L2, L3, L8)")
 INTRANODE_HIDDEN = rule("MC622", "deepep-intranode-hidden-limit", "error", "intranode dispatch TMA: BF16 hidden <= 8176",
-                        family=_F, source=fx.INTRANODE_DISPATCH_TMA_BYTES_PER_WARP.source + " (N10)")
+                        family=_F, source=AT + fx.INTRANODE_DISPATCH_TMA_BYTES_PER_WARP.source + " (N10)")
 INTERNODE_TOKEN = rule("MC623", "deepep-internode-token-bytes", "error", "internode: a staged token fits 16 KiB of shared memory",
-                       family=_F, source=fx.INTERNODE_TMA_BYTES_PER_WARP.source + " (N16, N17)")
+                       family=_F, source=AT + fx.INTERNODE_TMA_BYTES_PER_WARP.source + " (N16, N17)")
 INTERNODE_COMBINE_HIDDEN = rule("MC624", "deepep-internode-combine-hidden", "error", "internode combine TMA: BF16 hidden % 256 == 0",
-                                family=_F, source=fx.INTERNODE_COMBINE_HIDDEN_BYTES_MULTIPLE.source + " (N18)")
+                                family=_F, source=AT + fx.INTERNODE_COMBINE_HIDDEN_BYTES_MULTIPLE.source + " (N18)")
 
 BF16_BYTES = 2  # combine is always BF16
 

@@ -1,23 +1,24 @@
 """Low-latency limits (MC640-MC642): tokens per rank, QP depth and QPs.
 
 With T = `num_max_dispatch_tokens_per_rank`: `(num_ranks * T) % 4 == 0` ("TMA requires the number of
-tokens to be multiple of 4", L7); `NVSHMEM_QP_DEPTH >= 2 * (T + 1)`, so T <= 511 with the default depth
-1024 (L10); `num_qps_per_rank >= num_experts / num_ranks` (L13; DeepEP's docstring asks for exactly the
-local expert count). Every call must then dispatch at most T tokens per rank (L4, checked at run time).
+tokens to be multiple of 4", L7); `NVSHMEM_QP_DEPTH >= 2 * (T + 1)` (env NVSHMEM_QP_DEPTH or
+`nvshmem_qp_depth`; asserted by DeepEP since d981409), so T <= 511 with the default depth 1024 (L10);
+`num_qps_per_rank >= num_experts / num_ranks` (L13; DeepEP's docstring asks for exactly the local expert
+count). Every call must then dispatch at most T tokens per rank (L4, checked at run time).
 """
 from __future__ import annotations
 
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-low-latency"
 TOKENS_MULTIPLE = rule("MC640", "deepep-ll-tokens-multiple", "error", "low-latency: (num_ranks * T) % 4 == 0", family=_F,
-                       source=fx.LOW_LATENCY_RECV_TOKENS_MULTIPLE.source + " (L7)")
+                       source=AT + fx.LOW_LATENCY_RECV_TOKENS_MULTIPLE.source + " (L7)")
 QP_DEPTH = rule("MC641", "deepep-ll-qp-depth", "error", "low-latency: NVSHMEM_QP_DEPTH >= 2 * (T + 1)", family=_F,
-                source="deep_ep/buffer.py:602,656 (L10)")
+                source=AT + "deep_ep/buffers/legacy.py:609,665 (L10; asserted since d981409, 2025-09-25)")
 LL_QPS = rule("MC642", "deepep-ll-qps", "error", "low-latency: num_qps_per_rank >= local experts", family=_F,
-              source="csrc/kernels/internode_ll.cu:285 (L13)")
+              source=AT + "csrc/kernels/legacy/internode_ll.cu:284 (L13)")
 
 
 def tokens(d, f):
@@ -34,7 +35,8 @@ def tokens(d, f):
     if d.nvshmem_qp_depth < need:
         yield finding(QP_DEPTH, "num_max_dispatch_tokens_per_rank", f"num_max_dispatch_tokens_per_rank = {t} needs "
                       f"NVSHMEM_QP_DEPTH >= 2 * ({t} + 1) = {need}, configured {d.nvshmem_qp_depth}; lower T to "
-                      f"{fx.low_latency_max_tokens_for_qp_depth(d.nvshmem_qp_depth)} or set nvshmem_qp_depth: {need}")
+                      f"{fx.low_latency_max_tokens_for_qp_depth(d.nvshmem_qp_depth)} or set env NVSHMEM_QP_DEPTH: {need} (DeepEP "
+                      "asserts this since d981409)")
 
 
 def qps(d, f):

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from moecfg.core.registry import rule
 from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep.rules import finding
+from moecfg.backends.deepep.rules import AT, finding
 
 _F = "deepep-topology"
 RANK_LAYOUT = rule("MC602", "deepep-rank-layout", "error", "num_ranks < 8 or a multiple of 8 (all modes)", family=_F,
-                   source="csrc/deep_ep.cpp:159 (B5)")
+                   source=AT + "csrc/legacy/buffer.hpp:114 (B5)")
 NORMAL_MAX_RANKS = rule("MC603", "deepep-normal-max-ranks", "error", "normal mode: at most 160 ranks (20 nodes of 8)",
-                        family=_F, source="csrc/deep_ep.cpp:158,956 (B4, N11)")
+                        family=_F, source=AT + "csrc/legacy/buffer.hpp:113,902 (B4, N11)")
 DEFAULT_TABLE = rule("MC604", "deepep-default-config-missing", "error", "normal mode without configs: num_ranks must be in DeepEP's default config table",
-                     family=_F, source="deep_ep/buffer.py get_dispatch_config/get_combine_config")
+                     family=_F, source=AT + "deep_ep/buffers/legacy.py get_dispatch_config/get_combine_config")
 KERNELS = rule("MC605", "deepep-kernel-rank-count", "error", "normal mode: kernels are compiled for 2/4/8 ranks or 2-20 listed node counts",
-               family=_F, source="csrc/kernels/launch.cuh SWITCH_RANKS, SWITCH_RDMA_RANKS")
+               family=_F, source=AT + "csrc/kernels/legacy/launch.cuh SWITCH_RANKS, SWITCH_RDMA_RANKS")
 
 
 def _nearest(value: int, allowed) -> str:

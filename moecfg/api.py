@@ -1,0 +1,128 @@
+"""The Python API: the same engine, rules and formulas as `moecfg check`, called in-process.
+
+    import moecfg
+    report = moecfg.check({"product": "A3", "bs": 128, "h": 7168, "k": 8, "ep_world_size": 32,
+                           "moe_expert_num": 256, "env": {"HCCL_BUFFSIZE": 1024}})
+    if not report.valid:
+        sys.exit("\\n".join(d.message for d in report.diagnostics))
+
+pydantic is imported when a function here runs, never by `import moecfg`.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from moecfg.models.report import Report, Requirement
+
+Config = Union[Mapping[str, Any], str, "os.PathLike[str]", Any]  # dict, pydantic model, YAML text or a path
+
+
+def _options(cann: str | None, product: str | None):
+    from moecfg.backends import Options
+
+    return Options(cann=cann, product=product.upper() if isinstance(product, str) else None)
+
+
+def _to_report(core_report) -> Report:
+    from moecfg.models.report import Report
+    from moecfg.render.json_report import as_dict
+
+    return Report.model_validate(as_dict(core_report))
+
+
+def _yaml_text(config) -> str:
+    import yaml
+
+    if hasattr(config, "model_dump"):  # a moecfg model (or any pydantic model holding a document)
+        config = _model_document(config)
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping, a pydantic model, YAML text or a path, got {type(config).__name__}")
+    return yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+
+
+def _model_document(model) -> dict:
+    data = model.model_dump(exclude_unset=True, mode="python")
+    for fixed in ("kind", "op", "api"):  # the Literal discriminators: always part of the document
+        if fixed in type(model).model_fields and fixed not in data:
+            data[fixed] = getattr(model, fixed)
+    return data
+
+
+def _core_check(config, cann, product, name: str):
+    from moecfg.core.engine import check_paths, lint_text
+    from moecfg.core.diagnostics import Report as CoreReport
+
+    options = _options(cann, product)
+    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
+        from moecfg.core.settings import Settings
+
+        return check_paths([os.fspath(config)], options, Settings())
+    text = config if isinstance(config, str) else _yaml_text(config)
+    return CoreReport(results=lint_text(text, name, options), files=1)
+
+
+def check(config: Config, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:
+    """Check a deployment: a dict, a moecfg pydantic model, YAML text or a path (file or folder; launch files
+    too). `cann` overrides the documents' cann_version; `product` is the hardware of launch files."""
+    return _to_report(_core_check(config, cann, product, name))
+
+
+def required_buffers(config: Config, *, cann: str | None = None) -> dict[str, Requirement]:
+    """The buffer each communicator needs (bytes, MB, formula, terms) for a one-document config."""
+    from moecfg.models.report import Requirement
+
+    report = _core_check(config, cann, None, "<config>")
+    out: dict[str, Requirement] = {}
+    for result in report.results:
+        for domain, b in result.buffers.items():
+            out[domain] = Requirement(domain=domain, **b)
+    return out
+
+
+def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = None, *, product: str | None = None,
+                 cann: str | None = None, framework_versions: Mapping[str, str] | None = None,
+                 models: Mapping[str, str] | None = None, name: str = "<launch>") -> Report:
+    """Check a launch: an argv list (`["vllm", "serve", "m", "--tensor-parallel-size", "4"]`) or a shell command
+    string, with its environment. The framework derives the op calls as in `moecfg check` on a script."""
+    from moecfg.core.diagnostics import Report as CoreReport
+    from moecfg.core.launch import lint_launch_file
+    from moecfg.frameworks import LaunchContext
+
+    ctx = LaunchContext(product=product.upper() if product else None, product_source="product=" if product else "",
+                        cann=cann, framework_versions=tuple(sorted((framework_versions or {}).items())),
+                        models=tuple((models or {}).items()))
+    launch_file = _launch_file(command, env or {})
+    results = lint_launch_file(launch_file, name, ctx, _options(cann, product))
+    return _to_report(CoreReport(results=results, files=1))
+
+
+def _launch_file(command, env: Mapping[str, str]):
+    from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
+    from moecfg.sources.yaml_source import Span
+
+    exports = "".join(f"export {k}={_quote(v)}\n" for k, v in env.items())
+    if isinstance(command, str):
+        from moecfg.sources.readers import read_shell
+
+        return read_shell(exports + command)
+    words, col = [], 1
+    for arg in command:
+        text = str(arg)
+        words.append(Word(text, Span(1, col, 1, col + len(text))))
+        col += len(text) + 1
+    entries = {k: EnvEntry(k, str(v), Span(1, 1, 1, 1)) for k, v in env.items()}
+    return LaunchFile(launches=[Launch(argv=tuple(words), env=entries, context="argv")])
+
+
+def _quote(value) -> str:
+    return "'" + str(value).replace("'", "'\"'\"'") + "'"
+
+
+def catalog(product: str, ruleset: str = "latest"):
+    """The dispatch/combine v2 limits of `product` (A2 | A3) in a CANN rule set, as validated pydantic data."""
+    from moecfg.models.catalogs import catalog as build
+
+    return build(product, ruleset)

@@ -1,0 +1,118 @@
+"""The launch stage of the engine: a LaunchFile -> one DocumentResult per op call the launch makes.
+
+The framework derives each op call's arguments as a moecfg document of the op's kind; the kind's own
+analysis (the same rules and formulas as for a YAML document) judges it, and every finding is positioned at
+the flag or env entry that fed the failing argument (`OpCall.sources`).
+"""
+from __future__ import annotations
+
+from moecfg import backends, frameworks
+from moecfg.core import launch_rules as L
+from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, json_pointer
+from moecfg.core.registry import RULES
+from moecfg.sources.launch import LaunchFile
+from moecfg.sources.yaml_source import Span
+
+
+class LaunchDocument:
+    """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
+
+    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources")
+
+    def __init__(self, index: int, call: frameworks.OpCall, start: Span):
+        self.index, self.data, self.start = index, dict(call.arguments), start
+        self.raw_scalars, self.duplicates, self.sources = {}, [], call.sources
+
+    def position(self, path: tuple, at_key: bool = False) -> Span:
+        p = tuple(path)
+        while p:
+            spans = self.sources.get(".".join(str(x) for x in p))
+            if spans:
+                return spans[0]
+            p = p[:-1]
+        return self.start
+
+
+def diagnostic(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
+    r = RULES[code]
+    return Diagnostic(code, r.name, severity or r.severity, message, json_pointer(path),
+                      span.line, span.column, span.end_line, span.end_column)
+
+
+def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
+                     first_index: int = 0) -> list[DocumentResult]:
+    results: list[DocumentResult] = []
+    loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
+    for launch in lf.launches:
+        module = frameworks.recognise(launch)
+        if module is None:
+            continue
+        derivation = module.derive(launch, _with_hints(ctx, launch))
+        launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
+        for i, call in enumerate(derivation.calls):
+            index = first_index + len(results)
+            result = _judge(call, index, name, launch.span, options)
+            result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
+                             "line": launch.span.line, "role": call.role}
+            notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
+            result.diagnostics = sorted(notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
+            results.append(result)
+        if not derivation.calls and launch_notes:
+            results.append(DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes))
+    if loose:
+        if results:
+            results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))
+        else:
+            results.append(DocumentResult(file=name, document=first_index, diagnostics=loose))
+    return results
+
+
+def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:
+    """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
+    if ctx.product or not launch.hints:
+        return ctx
+    from dataclasses import replace
+
+    from moecfg.frameworks.hints import product_from_hints
+
+    found = product_from_hints(launch.hints)
+    if found is None:
+        return ctx
+    product, text, span = found
+    return replace(ctx, product=product, product_source=f"hint {text} (line {span.line})")
+
+
+def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options) -> DocumentResult:
+    result = DocumentResult(file=name, document=index, kind=call.kind if call.kind != "none" else None,
+                            op=call.op if call.kind != "none" else "none")
+    result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
+    diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
+    if call.kind == "none":
+        diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
+        result.diagnostics = diags
+        return result
+    if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
+        result.diagnostics = diags
+        return result
+    doc = LaunchDocument(index, call, start)
+    module = backends.load(call.kind)
+    analysis = module.analyze(doc, options)
+    result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
+    result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
+    diags.extend(_position(doc, analysis.findings))
+    result.diagnostics = diags
+    return result
+
+
+def _missing_required(call: frameworks.OpCall) -> list[str]:
+    mod = backends.fields_module(call.kind)
+    if mod is None:
+        return []
+    tables = getattr(mod, "OP_FIELDS", None) or {}
+    key = getattr(mod, "OP_KEY", "op")
+    table = tables.get(call.arguments.get(key) or call.op or getattr(mod, "DEFAULT_OP", None), mod.FIELDS)
+    return [f.name for f in table if f.required and f.name not in call.arguments]
+
+
+def _position(doc: LaunchDocument, findings: list[Finding]) -> list[Diagnostic]:
+    return [diagnostic(f.code, f.message, doc.position(f.path, f.at_key), f.path, f.severity) for f in findings]

@@ -1,0 +1,110 @@
+"""Frameworks: from a launch as written to the op calls the framework will make, per framework version.
+
+Each framework is a package in FRAMEWORK_MODULES exposing
+    NAME: str                                  e.g. "vllm-ascend"
+    VERSIONS: tuple[str, ...]                  supported versions, oldest first (the last is "newest")
+    recognise(launch: Launch) -> bool          is this command this framework?
+    derive(launch: Launch, ctx: LaunchContext, version: str) -> Derivation
+A framework version is a table of its rules plus small pure functions, each citing its source line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from moecfg.optional import optional_module
+from moecfg.sources.launch import Launch
+from moecfg.sources.yaml_source import Span
+
+# Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
+FRAMEWORK_MODULES = {
+    "vllm-ascend": "moecfg.frameworks.vllm_ascend",
+    "sglang": "moecfg.frameworks.sglang",
+    "vllm": "moecfg.frameworks.vllm",
+    "megatron": "moecfg.frameworks.megatron",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchContext:
+    """What the framework cannot tell: from the settings file, command-line flags or hints."""
+
+    product: str | None = None  # "A2" | "A3" (Ascend); GPU name for GPU frameworks ("H100", ...)
+    product_source: str = ""  # where it came from, for derivation texts ("--product", ".moecfg.yaml", hint)
+    cann: str | None = None
+    framework_versions: tuple[tuple[str, str], ...] = ()  # (framework, version) from settings
+    models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
+    settings_dir: str | None = None  # model config paths are relative to it
+    device_memory_gb: float | None = None
+
+    def version_for(self, framework: str) -> str | None:
+        return dict(self.framework_versions).get(framework)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A derivation finding (assumption made, value unknown, op not run): a registered rule code."""
+
+    code: str
+    message: str
+    span: Span
+    severity: str | None = None
+
+
+@dataclass(slots=True)
+class OpCall:
+    """One collective op call a launch makes (one per phase/role), as a moecfg document of `kind`."""
+
+    role: str  # serve | prefill | decode | ...
+    kind: str  # "ascend" | "deepep" | "none" (no EP collective runs)
+    op: str | None  # the kind's op (ascend ops; deepep: None)
+    arguments: dict  # named exactly as the kind's YAML fields (bs, h, k, ..., env: {HCCL_BUFFSIZE: ...})
+    derivation: dict[str, str] = field(default_factory=dict)  # argument -> "value <- flags/env, rule, source"
+    sources: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # argument ("bs", "env.X") -> spans
+    notes: list[Note] = field(default_factory=list)
+    why_none: str = ""  # kind "none": why no EP collective runs
+
+
+@dataclass(slots=True)
+class Derivation:
+    framework: str
+    version: str
+    calls: list[OpCall] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)  # launch-wide notes (version assumed, unknown flags)
+
+
+def load(name: str):
+    """The framework package `name`, or None (unknown, or not in this build)."""
+    return optional_module(FRAMEWORK_MODULES.get(name))
+
+
+def recognise(launch: Launch):
+    """The framework module that runs this launch, or None (the command is not a framework launch)."""
+    for name in FRAMEWORK_MODULES:
+        module = load(name)
+        if module is not None and module.recognise(launch):
+            return module
+    return None
+
+
+_TAG = re.compile(r":v?(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)(?:[-_.][\w.-]*)?$")
+
+
+def image_version(image: str | None) -> str | None:
+    """`quay.io/ascend/vllm-ascend:v0.13.0rc1-a3` -> "0.13.0rc1"; None when the tag is not a version."""
+    if not image:
+        return None
+    m = _TAG.search(image.rsplit("/", 1)[-1])
+    return m.group(1) if m else None
+
+
+def pick_version(module, launch: Launch, ctx: LaunchContext, match) -> tuple[str, str]:
+    """(version key of the module's tables, how it was chosen). `match(version_text)` maps a version
+    string to a supported key or None. Order: image tag, settings, newest supported (an assumption)."""
+    tag = image_version(launch.image)
+    if tag and match(tag):
+        return match(tag), f"image tag {launch.image}"
+    configured = ctx.version_for(module.NAME)
+    if configured and match(configured):
+        return match(configured), f"framework_versions.{module.NAME} = {configured} in the settings"
+    return module.VERSIONS[-1], ""

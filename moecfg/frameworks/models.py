@@ -1,0 +1,130 @@
+"""The model a launch serves -> its MoE dimensions, without guessing.
+
+Resolution order for the model text as written (after variable expansion):
+1. the settings map `models:` (exact model string, then "*"), whose value is a preset name or a config.json path
+   (relative to the settings file);
+2. a Hugging Face repository id a preset publishes (`deepseek-ai/DeepSeek-V3`), also behind a local path
+   (`/models/deepseek-ai/DeepSeek-V3`) or with a quantisation suffix (`vllm-ascend/DeepSeek-R1-W8A8`);
+3. a preset name or alias found in the last path component (`/data/DeepSeek-R1` -> deepseek-r1).
+Anything else is unresolved (the caller reports MC042 naming the `models:` setting).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from moecfg import presets
+
+# Quantisation suffixes of published checkpoints: vllm-ascend's ModelSlim repos (-W8A8, -w4a8-dynamic), FP8, AWQ...
+_QUANT = re.compile(r"[-_.](w8a8(?:[-_]?dynamic)?|w4a8(?:[-_]?dynamic)?|w4a16|w8a16|fp8|fp4|nvfp4|mxfp4|awq|gptq|"
+                    r"int4|int8|bf16|a3|a2)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDims:
+    name: str
+    hidden: int
+    num_experts: int
+    topk: int
+    moe_intermediate_size: int  # 0 = not known
+    shared_experts: int
+    quant_hint: str | None  # a quantisation named in the checkpoint name ("w8a8", "w4a8_dynamic", "fp8"), lower case
+    how: str  # how it was resolved, for derivation texts
+
+
+def _dims(p: presets.ModelPreset, quant: str | None, how: str) -> ModelDims:
+    return ModelDims(p.name, p.hidden_size, p.routed_experts, p.top_k, p.moe_intermediate_size, p.shared_experts,
+                     quant, how)
+
+
+def quant_hint(text: str) -> str | None:
+    """The quantisation a checkpoint name carries, normalised (`-W8A8-Dynamic` -> "w8a8_dynamic")."""
+    base = text.rstrip("/").rsplit("/", 1)[-1]
+    found = None
+    while True:
+        m = _QUANT.search(base)
+        if not m:
+            return found
+        tag = m.group(1).lower().replace("-", "_")
+        if tag not in ("a2", "a3"):
+            found = found or tag.replace("w8a8dynamic", "w8a8_dynamic").replace("w4a8dynamic", "w4a8_dynamic")
+        base = base[: m.start()]
+
+
+def _strip_quant(name: str) -> str:
+    while True:
+        m = _QUANT.search(name)
+        if not m:
+            return name
+        name = name[: m.start()]
+
+
+def _from_repo_or_name(text: str) -> presets.ModelPreset | None:
+    parts = [p for p in text.rstrip("/").split("/") if p]
+    if len(parts) >= 2:
+        for candidate in ("/".join(parts[-2:]), "/".join(parts[-2:-1] + [_strip_quant(parts[-1])])):
+            hit = presets.by_repo(candidate)
+            if hit:
+                return hit
+    if parts:
+        last = parts[-1]
+        hit = presets.lookup(last) or presets.lookup(_strip_quant(last)) or _by_prefix(last)
+        if hit:
+            return hit
+        for org_less in presets.PRESETS:  # `Qwen3-235B-A22B-Instruct-2507` published under another org
+            if any(r.split("/")[-1].lower() in (last.lower(), _strip_quant(last).lower()) for r in org_less.repos):
+                return org_less
+    return None
+
+
+def _by_prefix(name: str) -> presets.ModelPreset | None:
+    """`DeepSeek-V3.1-w8a8-mtp-QuaRot` -> deepseek-v3: the longest leading run of `-` parts naming a preset
+    (checkpoint names append quantisation and tooling tags to the model's name)."""
+    pieces = name.split("-")
+    for n in range(len(pieces) - 1, 1, -1):
+        hit = presets.lookup("-".join(pieces[:n]))
+        if hit:
+            return hit
+    return None
+
+
+def _from_setting(value: str, ctx, key: str) -> tuple[presets.ModelPreset | None, str]:
+    hit = presets.lookup(value)
+    if hit:
+        return hit, f"models[{key!r}] = {value} in the settings"
+    path = value if os.path.isabs(value) or not ctx.settings_dir else os.path.join(ctx.settings_dir, value)
+    if os.path.exists(path):
+        from moecfg.presets.hf_config import ModelConfigError, read_model_config
+
+        try:
+            return read_model_config(path), f"models[{key!r}] = {value} (config.json) in the settings"
+        except ModelConfigError as exc:
+            return None, str(exc)
+    return None, f"models[{key!r}] = {value!r} in the settings is neither a built-in model nor a config.json path"
+
+
+def resolve_model(text: str | None, ctx) -> ModelDims | None:
+    """The dimensions of the model `text` names, or None when they cannot be known."""
+    if not text:
+        return None
+    mapping = dict(ctx.models)
+    quant = quant_hint(text)
+    for key in (text, "*"):
+        if key in mapping:
+            preset, how = _from_setting(mapping[key], ctx, key)
+            return _dims(preset, quant, how) if preset else None
+    preset = _from_repo_or_name(text)
+    if preset is None:
+        return None
+    return _dims(preset, quant, f"{text} -> built-in preset {preset.name} ({preset.source})")
+
+
+def unresolved_reason(text: str | None, ctx) -> str:
+    """Why `text` did not resolve (a settings value that is wrong, or simply unknown)."""
+    mapping = dict(ctx.models)
+    for key in (text, "*"):
+        if key in mapping:
+            return _from_setting(mapping[key], ctx, key)[1]
+    return (f"model {text!r} is not a built-in model or Hugging Face id moecfg knows; map it in .moecfg.yaml: "
+            f"`models: {{{text!r}: deepseek-v3}}` (a preset name or a path to its config.json)")

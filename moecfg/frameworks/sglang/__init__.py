@@ -1,0 +1,65 @@
+"""SGLang launches (`python -m sglang.launch_server ...`, `python3 -m sglang.launch_server`, `sglang serve`).
+
+This module recognises the command and dispatches by device: on Ascend (`ascend.py`) the DeepEP calls of
+sgl-kernel-npu are derived per phase; other devices get a Derivation without calls for now (a `gpu.py` deriving
+NVIDIA DeepEP goes next to it). Derivations follow SGLang main of 2026-08 (server_args.py @001067f,
+layers/moe/token_dispatcher/deepep.py @003a81b); every tagged SGLang image maps to that reading.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from moecfg import frameworks
+from moecfg.frameworks import Derivation, LaunchContext
+from moecfg.frameworks.flags import parse_flags
+from moecfg.frameworks.sglang import ascend
+from moecfg.sources.launch import Launch
+
+NAME = "sglang"
+VERSIONS = ("main-2026-08",)
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+# Environment variables only an Ascend job sets (CANN / HCCL / sgl-kernel-npu)
+ASCEND_ENV = ("ASCEND_RT_VISIBLE_DEVICES", "HCCL_BUFFSIZE", "DEEPEP_HCCL_BUFFSIZE", "HCCL_OP_EXPANSION_MODE",
+              "HCCL_CONNECT_TIMEOUT", "HCCL_SOCKET_IFNAME", "ASCEND_USE_FIA", "PYTORCH_NPU_ALLOC_CONF")
+
+
+def command_start(launch: Launch) -> int | None:
+    """Index of the first argument after the SGLang entry point, or None when this is not an SGLang launch."""
+    words = launch.words()
+    for i, w in enumerate(words):
+        base = os.path.basename(w or "")
+        if _PYTHON.match(base) and words[i + 1:i + 3] == ["-m", "sglang.launch_server"]:
+            return i + 3
+        if base == "sglang" and words[i + 1:i + 2] == ["serve"]:
+            return i + 2
+    return None
+
+
+def recognise(launch: Launch) -> bool:
+    return command_start(launch) is not None
+
+
+def _match(version_text: str) -> str | None:
+    return VERSIONS[-1] if re.match(r"^\d+\.\d+", version_text) else None
+
+
+def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
+    if ctx.product in ("A2", "A3") or (device or "").lower() == "npu":
+        return True
+    if device and device.lower() != "npu":
+        return False
+    return bool(launch.hints) or any(name in launch.env for name in ASCEND_ENV)
+
+
+def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    version, how = frameworks.pick_version(sys.modules[__name__], launch, ctx, _match)
+    out = Derivation(NAME, version)
+    if not how:
+        out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
+                                         f"deriving as SGLang {version}", launch.span))
+    flags = parse_flags(launch.argv[command_start(launch):], ascend.FLAGS)
+    if on_ascend(launch, ctx, flags.value("--device")):
+        ascend.derive(launch, ctx, flags, out)
+    return out

@@ -1,0 +1,87 @@
+"""vllm-ascend: `vllm serve` (or `python -m vllm.entrypoints.openai.api_server` / `.api_server`) on Ascend NPUs.
+
+A vLLM launch is vllm-ascend's when the settings name an Ascend product (A2/A3) or the launch itself shows
+Ascend: product hints (k8s resource names, SoC names), an image naming vllm-ascend / ascend, Ascend keys in
+`--additional-config`, `--quantization ascend`, or Ascend environment variables. Otherwise the GPU `vllm`
+framework takes it.
+
+Versions (VERSIONS, oldest first): 0.11.0 (tag v0.11.0, 2f1aed9), 0.13.0 (tag v0.13.0, 6281c12) and main
+(182b75e, 2026-08-22, the newest main read). releases.py holds what differs between them.
+"""
+from __future__ import annotations
+
+from moecfg.frameworks import Derivation, LaunchContext, Note, pick_version
+from moecfg.frameworks.vllm_ascend import cli
+from moecfg.frameworks.vllm_ascend.releases import RELEASES, match
+from moecfg.sources.launch import Launch
+
+NAME = "vllm-ascend"
+VERSIONS = ("0.11.0", "0.13.0", "main")
+
+ASCEND_PRODUCTS = ("A2", "A3")
+ASCEND_ENV_PREFIXES = ("HCCL_", "ASCEND_", "VLLM_ASCEND_", "PYTORCH_NPU_", "ATB_", "TASK_QUEUE_ENABLE",
+                       "CPU_AFFINITY_CONF", "LCCL_", "MINDIE_")
+# additional_config keys only vllm-ascend reads (VA@182b75e vllm_ascend/ascend_config.py)
+ASCEND_CONFIG_KEYS = frozenset((
+    "torchair_graph_config", "ascend_scheduler_config", "enable_mc2_hierarchy_comm", "enable_fused_mc2",
+    "enable_prefill_mc2", "mega_moe_max_tokens", "eplb_config", "enable_shared_expert_dp",
+    "multistream_overlap_shared_expert", "init_redundancy_expert", "dynamic_eplb", "expert_map_path",
+    "expert_map_record_path", "finegrained_tp_config", "ascend_compilation_config", "xlite_graph_config",
+    "enable_weight_nz_layout", "lmhead_tensor_parallel_size", "oproj_tensor_parallel_size", "pd_tp_ratio",
+    "recompute_scheduler_enable", "enable_cpu_binding", "enable_mlapo", "mix_placement", "kv_cache_dtype",
+))
+
+
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
+    """A vLLM launch with a sign of Ascend (`ctx`, when the caller passes it, supplies the settings' product)."""
+    args = cli.read(launch)
+    return args is not None and bool(ascend_evidence(launch, args, ctx.product if ctx else None))
+
+
+def ascend_evidence(launch: Launch, args: cli.ServeArgs, product: str | None = None) -> str:
+    """Why this vLLM launch runs on Ascend ('' = no sign of it: the GPU `vllm` framework's)."""
+    if product in ASCEND_PRODUCTS:
+        return f"product {product}"
+    if launch.hints:
+        return f"hint {launch.hints[0][0]}"
+    if launch.image and "ascend" in launch.image.lower():
+        return f"image {launch.image}"
+    extra = args.json.get("--additional-config")
+    if extra and isinstance(extra.value, dict) and ASCEND_CONFIG_KEYS.intersection(extra.value):
+        return "--additional-config with vllm-ascend keys"
+    if args.flags.value("--quantization") == "ascend":
+        return "--quantization ascend"
+    for name in launch.env:
+        if name.startswith(ASCEND_ENV_PREFIXES):
+            return f"env {name}"
+    return ""
+
+
+def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    import moecfg.frameworks.vllm_ascend as me
+    from moecfg.frameworks.vllm_ascend import model as M
+    from moecfg.frameworks.vllm_ascend.build import derive_calls
+    from moecfg.frameworks.vllm_ascend.rules import check_calls
+
+    version, how = pick_version(me, launch, ctx, match)
+    out = Derivation(NAME, version)
+    args = cli.read(launch)
+    if args is None:
+        return out
+    if not how:
+        out.notes.append(Note("MC040", f"vllm-ascend version not given (image tag or `framework_versions:` in "
+                              f".moecfg.yaml): the derivation of the newest supported version ({version}, "
+                              f"{RELEASES[version].ref}) applies", launch.span))
+    if ctx.product not in ASCEND_PRODUCTS:
+        out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
+                              "all-gather or all-to-all by product; give `--product A3` or `product:` in "
+                              ".moecfg.yaml", launch.span))
+        out.notes.extend(args.notes)
+        return out
+    dims = M.resolve(args.model, ctx)
+    if dims is None:
+        out.notes.append(M.unknown_model_note(args.model, ctx, launch.span))
+    out.calls, notes = derive_calls(args, RELEASES[version], ctx, ctx.product, dims)
+    check_calls(args, RELEASES[version], ctx, out.calls)
+    out.notes.extend(args.notes + notes)  # args.notes grow while the flags are read
+    return out

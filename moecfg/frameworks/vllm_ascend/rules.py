@@ -1,0 +1,166 @@
+"""vllm-ascend cross-setting rules (MC950-MC959): findings that exist only at the launch level, where two
+settings of a `vllm serve` launch on Ascend contradict each other or the op vllm-ascend will run.
+
+They are reported as notes on the op call, at the flag or env entry that causes them, with a fix naming the
+flag. A fused-MC2 request that vllm-ascend silently drops is MC043 (launch rules), raised by the derivation.
+"""
+from __future__ import annotations
+
+from moecfg.core.diagnostics import ERROR, WARNING
+from moecfg.core.registry import rule
+from moecfg.frameworks import Note
+from moecfg.frameworks.vllm_ascend import formulas as F
+
+_F = "launch"
+_PASS = ("# the decode call vllm-ascend derives for DeepSeek-R1-W8A8, A3, DP4 TP4, --max-num-seqs 16, MTP 3\n"
+         "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nbs: 16\nh: 7168\nk: 8\nep_world_size: 16\n"
+         "moe_expert_num: 256\nquant_mode: 2\ntp_world_size: 1\nx_active_mask: 1d\nenv:\n  HCCL_BUFFSIZE: 1024\n")
+_SRC = "vllm-project/vllm-ascend@182b75e"
+
+BUFFER_EXCEEDS_MEMORY = rule(
+    "MC950", "vllm-ascend-hccl-buffsize-memory", ERROR, "HCCL_BUFFSIZE makes the HCCL buffers of a vllm-ascend "
+    "rank larger than its device memory (2 x buffer per communicator)", family=_F,
+    source=f"{_SRC} vllm_ascend/utils.py:968-991 (mc2 group: process HCCL_BUFFSIZE; other groups: pg_options "
+    "200 MB) + CANN HCCL guide (2 x HCCL_BUFFSIZE per communicator)",
+    why="vllm-ascend gives the mc2 communicator no pg_options, so it allocates 2 x HCCL_BUFFSIZE (send + receive); "
+    "with the TP communicator's 2 x 200 MB the rank runs out of device memory when HCCL initialises the group.",
+    fix="Lower the HCCL_BUFFSIZE export to what the op needs (the message names the largest value that fits).",
+    fail_text="`export HCCL_BUFFSIZE=40000` before `vllm serve ... --tensor-parallel-size 4 "
+    "--enable-expert-parallel` on A3 (64 GB per die).", pass_example=_PASS)
+HIERARCHY_TOKEN_CAP = rule(
+    "MC951", "vllm-ascend-hierarchy-token-cap", ERROR, "vllm-ascend caps MC2 tokens per rank at 512, but with "
+    "hierarchical communication CANN accepts at most 256", family=_F,
+    source=f"{_SRC} vllm_ascend/ascend_forward_context.py:35,197-199 (512) + ops-transformer "
+    "moe_distribute_dispatch_v2 tiling (hierarchy bs <= 256)",
+    why="With `enable_mc2_hierarchy_comm` (comm_alg hierarchy) or HCCL_INTRA_PCIE_ENABLE=1 + "
+    "HCCL_INTRA_ROCE_ENABLE=0, dispatch rejects x.dim0 above CANN's hierarchy limit, which vllm-ascend's own cap "
+    "(512) does not enforce: the first batch that large fails.",
+    cann_error="xDim0(BS) is invalid", fix="Lower --max-num-seqs (or --max-num-batched-tokens with "
+    "enable_prefill_mc2) so the tokens per TP rank stay within the limit; the message names the value.",
+    fail_text="`vllm serve ... -tp 1 --max-num-seqs 96 --speculative-config '{\"num_speculative_tokens\": 3}' "
+    "--additional-config '{\"enable_mc2_hierarchy_comm\": true}'` on A3 (384 tokens per rank).",
+    pass_example=_PASS)
+MEGAMOE_PREFILL_TOKENS = rule(
+    "MC952", "vllm-ascend-megamoe-prefill-tokens", ERROR, "MegaMoE's buffer is sized for fewer tokens per rank "
+    "than a prefill step sends (enable_prefill_mc2 off on a node that prefills)", family=_F,
+    source=f"{_SRC} vllm_ascend/ascend_forward_context.py:176-200,247-251 + ops/fused_moe/moe_comm_method.py:"
+    "283-336; vllm-project/vllm-ascend#14273",
+    why="vllm-ascend runs every step through MegaMoE once enable_fused_mc2=1 (any token count), but sizes its "
+    "symmetric buffer once from num_max_tokens_per_rank = the decode capacity per TP rank; a prefill step of up "
+    "to max_num_batched_tokens / TP tokens overruns it (NaNs, NPU error 507035, EngineDeadError — #14273).",
+    fix="Set \"enable_prefill_mc2\": true in --additional-config (capacity from max_num_batched_tokens, up to "
+    "4096 per rank), or lower --max-num-batched-tokens to the decode capacity.",
+    fail_text="DeepSeek W8A8 on A3, TP4 DP4, --max-num-seqs 16, 7 draft tokens, --max-num-batched-tokens 2048, "
+    "enable_fused_mc2=1, no kv_consumer role (vllm-ascend#14273).", pass_example=_PASS)
+RECV_BELOW_SAFE = rule(
+    "MC953", "vllm-ascend-fused-max-tokens-low", WARNING, "The fused MC2 receive size (mega_moe_max_tokens / "
+    "max_output_size) is below the tokens a rank can receive", family=_F,
+    source=f"{_SRC} vllm_ascend/ops/fused_moe/moe_comm_method.py:312-317,442 + vllm-project/vllm-ascend#16914",
+    why="A rank can receive bs x EP x min(top-k, experts per rank) token rows; a smaller receive buffer drops "
+    "tokens (garbled output, vector core exception 507035 — #16914).",
+    fix="Raise \"mega_moe_max_tokens\" in --additional-config to the bound in the message, or lower "
+    "--max-num-seqs / --max-num-batched-tokens.",
+    fail_text="dispatch_ffn_combine with `--additional-config '{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": "
+    "8192}'`, EP 16, 512 tokens per rank, top-k 8.", pass_example=_PASS)
+
+
+def check_calls(args, rel, ctx, calls) -> None:
+    """Add MC95x notes to the op calls of one launch."""
+    for call in calls:
+        if call.kind != "ascend":
+            continue
+        call.notes.extend(_buffer(args, rel, ctx, call))
+        call.notes.extend(_hierarchy(args, ctx, call))
+        call.notes.extend(_megamoe_prefill(args, rel, call))
+        call.notes.extend(_recv(args, rel, call))
+
+
+def _span(call, name, args):
+    spans = call.sources.get(name)
+    return spans[0] if spans else args.start
+
+
+def _buffer(args, rel, ctx, call) -> list[Note]:
+    from moecfg.backends.device.devices import device_bytes, describe
+
+    env = call.arguments.get("env", {})
+    try:
+        mc2 = int(env["HCCL_BUFFSIZE"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    limit = device_bytes(call.arguments["product"], ctx.device_memory_gb)
+    if limit is None:
+        return []
+    tp = args.flag("--tensor-parallel-size", 1).value or 1
+    others = [("TP", F.HCCL_DEFAULT_BUFFER_MB)] if tp > 1 else []
+    total_mb = 2 * mc2 + sum(2 * mb for _, mb in others)
+    limit_mb = limit // (1024 * 1024)
+    if total_mb <= limit_mb:
+        return []
+    fits = (limit_mb - sum(2 * mb for _, mb in others)) // 2
+    parts = " + ".join([f"mc2 2 x {mc2} MB"] + [f"{g} 2 x {mb} MB (pg_options)" for g, mb in others])
+    return [Note(BUFFER_EXCEEDS_MEMORY.code, f"HCCL_BUFFSIZE={mc2}: {parts} = {total_mb} MB > "
+                 f"{describe(call.arguments['product'], ctx.device_memory_gb)}; set HCCL_BUFFSIZE <= {fits} "
+                 f"({rel.cite['buffer']})", _span(call, "env.HCCL_BUFFSIZE", args))]
+
+
+def hierarchy_bs_limit(product: str, cann: str | None) -> int | None:
+    """CANN's bs limit for hierarchical dispatch on this product / release (the ascend kind's catalog)."""
+    from moecfg.backends.ascend.rulesets import RULESETS, resolve
+
+    name, _ = resolve(cann)
+    rs = RULESETS.get(name) if name else None
+    if rs is None:
+        return None
+    if product == "A3":
+        return rs.a3.hierarchy.bs_max if rs.a3.hierarchy else None
+    return rs.a2.bs_max_hier
+
+
+def _hierarchy(args, ctx, call) -> list[Note]:
+    a = call.arguments
+    if call.op != "dispatch_combine_v2" or not a.get("expert_scales") or "bs" not in a:
+        return []
+    limit = hierarchy_bs_limit(a["product"], ctx.cann)
+    if limit is None or a["bs"] <= limit:
+        return []
+    tp = args.flag("--tensor-parallel-size", 1).value or 1
+    spec = args.config("--speculative-config", "num_speculative_tokens", default=0).value or 0
+    fix = f"lower --max-num-seqs to {max(1, limit * tp // (1 + spec))}"
+    if args.config("--additional-config", "enable_prefill_mc2").value:
+        fix = f"lower --max-num-batched-tokens to {limit * tp}"
+    return [Note(HIERARCHY_TOKEN_CAP.code, f"bs {a['bs']} tokens per rank (vllm-ascend caps at "
+                 f"{F.MC2_TOKENS_PER_RANK_LIMIT}) > {limit}, CANN's hierarchy limit on {a['product']}: dispatch "
+                 f"fails with \"xDim0(BS) is invalid\"; {fix}", _span(call, "bs", args))]
+
+
+def _megamoe_prefill(args, rel, call) -> list[Note]:
+    a = call.arguments
+    if call.op != "mega_moe" or call.role != "prefill" or "num_max_tokens_per_rank" not in a:
+        return []
+    bs, nmt = a["bs"], a["num_max_tokens_per_rank"]
+    if bs <= nmt:
+        return []
+    tp = args.flag("--tensor-parallel-size", 1).value or 1
+    prefill_mc2 = args.config("--additional-config", "enable_prefill_mc2").value
+    fix = (f"lower --max-num-batched-tokens to {nmt * tp}" if prefill_mc2 else
+           f"set \"enable_prefill_mc2\": true in --additional-config, or lower --max-num-batched-tokens to {nmt * tp}")
+    return [Note(MEGAMOE_PREFILL_TOKENS.code, f"MegaMoE num_max_tokens_per_rank {nmt} < {bs} tokens per rank of a "
+                 f"prefill step (max_num_batched_tokens / TP): the symmetric buffer overflows (vllm-ascend#14273); "
+                 f"{fix}", _span(call, "bs", args))]
+
+
+def _recv(args, rel, call) -> list[Note]:
+    a = call.arguments
+    if call.op != "dispatch_ffn_combine" or not {"bs", "ep_world_size", "k", "moe_expert_num",
+                                                  "max_output_size"} <= a.keys():
+        return []
+    ep = a["ep_world_size"]
+    bound = F.mega_moe_max_recv(a["bs"], ep, a["k"], a["moe_expert_num"])
+    if a["max_output_size"] >= bound:
+        return []
+    fix = (f"raise \"mega_moe_max_tokens\" in --additional-config to {bound}" if rel.key == "main" else
+           "max_output_size is fixed at 65536 in this version: lower --max-num-seqs / --max-num-batched-tokens")
+    return [Note(RECV_BELOW_SAFE.code, f"max_output_size {a['max_output_size']} < {bound} = bs {a['bs']} x EP {ep} "
+                 f"x min(top-k {a['k']}, {a['moe_expert_num']} experts / EP {ep}) rows a rank can receive: tokens "
+                 f"are dropped (vllm-ascend#16914); {fix}", _span(call, "max_output_size", args))]

@@ -1,0 +1,107 @@
+"""The report as pydantic models: `Report.model_dump()` equals the JSON report (`--format json`, contract §3 and
+docs/contract.md §5), `Result.model_dump()` one of its result objects."""
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
+
+_LAUNCH_KEYS = ("launch", "arguments", "derivation")
+
+
+class Diagnostic(BaseModel):
+    """One finding, positioned in the checked text."""
+
+    model_config = ConfigDict(frozen=True)
+    code: str = Field(description="stable rule code, e.g. MC501")
+    name: str = Field(description="kebab-case rule name")
+    severity: Literal["error", "warning", "info"]
+    message: str
+    path: str = Field(description="JSON pointer of the offending key ('' = the document)")
+    line: int
+    column: int
+    end_line: Optional[int] = None
+    end_column: Optional[int] = None
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_end(self, handler):
+        data = handler(self)
+        if data.get("end_line") is None:
+            data.pop("end_line", None)
+            data.pop("end_column", None)
+        return data
+
+
+class Launch(BaseModel):
+    """Which launch a result comes from (launch files only)."""
+
+    framework: str
+    framework_version: str
+    line: int
+    role: str
+
+
+class Result(BaseModel):
+    """One checked document or one op call of a launch."""
+
+    file: str
+    document: int
+    kind: Optional[str]
+    op: Optional[str]
+    product: Optional[str]
+    ruleset: Optional[str]
+    valid: bool
+    diagnostics: list[Diagnostic]
+    buffers: dict[str, dict[str, Any]]
+    derived: dict[str, Any]
+    launch: Optional[Launch] = None
+    arguments: Optional[dict[str, Any]] = None
+    derivation: Optional[dict[str, str]] = None
+
+    @model_serializer(mode="wrap")
+    def _drop_launch_keys(self, handler):
+        data = handler(self)
+        if self.arguments is None:
+            for key in _LAUNCH_KEYS:
+                data.pop(key, None)
+        return data
+
+
+class Summary(BaseModel):
+    files: int
+    documents: int
+    errors: int
+    warnings: int
+    infos: int
+
+
+class Report(BaseModel):
+    """What `moecfg.check` / `check_launch` return; `valid` is False when any result has an error."""
+
+    schema_version: int
+    moecfg_version: str
+    results: list[Result]
+    summary: Summary
+
+    @property
+    def valid(self) -> bool:
+        return all(r.valid for r in self.results)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for r in self.results for d in r.diagnostics]
+
+
+class Requirement(BaseModel):
+    """One communicator's buffer requirement with its formula (`moecfg.required_buffers`); kind-specific extras
+    (configured_from, note, headroom_bytes, enforced, ...) are kept as extra fields."""
+
+    model_config = ConfigDict(extra="allow")
+    domain: str
+    required_bytes: int
+    required_mb: Optional[int] = None
+    configured_mb: Optional[int] = None
+    configured_bytes: Optional[int] = None
+    sufficient: Optional[bool] = None
+    formula: str = ""
+    terms: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,36 @@
+"""`moecfg explain-launch FILE`: each op call a launch makes, argument by argument with its derivation, and the
+buffer each rank needs -- the view a user wants before touching a flag. Plain text; JSON is `check --format json`."""
+from __future__ import annotations
+
+from moecfg.render.text import _buffer_rows, _title
+
+
+def _flat(arguments: dict):
+    for key, value in arguments.items():
+        if isinstance(value, dict):
+            yield from ((f"{key}.{k}", v) for k, v in value.items())
+        else:
+            yield key, value
+
+
+def render(report) -> str:
+    lines: list[str] = []
+    launches = [r for r in report.results if r.launch or r.arguments is not None]
+    if not launches:
+        return "no framework launch found (moecfg reads vllm serve, sglang.launch_server, ... in scripts and manifests)\n"
+    for r in launches:
+        lines.append(_title(r))
+        if r.op == "none":
+            lines.extend(f"  {d.message}" for d in r.diagnostics if d.code == "MC041")
+        derivation = r.derivation or {}
+        for key, value in _flat(r.arguments or {}):
+            how = derivation.get(key, "")
+            shown = how if how.startswith(f"{value} ") else f"{value}" + (f"  ({how})" if how else "")
+            lines.append(f"  {key} = {shown}")
+        for domain, required, conf, status in _buffer_rows(r.buffers):
+            lines.append(f"  buffer {domain}: required {required} per rank; configured {conf}: {status}")
+        problems = [d for d in r.diagnostics if d.severity != "info" or d.code != "MC041"]
+        for d in problems:
+            lines.append(f"  {d.severity} {d.code} (line {d.line}): {d.message}")
+        lines.append("")
+    return "\n".join(lines)

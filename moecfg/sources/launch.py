@@ -1,0 +1,67 @@
+"""What every launch reader produces: the command words and the environment as written, each with its
+position in the file (the source map collapsed to a Span per word), and the reader's problems.
+
+Readers (shell scripts, Kubernetes manifests, compose files, YAML holding a command string) turn a file into
+`LaunchFile`s; frameworks/ recognise the command and derive op calls from the words and env. A value the
+reader cannot know (an unset `$VAR`, a `valueFrom`, a template) is `None`, never guessed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from moecfg.sources.yaml_source import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One command word after quote removal and variable expansion."""
+
+    value: str | None  # None: not knowable statically (unset variable, command substitution, template)
+    span: Span  # exact where the text is literal, else the whole enclosing scalar or word
+    exact: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class EnvEntry:
+    """An environment variable in effect for the command (export, A=B prefix, env:, environment:)."""
+
+    name: str
+    value: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A reader finding: `code` is a registered rule code (core/launch_rules.py)."""
+
+    code: str
+    message: str
+    span: Span
+
+
+@dataclass(slots=True)
+class Launch:
+    """One command that may start a framework (`vllm serve ...`, `python -m sglang.launch_server ...`)."""
+
+    argv: tuple[Word, ...]
+    env: dict[str, EnvEntry] = field(default_factory=dict)
+    context: str = "shell"  # shell | k8s | compose | yaml
+    image: str | None = None  # container image (version hints: ...:v0.13.0)
+    container: str | None = None  # container / service / entry name (role hints: prefill, decode)
+    hints: tuple[tuple[str, Span], ...] = ()  # product hints seen nearby: k8s resource names, SoC names
+
+    @property
+    def span(self) -> Span:
+        return self.argv[0].span if self.argv else Span(1, 1, 1, 1)
+
+    def words(self) -> list[str | None]:
+        return [w.value for w in self.argv]
+
+
+@dataclass(slots=True)
+class LaunchFile:
+    """A file's launches and problems; `skipped` says why a file holds nothing for moecfg (--verbose)."""
+
+    launches: list[Launch] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    skipped: str | None = None

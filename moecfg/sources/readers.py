@@ -1,0 +1,57 @@
+"""The launch readers' entry points (the engine calls these): file text -> LaunchFile.
+
+- `looks_like_shell(name, text)`: a `*.sh` / `*.bash` file or one with a shell shebang.
+- `read_shell(text)`: a whole script (tree-sitter-bash, imported only here).
+- `read_yaml_document(doc, text)`: one YAML document: a Kubernetes object with a pod template, a
+  docker-compose file, or a YAML config holding a launch command; None when it is none of these.
+- `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
+"""
+from __future__ import annotations
+
+import re
+
+from moecfg.core import launch_rules as L
+from moecfg.sources.launch import LaunchFile, Problem
+from moecfg.sources.yaml_source import YamlDocument
+
+_SHEBANG = re.compile(r"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|da|z|k|a)?sh\b")
+_TEMPLATE = re.compile(r"\{\{-?\s*[^{}\n]*?-?\}\}|\{%-?[^%\n]*%\}")
+
+
+def looks_like_shell(name: str, text: str) -> bool:
+    if name.endswith((".sh", ".bash")):
+        return True
+    return bool(_SHEBANG.match(text.lstrip("\ufeff")[:200]))
+
+
+def read_shell(text: str) -> LaunchFile:
+    from moecfg.sources import shell
+    from moecfg.sources.textmap import SourceMap
+    from moecfg.sources.yaml_launch import line_index
+    out = LaunchFile()
+    reader = shell.ShellReader(line_index(text), out.problems, "shell")
+    reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
+    out.launches = reader.launches
+    if not out.launches and not out.problems:
+        out.skipped = "shell script without commands"
+    return out
+
+
+def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
+    from moecfg.sources import yaml_launch as Y
+    if Y.is_kubernetes(doc.data):
+        return Y.read_kubernetes(doc, text) or Y.read_yaml_commands(doc, text)
+    if Y.is_compose(doc.data):
+        return Y.read_compose(doc, text)
+    return Y.read_yaml_commands(doc, text)
+
+
+def template_problem(text: str) -> Problem | None:
+    """A Helm/Jinja template (`{{ ... }}`, `{% ... %}`): MC024 at the first template expression."""
+    m = _TEMPLATE.search(text)
+    if m is None:
+        return None
+    from moecfg.sources.yaml_launch import line_index
+    return Problem(L.TEMPLATE.code, f"template expression `{m.group()[:60]}`: this file is a template (Helm, "
+                   "Jinja), not what runs; check the rendered output (`helm template ... | moecfg check -`)",
+                   line_index(text).span(m.start(), m.end()))

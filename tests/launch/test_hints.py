@@ -1,0 +1,48 @@
+"""Product from hints in a launch file: only names that identify A2 or A3 count."""
+import pytest
+
+from moecfg.backends import Options
+from moecfg.core.engine import lint_text
+from moecfg.frameworks.hints import product_from_hints
+from moecfg.sources.yaml_source import Span
+
+S = Span(1, 1, 1, 5)
+
+
+@pytest.mark.parametrize("text, product", [("Ascend910_9391", "A3"), ("ascend910_9382", "A3"), ("Ascend910B3", "A2"),
+                                           ("huawei.com/Ascend910B", "A2"), ("910B4", "A2"), ("atlas-800i-a3", "A3"),
+                                           ("atlas-800t-a2", "A2"), ("huawei.com/ascend-1980", None),
+                                           ("nvidia.com/gpu", None)])
+def test_hint_names(text, product):
+    found = product_from_hints([(text, S)])
+    assert (found[0] if found else None) == product
+
+
+MANIFEST = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        accelerator-type: Ascend910B3
+      containers:
+        - name: serve
+          image: quay.io/ascend/vllm-ascend:v0.13.0
+          command: ["vllm", "serve", "Qwen/Qwen3-235B-A22B", "--tensor-parallel-size", "4",
+                    "--data-parallel-size", "2", "--enable-expert-parallel", "--max-num-seqs", "16"]
+"""
+
+
+def test_product_from_node_selector_reaches_the_derivation():
+    # A2 (from Ascend910B3), EP = DP 2 x TP 4 = 8 < 16: vllm-ascend 0.13.0 uses all-gather on A2, no MC2 op.
+    results = lint_text(MANIFEST, "d.yaml", Options())
+    derivations = [r.derivation for r in results if r.derivation]
+    assert all(r.op == "none" for r in results) and results
+    assert any("A2" in d.message and "EP 8" in d.message for r in results for d in r.diagnostics if d.code == "MC041")
+
+
+def test_product_flag_beats_the_hint():
+    results = lint_text(MANIFEST, "d.yaml", Options(product="A3"))
+    assert any(r.product == "A3" or (r.arguments or {}).get("product") == "A3" or r.op == "none" for r in results)
+    assert not any("A2" in d.message for r in results for d in r.diagnostics if d.code == "MC041")

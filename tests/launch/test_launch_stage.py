@@ -1,0 +1,112 @@
+"""core/launch.py and core/routing.py: an OpCall is judged by its kind's own rules and every finding points at the
+flag that fed the failing argument; foreign YAML is skipped, moecfg documents keep working unchanged."""
+from moecfg.backends import Options
+from moecfg.core import routing
+from moecfg.core.engine import lint_text
+from moecfg.core.launch import _judge
+from moecfg.frameworks import OpCall, image_version
+from moecfg.sources.yaml_source import Span
+
+FLAG_BS = Span(3, 5, 3, 22)  # where `--max-num-seqs 16` would sit in a script
+ENV_BUF = Span(1, 8, 1, 25)  # `export HCCL_BUFFSIZE=200`
+START = Span(3, 1, 3, 11)
+
+# DeepSeek-V3 decode on A3, EP 16, bs 16 per rank: the contract's A3 formula needs more than 200 MB at bs 128,
+# so with bs 128 and HCCL_BUFFSIZE 200 MC501 fires; the finding must sit on the env entry.
+ARGS = dict(product="A3", cann_version="9.0.1", bs=128, h=7168, k=8, ep_world_size=16, moe_expert_num=256,
+            env={"HCCL_BUFFSIZE": "200"})
+
+
+def call(**changes):
+    args = dict(ARGS, **changes)
+    return OpCall(role="decode", kind="ascend", op="dispatch_combine_v2", arguments=args,
+                  derivation={"bs": "128 <- --max-num-seqs 128"},
+                  sources={"bs": (FLAG_BS,), "env.HCCL_BUFFSIZE": (ENV_BUF,)})
+
+
+def test_buffer_finding_points_at_the_env_entry():
+    r = _judge(call(), 0, "launch.sh", START, Options())
+    d = [d for d in r.diagnostics if d.code == "MC501"][0]
+    assert (d.line, d.column, d.end_line, d.end_column) == (1, 8, 1, 25)
+    assert r.arguments["bs"] == 128 and r.derivation == {"bs": "128 <- --max-num-seqs 128"}
+    assert r.to_dict()["arguments"]["env"] == {"HCCL_BUFFSIZE": "200"}
+
+
+def test_argument_finding_points_at_the_flag():
+    r = _judge(call(bs=513), 0, "launch.sh", START, Options())  # A3 dispatch v2: bs in [1, 512]
+    d = [d for d in r.diagnostics if d.path == "/bs"][0]
+    assert (d.line, d.column) == (3, 5)
+
+
+def test_finding_without_a_source_points_at_the_command():
+    r = _judge(call(k=17), 0, "launch.sh", START, Options())  # k > 16 on A3: no source recorded for k
+    d = [d for d in r.diagnostics if d.path == "/k"][0]
+    assert (d.line, d.column) == (3, 1)
+
+
+def test_no_ep_collective_is_an_info_result():
+    c = OpCall(role="serve", kind="none", op=None, arguments={"ep_world_size": 8},
+               why_none="A2, EP 8 < 16: vllm-ascend uses all-gather, no MC2 op")
+    r = _judge(c, 0, "launch.sh", START, Options())
+    assert r.op == "none" and r.kind is None and r.valid
+    assert [(d.code, d.severity, d.message) for d in r.diagnostics] == [
+        ("MC041", "info", "A2, EP 8 < 16: vllm-ascend uses all-gather, no MC2 op")]
+
+
+def test_json_of_plain_documents_has_no_launch_keys():
+    r = lint_text("product: A3\nbs: 8\nh: 7168\nk: 8\nep_world_size: 16\nmoe_expert_num: 256\n", "a.yaml")[0]
+    assert "launch" not in r.to_dict() and "arguments" not in r.to_dict()
+
+
+def test_foreign_yaml_is_skipped_not_an_error():
+    workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+    assert lint_text(workflow, "ci.yaml") == []
+    assert any(f == "ci.yaml" for f, _ in routing.SKIPPED)
+
+
+def test_typo_of_a_moecfg_key_is_still_reported():
+    r = lint_text("produkt: A3\nbss: 8\n", "a.yaml")
+    assert "MC003" in [d.code for d in r[0].diagnostics]
+
+
+def test_unknown_kind_is_still_reported():
+    r = lint_text("kind: ascnd\nbs: 8\n", "a.yaml")
+    assert [d.code for d in r[0].diagnostics][0] == "MC006"
+
+
+def test_shell_by_suffix_and_shebang():
+    assert routing.is_shell("run.sh", "") and routing.is_shell("run", "#!/usr/bin/env bash\nvllm serve x\n")
+    assert routing.is_shell("start", "#!/bin/sh\n") and not routing.is_shell("a.yaml", "bs: 1\n")
+
+
+def test_image_tag_versions():
+    assert image_version("quay.io/ascend/vllm-ascend:v0.13.0") == "0.13.0"
+    assert image_version("quay.io/ascend/vllm-ascend:v0.11.0rc1-a3") == "0.11.0rc1"
+    assert image_version("lmsysorg/sglang:latest") is None and image_version(None) is None
+
+
+def test_settings_framework_versions_and_models(tmp_path):
+    from moecfg.core.settings import ConfigError, parse
+
+    cfg = parse({"framework-versions": {"vllm-ascend": "v0.13.0"}, "models": {"/models/dsr1": "deepseek-r1"}}, None)
+    assert cfg.framework_versions == {"vllm-ascend": "0.13.0"} and cfg.models == {"/models/dsr1": "deepseek-r1"}
+    for bad, message in (({"framework_versions": {"vllm-ascnd": "0.13.0"}}, "did you mean"),
+                         ({"framework_versions": {"sglang": "new"}}, "not a version"),
+                         ({"models": {"x": 3}}, "preset name or a config.json path")):
+        try:
+            parse(bad, None)
+        except ConfigError as exc:
+            assert message in str(exc)
+        else:
+            raise AssertionError(bad)
+
+
+def test_context_takes_command_line_then_settings():
+    from moecfg.core.settings import Cli, Config, FilePolicy
+
+    policy = FilePolicy(Config(product="A2", cann_version="9.0.1", models={"*": "deepseek-v3"},
+                               framework_versions={"sglang": "0.5.4"}), Cli())
+    ctx = routing.context(policy, Options(product="A3"))
+    assert (ctx.product, ctx.product_source, ctx.cann) == ("A3", "--product", "9.0.1")
+    assert ctx.version_for("sglang") == "0.5.4" and dict(ctx.models) == {"*": "deepseek-v3"}
+    assert routing.context(policy, Options()).product == "A2"
