@@ -54,7 +54,7 @@ def test_recursive_merge_is_refused():
 
 
 def test_suppression_matching_is_linear():
-    text = "".join(f"---\na{i}: 1  # moecfg: disable=MC201 -- r\n" for i in range(2000))
+    text = "".join(f"---\nproduct: A3\na{i}: 1  # moecfg: disable=MC201 -- r\n" for i in range(2000))
     results = _timed(text, 6.0)
     assert len(results) == 2000 and _codes(results).count("MC014") == 2000
 
