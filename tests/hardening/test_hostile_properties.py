@@ -77,3 +77,38 @@ def test_hostile_input_is_reported_never_raised(raw):
     ET.fromstring(load("junit").render(report))
     json.loads(load("json").render(report))
     json.loads(load("sarif").render(report))
+
+
+WORDS = ["vllm", "serve", "python", "-m", "sglang.launch_server", "--tensor-parallel-size", "--tp", "16", "$TP",
+         "${A:-", "}", "'", '"', "\\", "\n", "\x1b]0;t\x07", "::error::w", "²", "9" * 40, "bash", "-c", "export",
+         "HCCL_BUFFSIZE=", "--enable-expert-parallel", "--data-parallel-size", "$(", ")", "`", "&&", ";", "#",
+         "# moecfg: disable=MC201 -- r", "--additional-config", "{\"ascend\": 1}", "\u202e", "\udcff"]
+
+
+@st.composite
+def launch_file(draw) -> tuple[str, bytes]:
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=40))
+    head = draw(st.sampled_from(["", "vllm serve deepseek-ai/DeepSeek-V3 ", "python -m sglang.launch_server --model m ",
+                                 "export HCCL_BUFFSIZE=1024\nvllm serve m --enable-expert-parallel "]))
+    script = head + " ".join(words)
+    if draw(st.booleans()):
+        return "run.sh", ("#!/bin/bash\n" + script + "\n").encode("utf-8", "surrogateescape")
+    manifest = {"apiVersion": "v1", "kind": "Pod",
+                "spec": {"containers": [{"name": "c", "command": ["bash", "-c"], "args": [script]}]}}
+    import yaml
+
+    return "pod.yaml", yaml.safe_dump(manifest, allow_unicode=True).encode("utf-8", "surrogatepass")
+
+
+@FAST
+@given(launch_file())
+def test_hostile_launch_files_are_reported_never_raised(named):
+    name, raw = named
+    start = time.perf_counter()
+    results = lint_bytes(raw, name, policy=FilePolicy(Config(), Cli()))
+    assert time.perf_counter() - start < 5
+    report = Report(results=results, files=1)
+    text = load("text").render(report)
+    assert not CONTROL.search(text) and not re.search(r"^\s*::", text, re.M)
+    ET.fromstring(load("junit").render(report))
+    json.loads(load("sarif").render(report))
