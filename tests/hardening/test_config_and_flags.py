@@ -2,6 +2,7 @@
 diagnostic, never exit 3, and bounded in time."""
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -112,3 +113,19 @@ def test_buffer_with_overrides_on_a_deeply_nested_file(tmp_path, cli):
     (tmp_path / "n.yaml").write_text(GOOD + "x: " + "[" * 450 + "]" * 450 + "\n")
     code, _, err = cli("buffer", str(tmp_path / "n.yaml"), "--set", "bs=64")
     assert code in (1, 2) and "internal error" not in err
+
+
+@pytest.mark.parametrize("make", ["zero", "fifo", "outside"])
+def test_config_file_that_is_no_regular_file_inside_the_tree(tmp_path, cli, make):
+    d = tmp_path / "repo"
+    d.mkdir()
+    (d / "a.yaml").write_text(GOOD)
+    cfg = d / ".moecfg.yaml"
+    if make == "fifo":
+        os.mkfifo(cfg)
+    else:
+        outside = tmp_path / "outside.yaml"
+        outside.write_text("fail-on: never\n")
+        cfg.symlink_to("/dev/zero" if make == "zero" else outside)
+    code, _, err = cli("check", str(d / "a.yaml"))
+    assert code == (2 if make == "outside" else 0), err  # devices and FIFOs are no config files: not opened

@@ -41,10 +41,11 @@ def _in_dir(d: str) -> str | None:
             return p
     p = os.path.join(d, "pyproject.toml")
     if os.path.isfile(p):
+        from moecfg.sources.files import Entry, Unreadable, read
+
         try:
-            with open(p, encoding="utf-8", errors="replace") as fh:
-                if _TABLE.search(fh.read()):
-                    return p
-        except OSError:
+            if _TABLE.search(read(Entry(p)).decode("utf-8", "replace")):
+                return p
+        except Unreadable:
             return None
     return None

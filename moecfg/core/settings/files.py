@@ -17,11 +17,12 @@ def load(path: str) -> Config:
 
 
 def _read_table(path: str) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
+    from moecfg.sources.files import Entry, Unreadable, read
+
+    try:  # as deployment files: a regular file, size-capped, a link only within its folder or the current one
+        raw = read(Entry(path))
+    except Unreadable as exc:
+        raise ConfigError(f"{path}: the config file is not read: {exc}") from None
     if os.path.basename(path) == "pyproject.toml":
         return _toml_table(raw, path)
     from moecfg.sources.yaml_source import YamlProblem, parse_stream
