@@ -129,3 +129,25 @@ def test_config_file_that_is_no_regular_file_inside_the_tree(tmp_path, cli, make
         cfg.symlink_to("/dev/zero" if make == "zero" else outside)
     code, _, err = cli("check", str(d / "a.yaml"))
     assert code == (2 if make == "outside" else 0), err  # devices and FIFOs are no config files: not opened
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000 + "]" * 100_000, '{"hidden_size": ' + "1" * 5000 + "}", None])
+def test_hostile_model_config_json_is_a_usage_error(tmp_path, cli, content):
+    cfg = tmp_path / "config.json"
+    if content is None:
+        cfg.symlink_to("/dev/zero")
+    else:
+        cfg.write_text(content)
+    code, _, err = cli("plan", "--product", "A3", "--model-config", str(cfg), "--ep", "32", "--bs", "128")
+    assert code == 2 and "internal error" not in err and len(err) < 1000, err
+
+
+def test_model_config_behind_a_cache_link_is_read(tmp_path, cli):
+    blob = tmp_path / "blobs" / "abc"
+    blob.parent.mkdir()
+    blob.write_text('{"hidden_size": 7168, "n_routed_experts": 256, "num_experts_per_tok": 8}')
+    snap = tmp_path / "snapshots" / "rev"
+    snap.mkdir(parents=True)
+    (snap / "config.json").symlink_to("../../blobs/abc")
+    code, out, err = cli("plan", "--product", "A3", "--model-config", str(snap), "--ep", "32", "--bs", "128")
+    assert code == 0, err
