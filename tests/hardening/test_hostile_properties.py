@@ -25,7 +25,7 @@ TAGS = ["", "!!int ", "!!float ", "!!bool ", "!!str ", "!!seq ", "!!map ", "!!se
 SCALARS = ["0x_", "0b_", "x", "1.5", "''", "A3", "²", "9." + "1" * 50, "1" * 30, ".inf", ".nan", "1.0e+308", "~",
            "yes", "1:30", "deepep", "__main__", "\"\\e]0;t\\a\"", "\"a\\nb\"", "128", "-1", "2024-01-01"]
 CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
