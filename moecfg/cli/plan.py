@@ -14,6 +14,7 @@ from moecfg.core.diagnostics import clip
 
 PLAN_FORMATS = ("text", "json")
 MAX_POINTS = 1024  # candidates of one plan / points of one sweep: each is judged by the real rules
+MAX_SWEEP = 16384  # points x series of one sweep (about 5 s of DeepEP normal-mode sizing)
 MAX_VALUE = 1 << 24  # ranks, tokens per rank: far above any deployment, small enough for the formulas
 
 
@@ -40,8 +41,14 @@ def _ints(text: str | None, what: str):
     return list(values)
 
 
+def _cap_sweep(points: int, series: int, flags: str) -> None:
+    if points * series > MAX_SWEEP:
+        raise click.UsageError(f"{points} points x {series} series ({flags}) = {points * series} computations; at "
+                               f"most {MAX_SWEEP} per sweep (fewer series or a coarser STEP)")
+
+
 def _int(text: str) -> int:
-    """ASCII digits only, bounded (int() takes '²'-free Unicode digits and 5000-digit strings raise)."""
+    """ASCII digits only, at most 18 (int() also reads other Unicode digits, and raises on 5000 of them)."""
     t = text.strip()
     if not (t.isascii() and t.lstrip("-").isdigit() and len(t) <= 18):
         raise ValueError(text)
@@ -362,6 +369,7 @@ def _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, c
     problem = _problem(product, model, model_config, None, redundant, sets, cann)
     algs = comm_algs.split(",") if comm_algs is not None else [problem.values.get("comm_alg") or ""]
     names = rulesets.split(",") if rulesets else [problem.ruleset.name]
+    _cap_sweep(max(len(eps), len(bss)), len(algs) * len(names), "--comm-alg x --rulesets")
     try:
         if len(eps) > 1:
             return sw.run(problem, "ep_world_size", eps, bss[0], algs, names, buffer_mb)
@@ -383,6 +391,7 @@ def _sweep_deepep(mode, device, model, model_config, redundant, sets, ranks, tok
     if not problem.low_latency:
         if tokens is not None:
             raise click.UsageError("--tokens sizes only low_latency buffers: sweep normal mode over --num-ranks")
+        _cap_sweep(len(rs), len(sms), "--num-sms")
         return sw.run(problem, "num_ranks", rs, 0, sms, nvl, rdma)
     if num_sms:
         raise click.UsageError("--num-sms changes only normal-mode buffers (low_latency uses every SM)")

@@ -102,6 +102,8 @@ def test_hostile_flag_values_are_diagnostics(tmp_path, cli, argv):
     (("plan", "--product", "A3", "--model", "deepseek-v3", "--bs", "128", "--ep", "1:100000"), "at most 1024"),
     (("sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:10000000"), "at most 1024"),
     (("sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:100000000000"), "at most 1024"),
+    (("sweep", "--kind", "deepep", "--mode", "normal", "--model", "deepseek-v3", "--num-ranks", "8:1024:8",
+      "--num-sms", "1:1024"), "at most 16384 per sweep"),
     (("plan", "--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3", "--num-ranks", "16",
       "--num-rdma-bytes", "²"), "write a number of bytes"),
 ])
