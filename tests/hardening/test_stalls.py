@@ -99,3 +99,12 @@ def test_alias_bomb_value_in_a_message_is_bounded(small_budget):
     text = _bomb(0).replace("a03: &a03", "bs: &a03") + "product: A3\n"
     results = _timed(text)
     assert all(len(d.message) < 500 for r in results for d in r.diagnostics)
+
+
+def test_large_file_is_counted_before_it_is_composed(small_budget):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    results = _timed("a: [" + "1," * 2_000_000 + "1]\n")  # 4 MB, 2M values: GBs as composed Python nodes
+    assert _codes(results) == ["MC001"] and "more than 20000 values" in results[0].diagnostics[0].message
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB
