@@ -44,10 +44,11 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     results: list[DocumentResult] = []
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
     for launch in lf.launches:
-        module = frameworks.recognise(launch)
+        launch_ctx = _with_hints(ctx, launch)
+        module = frameworks.recognise(launch, launch_ctx)
         if module is None:
             continue
-        derivation = module.derive(launch, _with_hints(ctx, launch))
+        derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
@@ -99,6 +100,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     analysis = module.analyze(doc, options)
     result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
     result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
+    if call.derived:  # what only the launch knows (the per-rank memory budget)
+        result.derived = {**(result.derived or {}), **call.derived}
     diags.extend(_position(doc, analysis.findings))
     result.diagnostics = diags
     return result

@@ -3,7 +3,7 @@
 Each framework is a package in FRAMEWORK_MODULES exposing
     NAME: str                                  e.g. "vllm-ascend"
     VERSIONS: tuple[str, ...]                  supported versions, oldest first (the last is "newest")
-    recognise(launch: Launch) -> bool          is this command this framework?
+    recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool   is this command this framework?
     derive(launch: Launch, ctx: LaunchContext, version: str) -> Derivation
 A framework version is a table of its rules plus small pure functions, each citing its source line.
 """
@@ -36,6 +36,7 @@ class LaunchContext:
     models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
     settings_dir: str | None = None  # model config paths are relative to it
     device_memory_gb: float | None = None
+    device: str | None = None  # GPU model for GPU frameworks (settings `device:`); `product` stays the Ascend one
 
     def version_for(self, framework: str) -> str | None:
         return dict(self.framework_versions).get(framework)
@@ -63,6 +64,7 @@ class OpCall:
     sources: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # argument ("bs", "env.X") -> spans
     notes: list[Note] = field(default_factory=list)
     why_none: str = ""  # kind "none": why no EP collective runs
+    derived: dict = field(default_factory=dict)  # launch-level figures (memory budget), merged into the result
 
 
 @dataclass(slots=True)
@@ -78,11 +80,12 @@ def load(name: str):
     return optional_module(FRAMEWORK_MODULES.get(name))
 
 
-def recognise(launch: Launch):
-    """The framework module that runs this launch, or None (the command is not a framework launch)."""
+def recognise(launch: Launch, ctx: LaunchContext | None = None):
+    """The framework module that runs this launch, or None (the command is not a framework launch). `ctx` lets a
+    framework use the settings (vllm-ascend vs vLLM on GPU: the settings' product is the only sign of Ascend)."""
     for name in FRAMEWORK_MODULES:
         module = load(name)
-        if module is not None and module.recognise(launch):
+        if module is not None and module.recognise(launch, ctx):
             return module
     return None
 

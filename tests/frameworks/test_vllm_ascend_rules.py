@@ -23,7 +23,7 @@ def call_codes(call) -> list[str]:
 @pytest.mark.parametrize("mb,fires", [(32568, False), (32569, True)])
 def test_mc950_buffer_vs_device_memory(mb, fires):
     # 2 x 32568 + 2 x 200 = 65536 MB = 64 GiB (fits); 2 x 32569 + 400 = 65538 > 65536
-    d = calls(serve(f"-dp 4 -tp 4 --max-num-seqs 16", env=f"HCCL_BUFFSIZE={mb}"), version="main")["decode"]
+    d = calls(serve("-dp 4 -tp 4 --max-num-seqs 16", env=f"HCCL_BUFFSIZE={mb}"), version="main")["decode"]
     assert ("MC950" in call_codes(d)) is fires
     if fires:
         note = next(n for n in d.notes if n.code == "MC950")

@@ -75,9 +75,8 @@ class DfcRules:
     window_max_mb: int = 65535  # parsed into uint16_t; larger values are ignored (a warning in the log)
     reserved_bytes: int = 10 * MIB  # the code adds 10 MB; its error message says 3 MB
     checked_dtypes: tuple = ("int8",)  # only the W8A8 variant checks HCCL_BUFFSIZE (bf16, w4a8: none)
-    # vllm-ascend's own gates (ascend_forward_context.py L33-35, L247-254 @182b75e)
+    # vllm-ascend selects dispatch_ffn_combine for EP <= 32 (ascend_forward_context.py L247-254 @182b75e)
     vllm_ep_max: int = 32
-    vllm_tokens_per_rank_max: int = 512
     default_max_output_size: int = 131072  # additional_config mega_moe_max_tokens (ascend_config.py L283)
 
 

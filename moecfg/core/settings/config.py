@@ -11,7 +11,7 @@ SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models")
+         "framework_versions", "models", "device", "device_memory_gb")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron")
 
 
@@ -31,6 +31,8 @@ class Config:
     inline_suppressions: bool | None = None
     framework_versions: dict = field(default_factory=dict)  # framework -> version string (launch files)
     models: dict = field(default_factory=dict)  # model string as written (or "*") -> preset name or config.json path
+    device: str | None = None  # GPU model of GPU launches (H100, H200, B200, ...); `product` stays the Ascend one
+    device_memory_gb: float | None = None  # memory per device of launches (overrides the catalogue value)
 
     @property
     def root(self) -> str:
@@ -61,6 +63,8 @@ def parse(table: dict, path: str | None) -> Config:
             inline_suppressions=_bool(values.get("inline_suppressions"), "inline-suppressions"),
             framework_versions=_framework_versions(values.get("framework_versions", {})),
             models=_models(values.get("models", {})),
+            device=_device(values.get("device")),
+            device_memory_gb=_memory(values.get("device_memory_gb")),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None
@@ -101,6 +105,25 @@ def _models(v) -> dict:
         if not isinstance(key, str) or not isinstance(value, str) or not value.strip():
             raise ConfigError(f"`models`: {str(key)[:60]!r} must map to a preset name or a config.json path (a string)")
     return dict(v)
+
+
+def _device(v):
+    if v is None:
+        return None
+    from moecfg.backends.device.devices import GPU_DEVICES
+
+    names = {n.lower(): n for n in GPU_DEVICES}
+    if not isinstance(v, str) or v.strip().lower() not in names:
+        raise ConfigError(f"`device` = {str(v)[:60]!r} is not a GPU model moecfg knows ({', '.join(GPU_DEVICES)})")
+    return names[v.strip().lower()]
+
+
+def _memory(v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+        raise ConfigError(f"`device_memory_gb` = {str(v)[:60]!r} must be a positive number of GB")
+    return float(v)
 
 
 def _product(v):

@@ -8,8 +8,9 @@ code). Only the W8A8 variant checks; _bf16 and _w4_a8 have no host check of the 
 hccl_buffer_size option is not consulted. The workspace grows with max_output_size (vllm-ascend's
 `mega_moe_max_tokens`, default 131072): about 3h + 8 bytes per token for W8A8 (DFC L297-308), ~2.6 GiB for
 DeepSeek-V3 at the default. Tokens beyond max_output_size on one rank are dropped from the computation
-(ascend_config.py L277-283). vllm-ascend selects the op only on A3, for EP <= 32 and <= 512 tokens per TP rank
-(ascend_forward_context.py L33-35, L190-195, L247-254).
+(ascend_config.py L277-283). vllm-ascend selects the op only on A3 and for EP <= 32, whatever the token count
+(ascend_forward_context.py L247-254: `_select_a3_moe_comm_method` returns FUSED_MC2 before it looks at the tokens);
+the 512 of L33-35 / L190-195 caps the MC2 token *capacity* per TP rank, not the choice of op.
 """
 from __future__ import annotations
 
@@ -66,14 +67,15 @@ WORKSPACE = rule(
     fail_example=doc(max_output_size=131072), pass_example=_OK,
     fix="Lower mega_moe_max_tokens to the worst case the message names.")
 VLLM_GATE = rule(
-    "MC884", "dfc-vllm-selection", "warning", "vllm-ascend runs dispatch_ffn_combine only for EP <= 32 and <= 512 "
-    "tokens per rank on A3", family=_F, products=("A2", "A3"),
+    "MC884", "dfc-vllm-selection", "warning", "vllm-ascend runs dispatch_ffn_combine only on A3, for EP <= 32 and "
+    "W8A8/W4A8 weights", family=_F, products=("A2", "A3"),
     source="vllm-ascend@182b75e vllm_ascend/ascend_forward_context.py L33-35, L190-195, L223-259; "
            "ops/fused_moe/moe_comm_method.py L424-428",
-    why="Outside these limits vllm-ascend silently routes the layer to MC2 or all-to-all (and caps the token "
-        "capacity at 512), so the deployment does not run the op this document describes.",
+    why="Outside these limits vllm-ascend silently routes the layer to MC2 or all-to-all, so the deployment does not "
+        "run the op this document describes. The token count does not change the choice (ascend_forward_context.py "
+        "L247-254 returns FUSED_MC2 first); the 512-token figure of L33-35 caps the MC2 capacity only.",
     fail_example=doc(ep_world_size=64, moe_expert_num=512, max_output_size=262144), pass_example=_OK,
-    fix="Describe the op vllm-ascend actually selects (dispatch_combine_v2), or stay within EP 32 and 512 tokens.")
+    fix="Describe the op vllm-ascend actually selects (dispatch_combine_v2), or stay within EP 32 on A3.")
 
 
 def buffsize(cfg, f):
@@ -122,14 +124,12 @@ def vllm_gate(cfg, f):
         why.append(f"product {cfg.product}: vllm-ascend selects fused MC2 on A3 only")
     if cfg.ep_world_size > lim.vllm_ep_max:
         why.append(f"ep_world_size = {cfg.ep_world_size} > {lim.vllm_ep_max}")
-    if cfg.bs > lim.vllm_tokens_per_rank_max:
-        why.append(f"bs = {cfg.bs} > {lim.vllm_tokens_per_rank_max} tokens per rank")
     if cfg.weight_dtype == "bf16":
         yield finding(VLLM_GATE, "weight_dtype", "weight_dtype bf16: vllm-ascend runs dispatch_ffn_combine only for "
                       "W8A8/W4A8 and otherwise fails its assertion \"w1_scale_bias and w2_scale_bias cannot be None "
                       "when enable_fused_mc2=1.\" (moe_comm_method.py L424-428)")
     if why:
-        path = "product" if cfg.product != "A3" else ("ep_world_size" if cfg.ep_world_size > lim.vllm_ep_max else "bs")
+        path = "product" if cfg.product != "A3" else "ep_world_size"
         yield finding(VLLM_GATE, path,
                       f"vllm-ascend would not run dispatch_ffn_combine here ({'; '.join(why)}): it falls back to MC2 / "
                       "all-to-all / all-gather (dispatch_combine_v2)")
