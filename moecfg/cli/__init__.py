@@ -11,6 +11,7 @@ import sys
 import click
 
 from moecfg import __version__
+from moecfg.cli.runner import not_empty
 
 FAIL_ON = ("error", "warning", "info", "never")
 FORMATS = ("text", "json", "sarif", "github", "junit")  # = render.RENDERERS
@@ -82,7 +83,8 @@ common = [
                       "several reports in one run."),
     click.option("--output", "output", type=click.Path(dir_okay=False, allow_dash=True), multiple=True,
                  help="Write the report of the --format in the same position to this file (- = stdout)."),
-    click.option("--cann", "cann", metavar="VERSION", help="CANN release whose rules apply (overrides cann_version)."),
+    click.option("--cann", "cann", metavar="VERSION", callback=not_empty,
+                 help="CANN release whose rules apply (overrides cann_version)."),
 ]
 
 
@@ -150,12 +152,10 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
 
 def _list_skipped() -> None:
     from moecfg.core.routing import SKIPPED
+    from moecfg.render import escape
 
-    def safe(text: str) -> str:  # file names and keys are untrusted: no control characters to the terminal
-        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-    for name, why in SKIPPED:
-        click.echo(f"skipped {safe(name)}: {safe(why)}", err=True)
+    if SKIPPED:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
+        click.echo(escape.lines(f"skipped {name}: {why}" for name, why in SKIPPED), err=True, nl=False)
 
 
 def _failing(report, settings) -> bool:

@@ -128,6 +128,8 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) 
         try:
             raw = read(entry)
         except Unreadable as exc:
+            if entry.named:
+                raise PathError(f"{entry.path}: {exc}") from None
             results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
         else:
             results = lint_bytes(raw, name, options, policy)

@@ -81,11 +81,12 @@ def read_model_config(path: str) -> ModelPreset:
     """Read `path` (a config.json, or a directory holding one)."""
     if os.path.isdir(path):
         path = os.path.join(path, "config.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise ModelConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelConfigError(f"{path}: not valid JSON ({exc})") from None
+    from moecfg.sources.files import Entry, Unreadable, read
+
+    try:  # a regular file, size-capped; links followed anywhere (the Hugging Face cache links snapshots to blobs)
+        data = json.loads(read(Entry(path, root=os.sep)).decode("utf-8"))
+    except Unreadable as exc:
+        raise ModelConfigError(f"{path}: {exc}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # also 5000-digit ints, [[[... 100k deep
+        raise ModelConfigError(f"{path}: not valid JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
     return preset_from_dict(data, path)

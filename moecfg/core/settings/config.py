@@ -5,6 +5,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from moecfg.core.diagnostics import clip, shown
+
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
@@ -45,8 +47,8 @@ def parse(table: dict, path: str | None) -> Config:
         if norm not in _KEYS:
             from moecfg.core.fields import suggest
 
-            shown = ", ".join(k.replace("_", "-") if k not in ("cann_version",) else k for k in _KEYS)
-            raise ConfigError(f"{where}unknown setting `{key}`{suggest(str(key), _KEYS)}; known: {shown}")
+            known = ", ".join(k.replace("_", "-") if k not in ("cann_version",) else k for k in _KEYS)
+            raise ConfigError(f"{where}unknown setting `{clip(key)}`{suggest(str(key), _KEYS)}; known: {known}")
         values[norm] = value
     root = os.path.dirname(path) if path else os.getcwd()
     try:
@@ -72,10 +74,10 @@ def _version(v):
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise ConfigError(f"`cann_version` must be a version such as 9.0.1 or latest, got {v!r}")
+        raise ConfigError(f"`cann_version` must be a version such as 9.0.1 or latest, got {shown(v)}")
     text = str(v)
     if not re.match(r"^(v?\d+\.\d+.*|latest|master|head)$", text.strip().lower()):
-        raise ConfigError(f"`cann_version` = {text!r} is not a CANN version (write e.g. 8.5.0, 9.0.1, 9.1 or latest)")
+        raise ConfigError(f"`cann_version` = {shown(text)} is not a CANN version (write e.g. 8.5.0, 9.0.1, 9.1 or latest)")
     return text
 
 
@@ -131,7 +133,7 @@ def _product(v):
 
     names = {"a2": "A2", "a3": "A3", **{a: c for a, c in PRODUCT_ALIASES}}
     if not isinstance(v, str) or v.strip().lower() not in names:
-        raise ConfigError(f"`product` = {v!r} is not A2 or A3")
+        raise ConfigError(f"`product` = {shown(v)} is not A2 or A3")
     return names[v.strip().lower()]
 
 
@@ -139,28 +141,28 @@ def _choice(v, choices, key):
     if v is None:
         return None
     if not isinstance(v, str) or v.lower() not in choices:
-        raise ConfigError(f"`{key}` = {v!r} is not one of {', '.join(choices)}")
+        raise ConfigError(f"`{key}` = {shown(v)} is not one of {', '.join(choices)}")
     return v.lower()
 
 
 def _bool(v, key):
     if v is None or isinstance(v, bool):
         return v
-    raise ConfigError(f"`{key}` must be true or false, got {v!r}")
+    raise ConfigError(f"`{key}` must be true or false, got {shown(v)}")
 
 
 def _codes(v, key) -> list[str]:
     if isinstance(v, str):
         v = [v]
     if not isinstance(v, list):
-        raise ConfigError(f"`{key}` must be a list of rule codes or names, got {v!r}")
+        raise ConfigError(f"`{key}` must be a list of rule codes or names, got {shown(v)}")
     return [code_or_prefix(item, key) for item in v]
 
 
 def code_or_prefix(item, key="ignore") -> str:
     """A code (MC201), a code prefix (MC2) or a rule name, normalised to a code or prefix."""
     if not isinstance(item, str) or not item.strip():
-        raise ConfigError(f"`{key}`: {item!r} is not a rule code or name")
+        raise ConfigError(f"`{key}`: {shown(item)} is not a rule code or name")
     text = item.strip()
     if _CODE_PREFIX.match(text.upper()):
         return text.upper()
@@ -173,17 +175,17 @@ def code_or_prefix(item, key="ignore") -> str:
         from moecfg.core.fields import suggest
 
         hint = suggest(text, [x.name for x in RULES.values()])
-        raise ConfigError(f"`{key}`: {text!r} is not a rule code or name{hint}")
+        raise ConfigError(f"`{key}`: {shown(text)} is not a rule code or name{hint}")
     return r.code
 
 
 def _severities(v) -> dict:
     if not isinstance(v, dict):
-        raise ConfigError(f"`severity` must map rule codes to error, warning or info, got {v!r}")
+        raise ConfigError(f"`severity` must map rule codes to error, warning or info, got {shown(v)}")
     out = {}
     for k, sev in v.items():
         code = code_or_prefix(k, "severity")
-        out[code] = _choice(sev, SEVERITIES, f"severity.{k}")
+        out[code] = _choice(sev, SEVERITIES, f"severity.{clip(k)}")
     return out
 
 
@@ -191,6 +193,6 @@ def _per_path(v, root) -> tuple:
     from moecfg.core.settings.globs import gitignore_regex
 
     if not isinstance(v, dict):
-        raise ConfigError(f"`per-path-ignores` must map path patterns to lists of codes, got {v!r}")
-    return tuple((str(pat), gitignore_regex(str(pat)), tuple(_codes(codes, f"per-path-ignores.{pat}")))
+        raise ConfigError(f"`per-path-ignores` must map path patterns to lists of codes, got {shown(v)}")
+    return tuple((str(pat), gitignore_regex(str(pat)), tuple(_codes(codes, f"per-path-ignores.{clip(pat)}")))
                  for pat, codes in v.items())
