@@ -1,0 +1,84 @@
+"""The per-rank memory table of a vllm-ascend op call: its HCCL communicators (groups.py) and, where the call runs
+a fused MoE op, that op's workspace, against what --gpu-memory-utilization leaves (ascend_budget.py, MC954).
+
+Stored as the call's `derived.memory_budget` (printed by `moecfg explain-launch`); rules.py raises MC950 when the
+HCCL buffers exceed the whole device, and MC954 when they only exceed the memory outside the fraction.
+"""
+from __future__ import annotations
+
+from moecfg.frameworks import ascend_budget
+from moecfg.frameworks.vllm_ascend import groups as G
+from moecfg.frameworks.vllm_ascend import model as M
+from moecfg.frameworks.vllm_ascend import tokens as T
+
+FUSED_OPS = ("mega_moe", "dispatch_ffn_combine")
+VLLM_UTIL_DEFAULT = 0.9  # vllm/config/cache.py CacheConfig.gpu_memory_utilization default
+
+
+def layout(args, rel) -> G.Layout | None:
+    """The parallel sizes as vllm-ascend reads them; None when one is not known statically."""
+    sizes = [args.flag(f, 1).value for f in ("--tensor-parallel-size", "--data-parallel-size",
+                                             "--pipeline-parallel-size", "--decode-context-parallel-size")]
+    pcp = T.pcp_size(args).value if rel.ep_has_pcp else 1
+    if any(not isinstance(v, int) or v < 1 for v in sizes + [pcp]):
+        return None
+    tp, dp, pp, dcp = sizes
+    extra = args.json.get("--additional-config")
+    top = extra.value if extra and isinstance(extra.value, dict) else {}
+    fine = G.fine_grained_groups(top.get("finegrained_tp_config") if isinstance(top.get("finegrained_tp_config"),
+                                                                                dict) else None, top, rel.key)
+    return G.Layout(rel.key, tp, dp, pp, pcp, dcp, True, M.dynamic_eplb(args, rel), fine)
+
+
+def hccl_buffsize(call) -> tuple[int | None, str]:
+    """The process HCCL_BUFFSIZE (MB) the mc2 communicator gets, and how it is known."""
+    text = call.arguments.get("env", {}).get("HCCL_BUFFSIZE")
+    if text is None:
+        unknown = any(n.code == "MC023" and "HCCL_BUFFSIZE" in n.message for n in call.notes)
+        return (None, "") if unknown else (G.HCCL_DEFAULT_MB, f"HCCL_BUFFSIZE unset: HCCL's default {G.HCCL_DEFAULT_MB}")
+    try:
+        mb = int(str(text).strip())
+    except ValueError:
+        return None, ""
+    return (mb, f"HCCL_BUFFSIZE={mb}") if mb > 0 else (None, "")
+
+
+def communicators(args, rel, call) -> list[G.Comm]:
+    lay = layout(args, rel)
+    mb, how = hccl_buffsize(call)
+    if lay is None or mb is None:
+        return []
+    return G.communicators(lay, mb, how)
+
+
+def workspace(call) -> list[tuple[str, int, str]]:
+    """The fused op's workspace per rank, from the op's own analysis (backends/ascend/ops/<op>.py derived)."""
+    if call.op not in FUSED_OPS:
+        return []
+    from moecfg import backends
+    from moecfg.core.launch import LaunchDocument
+    from moecfg.sources.yaml_source import Span
+
+    analysis = backends.load("ascend").analyze(LaunchDocument(0, call, Span(1, 1, 1, 1)), backends.Options())
+    ws = (analysis.derived or {}).get("workspace_bytes")
+    return [(f"{call.op}_workspace", ws, f"{call.op} workspace (backends/ascend/ops/{call.op}.py)")] if ws else []
+
+
+def table(args, rel, ctx, call, comms) -> dict | None:
+    """Build the table into call.derived["memory_budget"]; None without communicators."""
+    if not comms:
+        return None
+    util = args.flag("--gpu-memory-utilization", VLLM_UTIL_DEFAULT, float)
+    how = f"product {call.arguments['product']} ({ctx.product_source or 'settings'})"
+    text = util.said(f"--gpu-memory-utilization {VLLM_UTIL_DEFAULT:g} (vLLM's default)")
+    tab = ascend_budget.table(comms, workspace(call), call.arguments["product"], how, ctx.device_memory_gb,
+                              util.value, text)
+    call.derived["memory_budget"] = tab
+    return tab
+
+
+def headroom_notes(args, call, tab: dict) -> list:
+    util = args.flag("--gpu-memory-utilization", VLLM_UTIL_DEFAULT, float)
+    spans = util.spans or call.sources.get("env.HCCL_BUFFSIZE") or (args.start,)
+    return ascend_budget.over_headroom(tab, "--gpu-memory-utilization", spans[0],
+                                       "lower HCCL_BUFFSIZE (the mc2 group's pair) to what the op needs")
