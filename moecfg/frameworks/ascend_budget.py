@@ -39,7 +39,7 @@ OVER_HEADROOM = rule(
     cann_error="RuntimeError: NPU out of memory (after start-up, vllm-ascend#10839)",
     fail_text="`export HCCL_BUFFSIZE=1200` + `vllm serve MiniMax-M2.7 --tensor-parallel-size 8 --data-parallel-size "
     "2 --enable-expert-parallel --gpu-memory-utilization 0.97` on A3 (64 GB per die): 1.92 GB outside the fraction "
-    "< 2.35 + 0.39 (tp) + 0.10 (dp) + 0.39 (ep) GB of HCCL buffers.",
+    "< 2.34 (mc2) + 0.39 (tp) + 0.10 (dp) + 0.39 (ep) = 3.22 GB of HCCL buffers.",
     pass_example=_OK,
     fix="Lower --gpu-memory-utilization / --mem-fraction-static to the value the message gives, or lower HCCL_BUFFSIZE "
     "(the mc2 / DeepEP group's pair is the largest) to what the op needs.")
@@ -52,6 +52,6 @@ def table(comms, extras: list[tuple[str, int, str]], product: str, product_how: 
     return budget.table(rows, product, product_how, memory_gb, fraction, fraction_text)
 
 
-def over_headroom(tab: dict, fraction_flag: str, span, fixes: str):
+def over_headroom(tab: dict, fraction_flag: str, span, fixes: str, seen: str = "vllm-ascend#10839"):
     """MC954 notes when the table's headroom is negative."""
-    return budget.over_headroom(tab, fraction_flag, span, fixes, code=OVER_HEADROOM.code, seen="vllm-ascend#10839")
+    return budget.over_headroom(tab, fraction_flag, span, fixes, code=OVER_HEADROOM.code, seen=seen)
