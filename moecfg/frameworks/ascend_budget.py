@@ -13,6 +13,7 @@ be oom after successfully startup"). A3 ranks are dies (64 GB each); `device_mem
 """
 from __future__ import annotations
 
+from moecfg.backends.device.devices import MIB
 from moecfg.core.diagnostics import WARNING
 from moecfg.core.registry import rule
 from moecfg.frameworks import budget
@@ -50,6 +51,13 @@ def table(comms, extras: list[tuple[str, int, str]], product: str, product_how: 
     """The per-rank table: one row per communicator (2 x its buffer) plus `extras` [(name, bytes, what sets it)]."""
     rows = [(c.name, c.bytes, f"2 x {c.mb} MB ({c.ranks} ranks): {c.why}") for c in comms] + extras
     return budget.table(rows, product, product_how, memory_gb, fraction, fraction_text)
+
+
+def largest_fitting_mb(tab: dict, row: str) -> int:
+    """The largest buffer (MB) the communicator `row` may have so that every row fits outside the fraction:
+    (outside - the other rows) / 2 MiB; <= 0 when the other rows alone do not fit."""
+    others = tab["total_bytes"] - tab["buffers"][row]["bytes"]
+    return (tab["outside_fraction_bytes"] - others) // (2 * MIB)
 
 
 def over_headroom(tab: dict, fraction_flag: str, span, fixes: str, seen: str = "vllm-ascend#10839"):

@@ -102,6 +102,8 @@ def test_issue_10839_hccl_buffsize(mb, fires):
     # at 0.95: 3276.8 MiB outside; 2 x 1188 + 900 = 3276 fits; 2 x 1189 + 900 = 3278 > 3276.8
     d = calls(ISSUE_10839.format(mb=mb, util=0.95), version="main")["decode"]
     assert ("MC954" in codes(d.notes)) is fires
+    if fires:  # (int(64 GiB x 0.05) - 900 MiB) // 2 MiB = (3435973836 - 943718400) // 2097152 = 1188
+        assert "set HCCL_BUFFSIZE <= 1188" in next(n.message for n in d.notes if n.code == "MC954")
 
 
 def test_device_memory_override():
@@ -174,6 +176,18 @@ def test_sglang_deepep_group_and_attention_tp(deepep, fires):
     if fires:
         note = next(n for n in call.notes if n.code == "MC954")
         assert note.span.line == 4 and "--mem-fraction-static <= 0.94" in note.message
+        # (3276.8 - 600) / 2 = 1338.4 MiB -> DEEPEP_HCCL_BUFFSIZE <= 1338, the just-inside value
+        assert "set DEEPEP_HCCL_BUFFSIZE <= 1338" in note.message
+
+
+def test_sglang_hccl_buffsize_sizes_every_group():
+    # DEEPEP_HCCL_BUFFSIZE unset: both groups take HCCL_BUFFSIZE 300... raised to 1000: 2 x 1000 x 2 = 4000 MiB
+    # > 3276.8 at 0.95; every pair shrinks with it: 3276.8 / 4 = 819.2 -> HCCL_BUFFSIZE <= 819
+    text = SGL.format(deepep=0, frac="--mem-fraction-static 0.95").replace("export DEEPEP_HCCL_BUFFSIZE=0\n", "")
+    text = text.replace("HCCL_BUFFSIZE=300", "HCCL_BUFFSIZE=1000")
+    call = sgl_derive(text).calls[0]
+    assert rows(call) == {"moe_ep=tp (DeepEP)": 2000, "attention_tp": 2000}
+    assert "set HCCL_BUFFSIZE <= 819" in next(n.message for n in call.notes if n.code == "MC954")
 
 
 def test_sglang_without_fraction_has_no_headroom():

@@ -13,10 +13,12 @@ counted: the default process group (its options are the moe ones, but moecfg doe
 """
 from __future__ import annotations
 
+from moecfg.backends.device.devices import MIB
 from moecfg.frameworks import ascend_budget
 from moecfg.frameworks.vllm_ascend.groups import HCCL_DEFAULT_MB, Comm
 
 _PG = "sglang parallel_state.get_torch_distributed_pg_options"
+DEEPEP_ROW = "moe_ep=tp (DeepEP)"
 
 
 def _env_mb(c, name: str) -> int | None:
@@ -33,7 +35,7 @@ def communicators(c, call, tp: int, dp: int, attn_tp: int) -> list[Comm]:
         return []
     deepep = _env_mb(c, "DEEPEP_HCCL_BUFFSIZE")
     moe_why = f"DEEPEP_HCCL_BUFFSIZE={deepep}" if deepep else other_why
-    out = [Comm("moe_ep=tp (DeepEP)", tp, window, f"{moe_why} ({_PG}: DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or "
+    out = [Comm(DEEPEP_ROW, tp, window, f"{moe_why} ({_PG}: DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or "
                 "200 for moe groups; ep == tp, _MOE_EP aliases _TP)")]
     if dp > 1:
         out.append(Comm("attention_tp", attn_tp, other_mb, f"{other_why} ({_PG}: no option for non-moe groups)"))
@@ -57,7 +59,12 @@ def budget(c, ctx, call, tp: int, dp: int, attn_tp: int) -> list:
     how = f"product {ctx.product} ({ctx.product_source or 'settings'})"
     tab = ascend_budget.table(comms, [], ctx.product, how, ctx.device_memory_gb, fraction, text)
     call.derived["memory_budget"] = tab
-    span = flag.span if flag else c.launch.span
-    return ascend_budget.over_headroom(tab, "--mem-fraction-static", span,
-                                       "lower DEEPEP_HCCL_BUFFSIZE / HCCL_BUFFSIZE to what the DeepEP op needs",
+    if tab.get("headroom_bytes", 0) >= 0:
+        return []
+    if _env_mb(c, "DEEPEP_HCCL_BUFFSIZE") and DEEPEP_ROW in tab["buffers"]:
+        env, fits = "DEEPEP_HCCL_BUFFSIZE", ascend_budget.largest_fitting_mb(tab, DEEPEP_ROW)
+    else:  # every group takes HCCL_BUFFSIZE: it sizes all the pairs
+        env, fits = "HCCL_BUFFSIZE", tab["outside_fraction_bytes"] // (2 * MIB * len(comms))
+    fix = f"set {env} <= {fits}" if fits > 0 else "the other groups' buffers alone exceed it"
+    return ascend_budget.over_headroom(tab, "--mem-fraction-static", flag.span if flag else c.launch.span, fix,
                                        seen="as in vllm-ascend#10839")

@@ -12,8 +12,9 @@ vllm-ascend replaces vLLM's GroupCoordinator: every device group is created with
 HCCL allocates 2 x the buffer per communicator (in + out windows; CANN HCCL guide, as MC901 counts it).
 
 Groups (one communicator per group this rank belongs to; a one-rank group runs no HCCL collective, so none):
-- vLLM initialize_model_parallel (vllm/distributed/parallel_state.py): tp (TP), dcp (DCP), pcp (PCP), pp (PP),
-  dp (DP), ep (DP x PCP x TP, MoE models);
+- vLLM initialize_model_parallel (vllm-project/vllm@0c175ae vllm/distributed/parallel_state.py, the newest copy
+  read; commit not matched to a vllm-ascend release): tp (TP), dcp (DCP), pcp (PCP), pp (PP), dp (DP), ep
+  (DP x PCP x TP, MoE models only);
 - vllm-ascend init_ascend_model_parallel: mc2 (DP x PCP x TP; VA@182b75e distributed/parallel_state.py:76-87),
   dynamic_eplb (same ranks, main with dynamic EPLB; :89-93), fine-grained TP groups otp / lmheadtp / emtp / mlptp
   of `finegrained_tp_config` sizes, one per distinct size (`_group_cache`; :100-134; @6281c12 :109-153), v0.11's

@@ -78,7 +78,11 @@ def table(args, rel, ctx, call, comms) -> dict | None:
 
 
 def headroom_notes(args, call, tab: dict) -> list:
+    if tab.get("headroom_bytes", 0) >= 0:
+        return []
     util = args.flag("--gpu-memory-utilization", VLLM_UTIL_DEFAULT, float)
     spans = util.spans or call.sources.get("env.HCCL_BUFFSIZE") or (args.start,)
-    return ascend_budget.over_headroom(tab, "--gpu-memory-utilization", spans[0],
-                                       "lower HCCL_BUFFSIZE (the mc2 group's pair) to what the op needs")
+    fits = ascend_budget.largest_fitting_mb(tab, "mc2")
+    fix = f"set HCCL_BUFFSIZE <= {fits} (the mc2 group's pair; the op's own need is its buffer row)" if fits > 0 \
+        else "the other groups' buffers alone exceed it"
+    return ascend_budget.over_headroom(tab, "--gpu-memory-utilization", spans[0], fix)
