@@ -1,13 +1,14 @@
 """Memory budget per rank of an Ascend launch (MC954): every HCCL communicator's buffer pair and the fused MoE op's
 workspace against the device memory the framework leaves outside its fraction.
 
-vllm-ascend sizes its KV cache so that weights + activations + KV cache fill `--gpu-memory-utilization` (vLLM's
-CacheConfig default 0.9) of the NPU; SGLang does the same with `--mem-fraction-static` (computed at start-up from
-the device memory when not given, so not known statically). HCCL allocates each communicator's buffer pair
-(2 x its HCCL_BUFFSIZE / hccl_buffer_size) when the communicator is first used, and torch_npu creates a group's
-communicator lazily at its first collective; a group first used after the memory profiling run (the all-to-all
-`ep` group at the first long prefill, the dp all-reduce at the first DP step) must fit in what is left. The table
-counts every communicator the launch creates (the upper bound: some are in use before the profiling run),
+vllm-ascend sizes its KV cache as requested - non-KV memory, requested = total x `--gpu-memory-utilization` (vLLM's
+CacheConfig default 0.9) and non-KV = weights + torch peak + the non-torch memory that grew during the profiling run
+(VA@182b75e vllm_ascend/worker/worker.py:424-425,483-547). SGLang does the same with `--mem-fraction-static`
+(computed at start-up from the device memory when not given, so not known statically). torch_npu creates a group's
+HCCL communicator at its first collective and HCCL allocates its buffer pair (2 x HCCL_BUFFSIZE / hccl_buffer_size)
+then: a communicator first used after the profiling run (the all-to-all `ep` group at the first long prefill, a
+group used only by real traffic) lands outside the fraction and must fit in what is left. The table counts every
+communicator the launch creates (an upper bound: those used during the profiling run are inside the fraction).
 vllm-ascend#10839 is the published failure (MiniMax-M2.7, TP8 DP2 EP, HCCL_BUFFSIZE=1200: "vllm server may still
 be oom after successfully startup"). A3 ranks are dies (64 GB each); `device_memory_gb` overrides the catalogue.
 """
@@ -28,7 +29,8 @@ OVER_HEADROOM = rule(
     "/ --mem-fraction-static", family="launch",
     source="vllm-project/vllm-ascend#10839 (MiniMax-M2.7 TP8 DP2 EP, HCCL_BUFFSIZE=1200: OOM after a successful "
     "start-up); vllm-project/vllm-ascend@182b75e vllm_ascend/utils.py:968-1005 (buffer per group) + "
-    "patch/worker/patch_distributed.py:156-166; CANN HCCL guide (2 x HCCL_BUFFSIZE per communicator); "
+    "patch/worker/patch_distributed.py:156-166 + worker/worker.py:424-425,483-547 (KV cache = total x fraction - "
+    "what the profiling run saw); CANN HCCL guide (2 x HCCL_BUFFSIZE per communicator); "
     "sgl-project/sglang python/sglang/srt/distributed/parallel_state.py get_torch_distributed_pg_options",
     why="The framework fills its fraction of the NPU with weights, activations and KV cache. Each HCCL communicator "
     "allocates two buffers of its size on the first collective of its group, and the fused MoE op its workspace per "

@@ -12,7 +12,7 @@ from moecfg.frameworks.vllm_ascend import model as M
 from moecfg.frameworks.vllm_ascend import tokens as T
 
 FUSED_OPS = ("mega_moe", "dispatch_ffn_combine")
-VLLM_UTIL_DEFAULT = 0.9  # vllm/config/cache.py CacheConfig.gpu_memory_utilization default
+VLLM_UTIL_DEFAULT = 0.9  # vllm-project/vllm@c1d8642 vllm/config/cache.py:49 CacheConfig.gpu_memory_utilization
 
 
 def layout(args, rel) -> G.Layout | None:
@@ -61,7 +61,9 @@ def workspace(call) -> list[tuple[str, int, str]]:
 
     analysis = backends.load("ascend").analyze(LaunchDocument(0, call, Span(1, 1, 1, 1)), backends.Options())
     ws = (analysis.derived or {}).get("workspace_bytes")
-    return [(f"{call.op}_workspace", ws, f"{call.op} workspace (backends/ascend/ops/{call.op}.py)")] if ws else []
+    why = (f"{call.op} workspace (backends/ascend/ops/{call.op}.py); torch allocates it per call, so it is inside "
+           "the fraction when the profiling run reaches this op at this size")
+    return [(f"{call.op}_workspace", ws, why)] if ws else []
 
 
 def table(args, rel, ctx, call, comms) -> dict | None:
