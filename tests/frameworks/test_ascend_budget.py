@@ -195,3 +195,20 @@ def test_sglang_without_fraction_has_no_headroom():
     b = call.derived["memory_budget"]
     assert "headroom_bytes" not in b and "not known statically" in b["framework_fraction"]
     assert "MC954" not in codes(call.notes)
+
+
+# ---- bad input: one clear note, no traceback, no headroom ----
+
+@pytest.mark.parametrize("value", ["1.5", "0", "abc", "$UNSET"])
+def test_bad_fraction_gives_one_note_and_no_headroom(value):
+    text = ISSUE_10839.format(mb=1200, util=value)
+    d = derive(text, version="main")  # two calls (decode MC2, prefill all-to-all): the flag is read once
+    assert codes(d.notes).count("MC023") == 1
+    b = next(c for c in d.calls if c.kind == "ascend").derived["memory_budget"]
+    assert "headroom_bytes" not in b and b["total_bytes"] == 3300 * MIB
+
+
+@pytest.mark.parametrize("env", ["HCCL_BUFFSIZE=abc", "HCCL_BUFFSIZE=-5"])
+def test_unusable_hccl_buffsize_gives_no_table(env):
+    d = calls(serve("-dp 4 -tp 4 --max-num-seqs 16", env=env), version="main")["decode"]
+    assert "memory_budget" not in d.derived and not {"MC950", "MC954"} & set(codes(d.notes))

@@ -6,13 +6,34 @@ HCCL buffers exceed the whole device, and MC954 when they only exceed the memory
 """
 from __future__ import annotations
 
-from moecfg.frameworks import ascend_budget
+from dataclasses import dataclass
+
+from moecfg.frameworks import Note, ascend_budget
 from moecfg.frameworks.vllm_ascend import groups as G
 from moecfg.frameworks.vllm_ascend import model as M
 from moecfg.frameworks.vllm_ascend import tokens as T
+from moecfg.frameworks.vllm_ascend.cli import Arg
 
 FUSED_OPS = ("mega_moe", "dispatch_ffn_combine")
 VLLM_UTIL_DEFAULT = 0.9  # vllm-project/vllm@c1d8642 vllm/config/cache.py:49 CacheConfig.gpu_memory_utilization
+
+
+@dataclass(frozen=True, slots=True)
+class Reads:
+    """What the table needs from the launch, read once (a bad flag gives one MC023, not one per call)."""
+
+    layout: G.Layout | None  # None: a parallel size is not known statically
+    util: Arg  # --gpu-memory-utilization; value None when unusable
+
+
+def read(args, rel) -> Reads:
+    util = args.flag("--gpu-memory-utilization", VLLM_UTIL_DEFAULT, float)
+    if util.value is not None and not 0 < util.value <= 1:  # CacheConfig: Field(gt=0, le=1)
+        span = util.spans[0] if util.spans else args.start
+        args.notes.append(Note("MC023", f"{util.text}: vLLM accepts 0 < gpu_memory_utilization <= 1 (CacheConfig); "
+                               "the memory table has no headroom", span))
+        util = Arg(None, util.spans, util.text)
+    return Reads(layout(args, rel), util)
 
 
 def layout(args, rel) -> G.Layout | None:
@@ -43,12 +64,11 @@ def hccl_buffsize(call) -> tuple[int | None, str]:
     return (mb, f"HCCL_BUFFSIZE={mb}") if mb > 0 else (None, "")
 
 
-def communicators(args, rel, call) -> list[G.Comm]:
-    lay = layout(args, rel)
+def communicators(reads: Reads, call) -> list[G.Comm]:
     mb, how = hccl_buffsize(call)
-    if lay is None or mb is None:
+    if reads.layout is None or mb is None:
         return []
-    return G.communicators(lay, mb, how)
+    return G.communicators(reads.layout, mb, how)
 
 
 def workspace(call) -> list[tuple[str, int, str]]:
@@ -66,11 +86,11 @@ def workspace(call) -> list[tuple[str, int, str]]:
     return [(f"{call.op}_workspace", ws, why)] if ws else []
 
 
-def table(args, rel, ctx, call, comms) -> dict | None:
+def table(reads: Reads, ctx, call, comms) -> dict | None:
     """Build the table into call.derived["memory_budget"]; None without communicators."""
     if not comms:
         return None
-    util = args.flag("--gpu-memory-utilization", VLLM_UTIL_DEFAULT, float)
+    util = reads.util
     how = f"product {call.arguments['product']} ({ctx.product_source or 'settings'})"
     text = util.said(f"--gpu-memory-utilization {VLLM_UTIL_DEFAULT:g} (vLLM's default)")
     tab = ascend_budget.table(comms, workspace(call), call.arguments["product"], how, ctx.device_memory_gb,
@@ -79,10 +99,10 @@ def table(args, rel, ctx, call, comms) -> dict | None:
     return tab
 
 
-def headroom_notes(args, call, tab: dict) -> list:
+def headroom_notes(reads: Reads, args, call, tab: dict) -> list:
     if tab.get("headroom_bytes", 0) >= 0:
         return []
-    util = args.flag("--gpu-memory-utilization", VLLM_UTIL_DEFAULT, float)
+    util = reads.util
     spans = util.spans or call.sources.get("env.HCCL_BUFFSIZE") or (args.start,)
     fits = ascend_budget.largest_fitting_mb(tab, "mc2")
     fix = f"set HCCL_BUFFSIZE <= {fits} (the mc2 group's pair; the op's own need is its buffer row)" if fits > 0 \

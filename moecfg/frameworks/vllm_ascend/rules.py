@@ -70,10 +70,13 @@ RECV_BELOW_SAFE = rule(
 
 def check_calls(args, rel, ctx, calls) -> None:
     """Add MC95x notes to the op calls of one launch."""
+    from moecfg.frameworks.vllm_ascend import memory
+
+    reads = memory.read(args, rel) if any(c.kind == "ascend" for c in calls) else None
     for call in calls:
         if call.kind != "ascend":
             continue
-        call.notes.extend(_buffer(args, rel, ctx, call))
+        call.notes.extend(_buffer(args, ctx, call, reads, rel))
         call.notes.extend(_hierarchy(args, ctx, call))
         call.notes.extend(_megamoe_prefill(args, rel, call))
         call.notes.extend(_recv(args, rel, call))
@@ -84,19 +87,19 @@ def _span(call, name, args):
     return spans[0] if spans else args.start
 
 
-def _buffer(args, rel, ctx, call) -> list[Note]:
+def _buffer(args, ctx, call, reads, rel) -> list[Note]:
     """MC950 when the HCCL buffer pairs exceed the device, else MC954 when they (+ the fused op's workspace) exceed
     what --gpu-memory-utilization leaves; the table goes to call.derived["memory_budget"] (memory.py)."""
     from moecfg.backends.device.devices import MIB, describe
     from moecfg.frameworks.vllm_ascend import memory
 
-    comms = memory.communicators(args, rel, call)
-    tab = memory.table(args, rel, ctx, call, comms)
+    comms = memory.communicators(reads, call)
+    tab = memory.table(reads, ctx, call, comms)
     if tab is None or "device_bytes" not in tab:
         return []
     hccl = sum(c.bytes for c in comms)
     if hccl <= tab["device_bytes"]:
-        return memory.headroom_notes(args, call, tab)
+        return memory.headroom_notes(reads, args, call, tab)
     mc2 = next(c for c in comms if c.name == "mc2")
     others = hccl - mc2.bytes
     fits = (tab["device_bytes"] - others) // (2 * MIB)
