@@ -212,3 +212,9 @@ def test_bad_fraction_gives_one_note_and_no_headroom(value):
 def test_unusable_hccl_buffsize_gives_no_table(env):
     d = calls(serve("-dp 4 -tp 4 --max-num-seqs 16", env=env), version="main")["decode"]
     assert "memory_budget" not in d.derived and not {"MC950", "MC954"} & set(codes(d.notes))
+
+
+@pytest.mark.parametrize("frac", ["--mem-fraction-static abc", "--mem-fraction-static 1.5"])
+def test_sglang_unusable_fraction_has_no_verdict(frac):
+    call = sgl_derive(SGL.format(deepep=4000, frac=frac)).calls[0]
+    assert "headroom_bytes" not in call.derived["memory_budget"] and "MC954" not in codes(call.notes)

@@ -54,6 +54,8 @@ def budget(c, ctx, call, tp: int, dp: int, attn_tp: int) -> list:
         fraction = float(flag.value) if flag and flag.value is not None else None
     except ValueError:
         fraction = None
+    if fraction is not None and not 0 < fraction < 1:  # a fraction of the device; others leave nothing to judge
+        fraction = None
     text = f"--mem-fraction-static {flag.value}" if flag else \
         "--mem-fraction-static not given: SGLang computes it from the device memory at start-up (not known statically)"
     how = f"product {ctx.product} ({ctx.product_source or 'settings'})"
