@@ -6,6 +6,9 @@ import os
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
 from moecfg.core import settings
@@ -156,3 +159,20 @@ def test_model_config_behind_a_cache_link_is_read(tmp_path, cli):
     (snap / "config.json").symlink_to("../../blobs/abc")
     code, out, err = cli("plan", "--product", "A3", "--model-config", str(snap), "--ep", "32", "--bs", "128")
     assert code == 0, err
+
+
+@examples(max_examples=300, deadline=None)
+@given(pattern=st.text("ab*?/[]!", min_size=1, max_size=8), paths=st.lists(st.text("ab/", min_size=1, max_size=10),
+                                                                         min_size=1, max_size=10))
+def test_committed_chunks_match_exactly_what_pathspec_matches(pattern, paths):
+    import pathspec
+
+    if not pattern.strip() or pattern.strip()[0] in "!#":
+        return
+    try:
+        theirs = pathspec.GitIgnoreSpec.from_lines([pattern.strip()]).patterns[0].regex
+        ours = settings.gitignore_regex(pattern)
+    except Exception:  # invalid patterns are config errors (tested above)
+        return
+    for path in paths:
+        assert bool(theirs.match(path)) == bool(ours.match(path)), (pattern, path)
