@@ -56,6 +56,12 @@ def test_hostile_config_is_a_config_error(tmp_path, cli, config, message, monkey
         assert code == 2 and message in err
 
 
+def test_pyproject_nested_5000_levels_is_a_config_error(tmp_path, cli):
+    code, _, err = cli("check", _tree(tmp_path, "[tool.moecfg]\nignore = " + "[" * 5000 + "]" * 5000 + "\n",
+                                      "pyproject.toml"))
+    assert code == 2 and "nested too deeply" in err
+
+
 def test_pyproject_of_blank_lines_is_scanned_in_linear_time(tmp_path, cli):
     (tmp_path / "pyproject.toml").write_text("\n" * 200_000 + "[tool.black]\n")
     (tmp_path / "a.yaml").write_text(GOOD)
