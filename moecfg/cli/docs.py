@@ -1,5 +1,5 @@
-"""`moecfg rules`, `moecfg explain` and `moecfg schema`: documentation and editor support (imports only click
-here; docs and pydantic are imported when the command runs)."""
+"""`moecfg rules`, `moecfg explain` and `moecfg schema`: documentation and editor support (this module is
+imported when one of them runs; the docs and pydantic only inside the command)."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import sys
 import click
 
 
-@click.command()
+@click.command(short_help="List every rule, or a rule set's limits.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option("--ruleset", "rulesets", multiple=True, metavar="NAME",
               help="A CANN rule set (8.5, 9.0, 9.1, 9.1.0, latest, ... or a version): once, its limits; twice, "
@@ -62,7 +62,7 @@ def _ruleset_limits(fmt: str, names: list) -> None:
     sys.stdout.write(f"Rule set {title}\n" + "".join(f"  {line}\n" for line in lines))
 
 
-@click.command()
+@click.command(short_help="What a rule checks, why it matters, and the fix.")
 @click.argument("rule")
 def explain(rule):
     """What RULE (a code such as MC201 or a name such as moe-expert-divisibility) checks, why, examples, fix."""
@@ -78,7 +78,7 @@ def explain(rule):
     sys.stdout.write(explain_text(d))
 
 
-@click.command()
+@click.command(short_help="Print the JSON Schema of deployment files.")
 @click.option("--kind", "kind", default=None, metavar="KIND",
               help="One backend (ascend, deepep, tutel); default: every kind (a document may be any of them).")
 def schema(kind):

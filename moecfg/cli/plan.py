@@ -1,7 +1,7 @@
 """`moecfg plan` (what should I set?) and `moecfg sweep` (how does the buffer grow?), for `--kind ascend`
 (HCCL_BUFFSIZE, bs, EP sizes) and `--kind deepep` (num_nvl_bytes / num_rdma_bytes, tokens per rank, num_ranks).
 
-Imported by cli.py at start-up: only click here; the planner is imported inside the commands.
+Imported only when `plan` or `sweep` runs (cli/__init__.py); the planner is imported inside the commands.
 """
 from __future__ import annotations
 
@@ -128,11 +128,11 @@ def _problem(product, model, model_config, comm_alg, redundant, sets, cann):
 
 def _write(text: str, output: str | None) -> None:
     if output is not None:
-        from moecfg.cli import write_output
+        from moecfg.cli.common import write_output
 
         write_output(output, text)
     else:
-        from moecfg.cli import write_stdout
+        from moecfg.cli.common import write_stdout
 
         write_stdout(text)
 
@@ -219,7 +219,7 @@ def _deepep_problem(mode, device, model, model_config, redundant, sets):
         raise click.UsageError(str(exc)) from None
 
 
-@click.command()
+@click.command(short_help="Solve what to set over EP sizes / rank counts.")
 @_options
 @click.option("--ep", "--num-ranks", "ep", metavar="N|LO:HI[:STEP]|A,B",
               help="EP size(s) to solve for (DeepEP: num_ranks).")
@@ -311,7 +311,7 @@ def _plan_deepep(mode, device, model, model_config, redundant, sets, output, ran
     return answers, text
 
 
-@click.command()
+@click.command(short_help="Required buffer vs tokens per rank or EP size.")
 @_options
 @click.option("--ep", "--num-ranks", "ep", metavar="N|LO:HI[:STEP]|A,B",
               help="EP size (DeepEP: num_ranks), or the x axis if a range.")

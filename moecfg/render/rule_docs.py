@@ -1,15 +1,14 @@
 """Rule documentation from the registry: `moecfg rules`, `moecfg explain`, SARIF help and docs/rules.md.
 
-Each rule's text comes from its `rule(...)` declaration (summary, source, and the optional doc fields why /
-cann_error / fail_example / pass_example / fix), then the rule_examples tables (`all_examples()`) for rules
-declared without them, plus the docstring of the module that declares it (the family's user documentation).
+Each rule's text comes from its `rule(...)` declaration (summary, source, and the doc fields why / cann_error /
+fail_example / pass_example / fix / fail_text, given directly or built by its `docs` lambda: registry.docs_of),
+plus the docstring of the module that declares it (the family's user documentation).
 Works for any registered rule: a rule with only a summary still gets a page.
 
 `python -m moecfg.render.rule_docs [FILE]` writes docs/rules.md (default) from the registry.
 """
 from __future__ import annotations
 
-import functools
 import importlib
 import sys
 from dataclasses import dataclass
@@ -74,28 +73,13 @@ def _module_doc(module: str) -> str:
     return (mod.__doc__ or "").strip()
 
 
-@functools.lru_cache(maxsize=1)
-def _examples() -> dict:
-    from moecfg.render.rule_examples import all_examples
-
-    return all_examples()
-
-
 def doc_for(rule) -> RuleDoc:
-    from moecfg.render.rule_examples import FAMILY_WHY
+    from moecfg.core.registry import docs_of
 
-    extra = _examples().get(rule.code, {})
     return RuleDoc(
         code=rule.code, name=rule.name, severity=rule.severity, summary=rule.summary, family=rule.family,
         products=rule.products, rulesets=rule.rulesets, source=rule.source, tags=rule.tags,
-        family_doc=_module_doc(getattr(rule, "module", "")),
-        why=getattr(rule, "why", "") or extra.get("why", "") or FAMILY_WHY.get(rule.family, ""),
-        cann_error=getattr(rule, "cann_error", "") or extra.get("cann_error", ""),
-        fail_example=getattr(rule, "fail_example", "") or extra.get("fail", ""),
-        pass_example=getattr(rule, "pass_example", "") or extra.get("pas", ""),
-        fix=getattr(rule, "fix", "") or extra.get("fix", ""),
-        fail_text=getattr(rule, "fail_text", "") or extra.get("fail_text", ""),
-    )
+        family_doc=_module_doc(rule.module), **docs_of(rule))
 
 
 def all_docs() -> list[RuleDoc]:

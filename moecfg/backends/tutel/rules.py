@@ -18,24 +18,65 @@ from __future__ import annotations
 import math
 
 from moecfg.core.diagnostics import Finding
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.core.input_rules import MISSING_KEY
 from moecfg.backends.tutel import formulas as fx
 from moecfg.backends.tutel.model import communication, recommended_degree
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.tutel.examples_base")
 _F = "tutel"
 VALUE_RANGE = rule("MC701", "tutel-value-range", "error", "Tutel counts positive, overlap >= 1, megablocks and max load >= 0",
-                   family=_F, source="tutel/impls/moe_layer.py, fast_dispatch.py")
+                   family=_F, source="tutel/impls/moe_layer.py, fast_dispatch.py",
+                   docs=lambda: dict(
+                       why="Tutel sizes the capacity and the expert shards from these counts: a zero or negative value "
+                           "raises in moe_layer (ZeroDivisionError, or \"Unexpected value\") or builds empty tensors. moecfg "
+                           "skips the other Tutel rules for the document.",
+                       fail_example=eg.ex(eg.TUTEL, tokens_per_device=0), pass_example=eg.ex(eg.TUTEL),
+                       fix="Counts >= 1, a2a_ffn_overlap_degree >= 1, megablocks_size and max_expert_load >= 0."))
 EXPERTS_WORLD = rule("MC702", "tutel-experts-world-divisibility", "error", "E % W == 0 (E >= W) or W % E == 0 (E < W)",
-                     family=_F, source="tutel/impls/moe_layer.py global_expert_count, sharded_count")
+                     family=_F, source="tutel/impls/moe_layer.py global_expert_count, sharded_count",
+                     docs=lambda: dict(
+                         why="tutel/impls/moe_layer.py cannot place the experts: with fewer experts than GPUs each expert is "
+                             "shared by W / E GPUs (num_local_experts = -W / E), which must be a whole number, else the layer's "
+                             "constructor asserts (the error below: num_local_experts = -3 on 16 GPUs); with more, every GPU holds "
+                             "E / W.",
+                         cann_error="AssertionError: Excepting 3 devices to share an expert param, while global device count "
+                                    "is 16.", fail_example=eg.ex(eg.TUTEL, num_global_experts=6, adaptive_degree=2),
+                         pass_example=eg.ex(eg.TUTEL),
+                         fix="num_global_experts a multiple of world_size, or a divisor of it."))
 ADAPTIVE_DEGREE = rule("MC703", "tutel-adaptive-degree", "error", "adaptive_degree is 0 or a divisor of W / E",
-                       family=_F, source="tutel/impls/moe_layer.py valid_rs ('Unexpected value of adaptive_degree')")
+                       family=_F, source="tutel/impls/moe_layer.py valid_rs ('Unexpected value of adaptive_degree')",
+                       docs=lambda: dict(
+                           why="moe_layer raises at construction when parallel_type 'adaptive:r' is not 0 or a divisor of "
+                               "sharded_count = W / E (values above it are silently clamped: a warning).",
+                           cann_error="Exception: Unexpected value of adaptive_degree: 3, expecting a candidate within [0, 1, 2, 4].",
+                           fail_example=eg.ex(eg.TUTEL, adaptive_degree=3), pass_example=eg.ex(eg.TUTEL),
+                           fix="Use 0 (DP), 1 (DP+EP), W / E (MP+EP) or another divisor of W / E."))
 HIDDEN_SHARDING = rule("MC704", "tutel-hidden-sharding", "error", "hidden_size_per_expert % sharded_count == 0",
-                       family=_F, source="tutel/experts/ffn.py")
+                       family=_F, source="tutel/experts/ffn.py",
+                       docs=lambda: dict(
+                           why="tutel/experts/ffn.py splits every expert's FFN over the sharded_count GPUs that share it: an "
+                               "uneven split fails when the expert is built.",
+                           fail_example=eg.ex(eg.TUTEL, hidden_size_per_expert=8190), pass_example=eg.ex(eg.TUTEL),
+                           fix="Use a hidden_size_per_expert divisible by world_size / num_global_experts."))
 MODEL_DIM_EVEN = rule("MC705", "tutel-model-dim-even", "error", "model_dim is even", family=_F,
-                      source="tutel/impls/moe_layer.py MOELayer.__init__ (assert model_dim % 2 == 0)")
+                      source="tutel/impls/moe_layer.py MOELayer.__init__ (assert model_dim % 2 == 0)",
+                      docs=lambda: dict(
+                          why="moe_layer asserts an even model dimension when the layer is built.",
+                          cann_error="AssertionError: Model_dim (2047) must be even value, while this Model_dim mod 2 > 0.",
+                          fail_example=eg.ex(eg.TUTEL, model_dim=2047), pass_example=eg.ex(eg.TUTEL),
+                          fix="Use an even model_dim."))
 OVERLAP = rule("MC706", "tutel-overlap-degree", "error", "a2a_ffn_overlap_degree <= 32 and divides the split capacity",
-               family=_F, source="tutel/impls/overlap.py a2a_ffn_overlap_forward")
+               family=_F, source="tutel/impls/overlap.py a2a_ffn_overlap_forward",
+               docs=lambda: dict(
+                   why="tutel/impls/overlap.py asserts at the first forward: at most AllToAllStatus.max_num_split = 32 "
+                       "splits, and the split dimension (the capacity) must divide evenly.",
+                   fail_example=eg.ex(eg.TUTEL, a2a_ffn_overlap_degree=64),
+                   pass_example=eg.ex(eg.TUTEL, a2a_ffn_overlap_degree=2),
+                   fix="a2a_ffn_overlap_degree <= 32 and a divisor of the capacity (a megablocks_size that is a "
+                       "multiple of it aligns the capacity, but only in single-GPU inference with several local experts: "
+                       "elsewhere Tutel forces megablocks_size to 0, MC708)."))
 MEGABLOCKS_OFF = rule(
     "MC708", "tutel-megablocks-ignored", "warning", "megablocks_size > 0 is forced to 0 (world_size > 1, one local "
     "expert, or grad enabled)", family=_F, source="microsoft/tutel@82af7aa tutel/impls/moe_layer.py:278-280",
@@ -51,7 +92,12 @@ MEGABLOCKS_OFF = rule(
     fix="Drop megablocks_size (it only applies to single-GPU inference with several local experts), or run that "
     "inference with grad_enabled: false.")
 DEGREE_ADVICE = rule("MC707", "tutel-adaptive-degree-advice", "info", "another adaptive_degree moves fewer bytes (section 2.3 model)",
-                     family=_F, source="gpu-rules.md 2.3 (derived from tutel/impls/moe_layer.py, tutel/experts/ffn.py)")
+                     family=_F, source="gpu-rules.md 2.3 (derived from tutel/impls/moe_layer.py, tutel/experts/ffn.py)",
+                     docs=lambda: dict(
+                         why="Nothing fails: this is moecfg's communication model (gpu-rules 2.3, derived from Tutel's code, "
+                             "not measured), which finds an adaptive_degree that moves fewer bytes per training step.",
+                         fail_example=eg.ex(eg.TUTEL, adaptive_degree=1), pass_example=eg.ex(eg.TUTEL),
+                         fix="Try the adaptive_degree the message names and measure the step time before switching."))
 
 MAX_WORLD_SIZE = 1 << 20  # moecfg's own bound: adaptive degrees are the divisors of W / E
 _POSITIVE = ("world_size", "num_global_experts", "top_k", "tokens_per_device", "model_dim", "hidden_size_per_expert",

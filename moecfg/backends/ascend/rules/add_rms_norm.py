@@ -17,29 +17,76 @@ info with both figures.
 from __future__ import annotations
 
 from moecfg.core.diagnostics import Finding, WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend.rules import buffers, finding, where
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-combine-add-rms-norm"
 PRODUCT = rule("MC800", "add-rms-norm-product", "error", "combine_add_rms_norm exists only on A3 (no A2 binary)", family=_F,
-               source="op config: ascend910_93 only (§4)")
+               source="op config: ascend910_93 only (§4)",
+               docs=lambda: dict(
+                   why="CANN ships the op only for Atlas A3 (op config ascend910_93, no ascend910b binary): on A2 the "
+                       "aclnn call finds no kernel and fails at the first combine.",
+                   fail_example=eg.ex(eg.ARN, product="A2"), pass_example=eg.ex(eg.ARN),
+                   fix="On A2 use op dispatch_combine_v2 followed by a separate Add + RmsNorm; or deploy on A3."))
 NORM_EPS = rule("MC801", "add-rms-norm-norm-eps", "error", "combine_add_rms_norm needs the norm_eps attribute", family=_F,
-                source="CV2T[M] L363-428 (attr normEps)")
+                source="CV2T[M] L363-428 (attr normEps)",
+                docs=lambda: dict(
+                    why=eg.ARN_TILING + " The RmsNorm epsilon is the attribute normEps; the op cannot run without it.",
+                    fail_example=eg.ex(eg.ARN, norm_eps=None), pass_example=eg.ex(eg.ARN),
+                    fix="Add norm_eps with the model's rms_norm_eps (e.g. 1.0e-6)."))
 EXPAND_X_DTYPE = rule("MC802", "add-rms-norm-expand-x-dtype", "error", "CANN 8.5: combine_add_rms_norm takes only BF16 expand_x", family=_F,
-                      source="R85 combine_add_rms_norm tiling L502-504")
+                      source="R85 combine_add_rms_norm tiling L502-504",
+                      docs=lambda: dict(
+                          why=eg.ARN_TILING + " CANN 8.5 takes expand_x only as BF16 (tiling L502-504); 9.0 adds FP16.",
+                          fail_example=eg.ex(eg.ARN_85, x_dtype="fp16"), pass_example=eg.ex(eg.ARN_85),
+                          fix="Use bf16 activations, or CANN 9.0 or newer."))
 RESIDUAL = rule("MC803", "add-rms-norm-residual-x", "error", "residual_x is BF16 with shape (bs, 1, h)", family=_F,
-                source="CV2T[M] L363-428, L981-1054")
-GAMMA = rule("MC804", "add-rms-norm-gamma", "error", "gamma is BF16 with shape (h,)", family=_F, source="CV2T[M] L363-428, L981-1054")
+                source="CV2T[M] L363-428, L981-1054",
+                docs=lambda: dict(
+                    why=eg.ARN_TILING + " residual_x (the input of the Add) must be BF16 with shape (bs, 1, h).",
+                    fail_example=eg.ex(eg.ARN, residual_x_shape=[128, 1, 4096]),
+                    pass_example=eg.ex(eg.ARN, residual_x_shape=[128, 1, 7168]),
+                    fix="Pass residual_x as a BF16 tensor of shape (bs, 1, h)."))
+GAMMA = rule("MC804", "add-rms-norm-gamma", "error", "gamma is BF16 with shape (h,)", family=_F, source="CV2T[M] L363-428, L981-1054",
+             docs=lambda: dict(
+                 why=eg.ARN_TILING + " gamma (the RmsNorm weight) must be BF16 with shape (h,).",
+                 fail_example=eg.ex(eg.ARN, gamma_dtype="fp16"), pass_example=eg.ex(eg.ARN, gamma_shape=[7168]),
+                 fix="Pass gamma as a BF16 tensor of shape (h,)."))
 LOCAL_NOTE = rule("MC805", "add-rms-norm-local-experts", "info",
                   "CANN 8.5: the combine itself only needs local_expert_num > 0; the 2048 limit comes from the paired dispatch", family=_F,
-                  source="R85 combine_add_rms_norm tiling L1049-1050")
+                  source="R85 combine_add_rms_norm tiling L1049-1050",
+                  docs=lambda: dict(
+                      why="Nothing fails in the combine: CANN 8.5's combine_add_rms_norm tiling only needs "
+                          "local_expert_num > 0, but the dispatch it is paired with (aclnn DispatchV3) rejects "
+                          "local_expert_num * ep_world_size > 2048 (MC202, reported next to this note).",
+                      fail_example=eg.ex(eg.ARN_85, bs=16, ep_world_size=16, moe_expert_num=1024, shared_expert_num=4,
+                                      shared_expert_rank_num=12, env={"HCCL_BUFFSIZE": 4096}),
+                      pass_example=eg.ex(eg.ARN_85), fix="Fix MC202: fewer experts per rank, or more MoE ranks."))
 SCALE_DOWN = rule("MC806", "add-rms-norm-elastic-scale-down", "error",
                   "elastic scale-down keeps the MoE experts per rank; elastic_scale_down needs elastic_info", family=_F,
-                  source="seed 001 constraints (动态缩容)")
+                  source="seed 001 constraints (动态缩容)",
+                  docs=lambda: dict(
+                      why="After an elastic scale-down the op assumes every remaining MoE rank keeps the same "
+                          "local_expert_num (the op page's scale-down constraint); a different count routes tokens to experts "
+                          "no rank holds (wrong output or a hang). elastic_scale_down describes the elastic_info tensor, "
+                          "which the op reads only with elastic_info.",
+                      fail_example=eg.ex(eg.ARN, elastic_info=True, elastic_scale_down={"ep_world_size": 28, "moe_expert_num": 256}),
+                      pass_example=eg.ex(eg.ARN, elastic_info=True, elastic_scale_down=eg.SCALE_DOWN_28),
+                      fix="Leave moe_expert_num out of elastic_scale_down (moecfg derives local_expert_num * ranks left), "
+                          "or set it to that product; set elastic_info: true."))
 DOC_WINDOW = rule("MC807", "add-rms-norm-documented-window", "info",
                   "the EP buffer the seed page documents, next to the code's requirement (the verdict)", family=_F,
-                  source="seed 001 HCCL_BUFFSIZE; CWS[M] L110-124", tags=("buffer",))
+                  source="seed 001 HCCL_BUFFSIZE; CWS[M] L110-124", tags=("buffer",),
+                  docs=lambda: dict(
+                      why="Nothing fails: the aclnnMoeDistributeCombineAddRmsNormV2 page sizes HCCL_BUFFSIZE with its "
+                          "own formula, which differs from the code's check (MC501, the verdict). Both figures are shown so "
+                          "you can tell which one your sizing followed. Hierarchy has no documented formula.",
+                      fail_example=eg.ex(eg.ARN),
+                      pass_example=eg.ex(eg.ARN, comm_alg="hierarchy", expert_scales=True, env={"HCCL_BUFFSIZE": 4096}),
+                      fix="Size HCCL_BUFFSIZE by the code's figure; nothing to change while MC501 is silent."))
 
 
 def product_unsupported(product: str, ruleset_name: str):

@@ -12,34 +12,88 @@ rejected, combine v2 still wants tp >= 0 and tp_rank_id 0), combine's comm_quant
 from __future__ import annotations
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend.rules import finding, outside, where
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-attrs"
 EP_RANGE = rule("MC101", "ep-world-size-range", "error", "ep_world_size within the product's range and alignment", family=_F,
-                source="DV2T[M] L668-689; DV2A22[M] L258-274; R85 DV2T L511-513, L1136-1142")
-RANK = rule("MC102", "ep-rank-id-range", "error", "ep_rank_id in [0, ep_world_size)", family=_F, source="DV2T[M] L690-693")
+                source="DV2T[M] L668-689; DV2A22[M] L258-274; R85 DV2T L511-513, L1136-1142",
+                docs=lambda: dict(
+                    why=eg.TILING, cann_error="epWorldSize is invalid",
+                    fail_example=eg.ex(eg.A3, ep_world_size=1024, moe_expert_num=1024, bs=8),
+                    pass_example=eg.ex(eg.A3),
+                    fix="Use an EP size the product supports (A3: 2-768; hierarchy: multiple of 16 up to 256)."))
+RANK = rule("MC102", "ep-rank-id-range", "error", "ep_rank_id in [0, ep_world_size)", family=_F, source="DV2T[M] L690-693",
+            docs=lambda: dict(
+                why=eg.TILING, cann_error="epRankId is invalid", fail_example=eg.ex(eg.A3, ep_rank_id=32),
+                pass_example=eg.ex(eg.A3, ep_rank_id=31), fix="ep_rank_id counts from 0 to ep_world_size - 1."))
 BS = rule("MC103", "bs-range", "error", "bs (tokens per rank) within [1, max]", family=_F,
-          source="DV2T[M] L978-987; DV2A22[M] L482-487")
+          source="DV2T[M] L978-987; DV2A22[M] L482-487",
+          docs=lambda: dict(
+              why=eg.TILING, cann_error="xDim0(BS) is invalid",
+              fail_example=eg.ex(eg.A3, bs=1024, env={"HCCL_BUFFSIZE": 8192}), pass_example=eg.ex(eg.A3),
+              fix="Lower the tokens per rank (micro-batch) to the product's limit."))
 H = rule("MC104", "hidden-size-range", "error", "h within the product's range and alignment", family=_F,
-         source="DV2T[M] L1066-1074; DV2A22[M] L474-481")
-K = rule("MC105", "top-k-range", "error", "k in (0, min(16, all experts)]", family=_F, source="DV2T[M] L1097-1103; DV2A22[M] L498-504")
+         source="DV2T[M] L1066-1074; DV2A22[M] L474-481",
+         docs=lambda: dict(
+             why=eg.TILING, cann_error="hiddensize is invalid.", fail_example=eg.ex(eg.A3, h=512),
+             pass_example=eg.ex(eg.A3), fix="Check h against the product's range (A3: 1024-8192)."))
+K = rule("MC105", "top-k-range", "error", "k in (0, min(16, all experts)]", family=_F, source="DV2T[M] L1097-1103; DV2A22[M] L498-504",
+         docs=lambda: dict(
+             why=eg.TILING, cann_error="K is invalid", fail_example=eg.ex(eg.A3, k=17), pass_example=eg.ex(eg.A3),
+             fix="top-k is at most 16 and at most the number of experts."))
 MOE = rule("MC106", "moe-expert-num-range", "error", "moe_expert_num within (0, max]", family=_F,
-           source="DV2T[M] L811-813; DV2A22[M] L285-295")
+           source="DV2T[M] L811-813; DV2A22[M] L285-295",
+           docs=lambda: dict(
+               why=eg.TILING, cann_error="moeExpertNum is invalid",
+               fail_example=eg.ex(eg.A3, moe_expert_num=2048, env={"HCCL_BUFFSIZE": 8192}), pass_example=eg.ex(eg.A3),
+               fix="moe_expert_num counts the routed experts (> 0, at most the product's maximum)."))
 QUANT = rule("MC107", "quant-mode", "error", "quant_mode is 0 or 2 (1, static quant, is refused)", family=_F,
-             source="DV2A22[M] L783-822; DV2A22[M] L307-318")
-TOKEN_TYPE = rule("MC108", "expert-token-nums-type", "error", "expert_token_nums_type is 0 or 1", family=_F, source="DV2T[M] L728-731")
-SHARD = rule("MC109", "expert-shard-type", "error", "expert_shard_type is 0 (A3)", family=_F, source="DV2T[M] L720-723")
+             source="DV2A22[M] L783-822; DV2A22[M] L307-318",
+             docs=lambda: dict(
+                 why=eg.TILING, cann_error="cannot support static quant now.",
+                 fail_example=eg.ex(eg.A3, quant_mode=1), pass_example=eg.ex(eg.A3, quant_mode=2),
+                 fix="Use quant_mode 2 (dynamic int8) or 0."))
+TOKEN_TYPE = rule("MC108", "expert-token-nums-type", "error", "expert_token_nums_type is 0 or 1", family=_F, source="DV2T[M] L728-731",
+                  docs=lambda: dict(
+                      why=eg.TILING, fail_example=eg.ex(eg.A3, expert_token_nums_type=2),
+                      pass_example=eg.ex(eg.A3, expert_token_nums_type=0), fix="0 = prefix sums, 1 = counts."))
+SHARD = rule("MC109", "expert-shard-type", "error", "expert_shard_type is 0 (A3)", family=_F, source="DV2T[M] L720-723",
+             docs=lambda: dict(
+                 why=eg.TILING, fail_example=eg.ex(eg.A3, expert_shard_type=1), pass_example=eg.ex(eg.A3),
+                 fix="Only 0 (shared-expert ranks first) is implemented."))
 GROUP = rule("MC110", "group-name", "error", "communicator names: length in [1, 128); group_tp distinct from group_ep with TP", family=_F,
-             source="DV2T[M] L608-666; R85 L520-527")
+             source="DV2T[M] L608-666; R85 L520-527",
+             docs=lambda: dict(
+                 why=eg.TILING, fail_example=eg.ex(eg.A3, group_ep="g" * 130),
+                 pass_example=eg.ex(eg.A3, group_ep="ep_group"),
+                 fix="Communicator names are 1-127 characters; TP and EP groups differ."))
 TP = rule("MC111", "tp-world-size", "error", "TP group: [0, 2] with its rank rules (8.5-9.1); latest A3: tp in [0, 1], tp_rank_id 0", family=_F,
-          source="CV2T[M] L288-302; DV2T[M] L695-699; R85 DV2T L514-531; DV2A22[M] L296-301")
+          source="CV2T[M] L288-302; DV2T[M] L695-699; R85 DV2T L514-531; DV2A22[M] L296-301",
+          docs=lambda: dict(
+              why=eg.TILING, cann_error="tpWorldSize is invalid, only support [0, 2]",
+              fail_example=eg.ex(eg.A3, tp_world_size=4, moe_expert_num=32), pass_example=eg.ex(eg.A3),
+              fix="TP group size 0, 1 or 2 (8.5-9.1); the latest rules removed TP."))
 COMM_QUANT = rule("MC112", "comm-quant-mode", "error", "combine comm_quant_mode: A3 {0, 2}; A2 0 flat, {0, 2} hierarchy", family=_F,
-                  source="CV2T[M] L336-349; CV2A22[M] L285-293")
+                  source="CV2T[M] L336-349; CV2A22[M] L285-293",
+                  docs=lambda: dict(
+                      why=eg.TILING, cann_error="commQuantMode is invalid.",
+                      fail_example=eg.ex(eg.A3, comm_quant_mode=1), pass_example=eg.ex(eg.A3, comm_quant_mode=2),
+                      fix="comm_quant_mode 0 or 2 (A2 flat: 0)."))
 X_DTYPE = rule("MC113", "x-dtype", "error", "x dtype: bf16/fp16; INT32 only on A2 (latest) with 1-D scales, quant 0, flat, H <= 5120", family=_F,
-               source="DV2A22[M] L449-470, L319-326")
+               source="DV2A22[M] L449-470, L319-326",
+               docs=lambda: dict(
+                   why=eg.TILING, fail_example=eg.ex(eg.A3, x_dtype="int32"), pass_example=eg.ex(eg.A3),
+                   fix="Use bf16 or fp16 for x."))
 TP_LOCAL = rule("MC114", "tp-local-experts", "error", "with tp_world_size = 2 a rank holds one expert and elastic_info is refused (8.5-9.1)", family=_F,
-                source="R85 DV2T L674-678")
+                source="R85 DV2T L674-678",
+                docs=lambda: dict(
+                    why=eg.TILING, cann_error="Cannot support multi-moeExpert in a rank when tpWorldSize > 1",
+                    fail_example=eg.ex(eg.A3, tp_world_size=2, group_tp="tp_group", hccl_buffer_size={"ep": 1024, "tp": 2048}),
+                    pass_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group"),
+                    fix="With tp_world_size = 2 put one expert on each rank (moe_expert_num = ep_world_size)."))
 
 
 def ep_range(cfg, f):

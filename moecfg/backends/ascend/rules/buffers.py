@@ -15,22 +15,46 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend.model import DEFAULT_HCCL_BUFFSIZE_MB
 from moecfg.backends.ascend.rules import finding, where
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-buffers"
 EP_SMALL = rule("MC501", "ep-buffer-too-small", "error", "A3: the EP communicator's HCCL buffer holds the dispatch/combine window", family=_F,
-                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer",))
+                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer",),
+                docs=lambda: dict(
+                    why=eg.BUFFERS, cann_error="HCCL_BUFFSIZE_EP is too SMALL",
+                    fail_example=eg.ex(eg.A3, env={"HCCL_BUFFSIZE": 200}), pass_example=eg.ex(eg.A3),
+                    fix="Set HCCL_BUFFSIZE (or hccl_buffer_size.ep) to at least the size the message names."))
 TP_SMALL = rule("MC502", "tp-buffer-too-small", "error", "A3, CANN 8.5-9.1, tp_world_size = 2: the TP communicator's buffer holds the TP window", family=_F,
-                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer",))
+                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer",),
+                docs=lambda: dict(
+                    why=eg.BUFFERS,
+                    fail_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group", hccl_buffer_size={"ep": 1024, "tp": 1}),
+                    pass_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group"),
+                    fix="Give the TP communicator the buffer the message names."))
 A2_ADVISORY = rule("MC503", "a2-buffer-advisory", "warning", "A2: HCCL_BUFFSIZE below the window the op expects (CANN only warns)", family=_F,
-                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer",))
+                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer",),
+                   docs=lambda: dict(
+                       why="CANN only logs a warning on A2, but a window smaller than the op expects can corrupt or hang "
+                           "large batches.", fail_example=eg.ex(eg.A2, env={"HCCL_BUFFSIZE": 64}),
+                       pass_example=eg.ex(eg.A2), fix="Set HCCL_BUFFSIZE to at least the size the message names."))
 BUFFSIZE_VALUE = rule("MC504", "hccl-buffsize-value", "error", "HCCL_BUFFSIZE / hccl_buffer_size must be positive; >= 65536 MB wraps", family=_F,
-                      source="MTU[M] .cpp L344-360")
+                      source="MTU[M] .cpp L344-360",
+                      docs=lambda: dict(
+                          why=eg.BUFFERS, cann_error="cclBufferSize is 0",
+                          fail_example=eg.ex(eg.A3, env={"HCCL_BUFFSIZE": 0}), pass_example=eg.ex(eg.A3),
+                          fix="HCCL_BUFFSIZE is a positive number of MB below 65536."))
 OPTION_IGNORED = rule("MC505", "hccl-buffer-option-ignored", "warning", "A3 hierarchy reads only HCCL_BUFFSIZE, not hccl_buffer_size.ep", family=_F,
-                      source="CWS[M] L63-73")
+                      source="CWS[M] L63-73",
+                      docs=lambda: dict(
+                          why=eg.BUFFERS,
+                          fail_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, hccl_buffer_size={"ep": 4096}),
+                          pass_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, env={"HCCL_BUFFSIZE": 4096}),
+                          fix="With hierarchy set HCCL_BUFFSIZE; hccl_buffer_size.ep is not read."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,29 +13,76 @@ fullmesh. Combine v2 on A3 does not validate comm_alg at all (a typo silently me
 from __future__ import annotations
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend.rules import finding, where
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-comm-alg"
 UNSUPPORTED = rule("MC301", "comm-alg-unsupported", "error", "comm_alg accepted by this product and release", family=_F,
-                   source="DV2A22[M] L799-808 (A3), L90-130 (A2); R85 DV2T L552-554")
+                   source="DV2A22[M] L799-808 (A3), L90-130 (A2); R85 DV2T L552-554",
+                   docs=lambda: dict(
+                       why=eg.TILING, cann_error="commAlg is not support",
+                       fail_example=eg.ex(eg.A3, comm_alg="fullmesh"),
+                       pass_example=eg.ex(eg.A3, comm_alg="fullmesh_v1"),
+                       fix="Use a comm_alg the product and release accept (the message lists them)."))
 RESOLVED = rule("MC302", "comm-alg-resolved", "info", "how an implicit comm_alg was resolved (A2 env vars, small EP)", family=_F,
-                source="DV2A22[M] L90-130")
-FM2_BS = rule("MC303", "fullmesh-v2-bs", "error", "fullmesh_v2: bs <= 256", family=_F, source="DV2T[M] L920-927")
-FM2_K = rule("MC304", "fullmesh-v2-top-k", "error", "fullmesh_v2: k <= 12", family=_F, source="DV2T[M] L929-932")
+                source="DV2A22[M] L90-130",
+                docs=lambda: dict(
+                    why="Informational: which algorithm the op will actually run, since the buffer and limits depend on it.",
+                    fail_example=eg.ex(eg.A2, comm_alg='""', expert_scales=True,
+                                    env={"HCCL_BUFFSIZE": 2048, "HCCL_INTRA_PCIE_ENABLE": 1, "HCCL_INTRA_ROCE_ENABLE": 0}),
+                    pass_example=eg.ex(eg.A2), fix="Set comm_alg explicitly."))
+FM2_BS = rule("MC303", "fullmesh-v2-bs", "error", "fullmesh_v2: bs <= 256", family=_F, source="DV2T[M] L920-927",
+              docs=lambda: dict(
+                  why=eg.TILING, cann_error="When comm_alg is fullmesh_v2, bs should be between [1, 256]",
+                  fail_example=eg.ex(eg.A3, comm_alg="fullmesh_v2", bs=512, env={"HCCL_BUFFSIZE": 4096}),
+                  pass_example=eg.ex(eg.A3, comm_alg="fullmesh_v2"),
+                  fix="bs <= 256 with fullmesh_v2, or use fullmesh_v1."))
+FM2_K = rule("MC304", "fullmesh-v2-top-k", "error", "fullmesh_v2: k <= 12", family=_F, source="DV2T[M] L929-932",
+             docs=lambda: dict(
+                 why=eg.TILING, fail_example=eg.ex(eg.A3, comm_alg="fullmesh_v2", k=16),
+                 pass_example=eg.ex(eg.A3, comm_alg="fullmesh_v2"),
+                 fix="k <= 12 with fullmesh_v2, or use fullmesh_v1."))
 FM2_FEATURE = rule("MC305", "fullmesh-v2-unsupported-feature", "error",
                    "fullmesh_v2 refuses elastic_info, special experts, 2-D mask, variable BS (8.5) and tp = 2 (8.5-9.1)", family=_F,
-                   source="R85 DV2T L633-643, L701-703")
+                   source="R85 DV2T L633-643, L701-703",
+                   docs=lambda: dict(
+                       why=eg.TILING, cann_error="Cannot support elasticInfo when comm_alg = fullmesh_v2",
+                       fail_example=eg.ex(eg.A3, cann_version="8.5", comm_alg="fullmesh_v2", elastic_info=True),
+                       pass_example=eg.ex(eg.A3, cann_version="8.5", comm_alg="fullmesh_v2"),
+                       fix="Drop the feature or use fullmesh_v1 (or a newer CANN where the restriction is lifted)."))
 HIER_FEATURE = rule("MC306", "hierarchy-unsupported-feature", "error",
                     "hierarchy refuses shared-expert ranks, elastic_info, special experts, 2-D mask, performance_info", family=_F,
-                    source="DV2T[M] L794-800, L933-944")
+                    source="DV2T[M] L794-800, L933-944",
+                    docs=lambda: dict(
+                        why=eg.TILING,
+                        fail_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, elastic_info=True, env={"HCCL_BUFFSIZE": 4096}),
+                        pass_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, env={"HCCL_BUFFSIZE": 4096}),
+                        fix="hierarchy runs without shared-expert ranks, elastic_info, special experts, 2-D masks and performance_info."))
 HIER_SCALES = rule("MC307", "hierarchy-expert-scales", "error", "hierarchy needs the expert_scales input", family=_F,
-                   source="DV2T[M] L207-384 (A3); DV2A22[M] L419-422 (A2)")
+                   source="DV2T[M] L207-384 (A3); DV2A22[M] L419-422 (A2)",
+                   docs=lambda: dict(
+                       why=eg.TILING, cann_error="expertScales is null.",
+                       fail_example=eg.ex(eg.A3, comm_alg="hierarchy", env={"HCCL_BUFFSIZE": 4096}),
+                       pass_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, env={"HCCL_BUFFSIZE": 4096}),
+                       fix="Pass expert_scales (the routing weights) to dispatch."))
 HIER_VARBS = rule("MC308", "hierarchy-variable-bs", "error", "A3 hierarchy: every rank sends max_bs tokens (bs == global_bs / ep)", family=_F,
-                  source="CWS[M] L75-79")
+                  source="CWS[M] L75-79",
+                  docs=lambda: dict(
+                      why=eg.TILING, cann_error="Layered cannot support variableBs",
+                      fail_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, global_bs=8192, env={"HCCL_BUFFSIZE": 8192}),
+                      pass_example=eg.ex(eg.A3, comm_alg="hierarchy", expert_scales=True, env={"HCCL_BUFFSIZE": 4096}),
+                      fix="With hierarchy every rank sends max_bs tokens: global_bs = bs * ep_world_size (or 0)."))
 FM2_UB = rule("MC310", "fullmesh-v2-ub-overflow", "error", "A3 fullmesh_v2: the kernel's UB estimate fits 192 KB (CANN 9.0+)", family=_F,
-              source="DV2T[M] L1592-1738, L1897-1900")
+              source="DV2T[M] L1592-1738, L1897-1900",
+              docs=lambda: dict(
+                  why=eg.TILING, cann_error="Current scenario is exceeds the size limit",
+                  fail_example=eg.ex(eg.A3, comm_alg="fullmesh_v2", bs=256, h=8192, k=12, ep_world_size=516, moe_expert_num=1024,
+                                  shared_expert_num=4, shared_expert_rank_num=4, x_active_mask="2d", zero_expert_num=1,
+                                  elastic_info=True, env={"HCCL_BUFFSIZE": 10240}),
+                  pass_example=eg.ex(eg.A3, comm_alg="fullmesh_v2"), fix="Lower bs, h or k, or use fullmesh_v1."))
 
 
 def accepted(cfg, f):

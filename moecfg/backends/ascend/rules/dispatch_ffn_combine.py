@@ -19,7 +19,7 @@ from moecfg.core.registry import rule
 from moecfg.backends.ascend import fused_formulas as ff
 from moecfg.backends.ascend.formulas import INT32_MAX, ceil_mb
 from moecfg.backends.ascend.rules import finding
-from moecfg.render.rule_examples import ex
+from moecfg.core.examples import ex
 
 _F = "ascend-dispatch-ffn-combine"
 _DFC = "vllm-ascend@182b75e csrc/mc2/dispatch_ffn_combine/op_host/dispatch_ffn_combine_tiling.cpp"

@@ -12,30 +12,80 @@ refuses const experts.
 from __future__ import annotations
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend.formulas import INT32_MAX
 from moecfg.backends.ascend.rules import finding, where
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-experts"
 DIVISIBLE = rule("MC201", "moe-expert-divisibility", "error", "moe_expert_num divisible by the MoE ranks", family=_F,
-                 source="DV2T[M] L961-968; DV2A22[M] L285-295")
+                 source="DV2T[M] L961-968; DV2A22[M] L285-295",
+                 docs=lambda: dict(
+                     why=eg.TILING,
+                     cann_error="moeExpertNum should be divisible by (epWorldSize - sharedExpertRankNum)",
+                     fail_example=eg.ex(eg.A3, moe_expert_num=250), pass_example=eg.ex(eg.A3),
+                     fix="Pad moe_expert_num to the nearest multiple the message names."))
 LOCAL_MAX = rule("MC202", "local-expert-limit", "error", "A3: local_expert_num * ep_world_size <= 2048 and > 0", family=_F,
-                 source="DV2T[M] L969-976")
+                 source="DV2T[M] L969-976",
+                 docs=lambda: dict(
+                     why=eg.TILING, cann_error="localMoeExpertNum * epWorldSize must be less than or equal to 2048",
+                     fail_example=eg.ex(eg.A3, bs=16, ep_world_size=16, moe_expert_num=1024, shared_expert_num=4,
+                                     shared_expert_rank_num=12, env={"HCCL_BUFFSIZE": 4096}),
+                     pass_example=eg.ex(eg.A3),
+                     fix="Every MoE rank needs at least one expert and local_expert_num * ep_world_size <= 2048."))
 A2_PER_RANK = rule("MC203", "a2-experts-per-rank", "error", "A2, CANN 8.5, fullmesh: at most 24 experts per rank", family=_F,
-                   source="R85 DV2T L1148-1150 (e416eec)")
-SHARED_NUM = rule("MC204", "shared-expert-num-range", "error", "A3: shared_expert_num in [0, 4]", family=_F, source="DV2T[M] L802-804")
+                   source="R85 DV2T L1148-1150 (e416eec)",
+                   docs=lambda: dict(
+                       why=eg.TILING, fail_example=eg.ex(eg.A2, cann_version="8.5", moe_expert_num=512),
+                       pass_example=eg.ex(eg.A2, cann_version="8.5", moe_expert_num=384),
+                       fix="Use comm_alg hierarchy, more ranks, or CANN 9.0+."))
+SHARED_NUM = rule("MC204", "shared-expert-num-range", "error", "A3: shared_expert_num in [0, 4]", family=_F, source="DV2T[M] L802-804",
+                  docs=lambda: dict(
+                      why=eg.TILING,
+                      fail_example=eg.ex(eg.A3, shared_expert_num=5, shared_expert_rank_num=5, moe_expert_num=216, ep_world_size=32),
+                      pass_example=eg.ex(eg.A3, shared_expert_num=2, shared_expert_rank_num=4, moe_expert_num=224),
+                      fix="At most 4 shared experts."))
 SHARED_RANKS = rule("MC205", "shared-expert-rank-num-range", "error", "A3: shared_expert_rank_num in [0, ep_world_size)", family=_F,
-                    source="DV2T[M] L805-809")
+                    source="DV2T[M] L805-809",
+                    docs=lambda: dict(
+                        why=eg.TILING, fail_example=eg.ex(eg.A3, shared_expert_rank_num=32),
+                        pass_example=eg.ex(eg.A3, shared_expert_rank_num=4, moe_expert_num=224),
+                        fix="Shared-expert ranks are fewer than ep_world_size."))
 SHARED_PAIR = rule("MC206", "shared-expert-pairing", "error", "A3: shared_expert_num and shared_expert_rank_num both zero or both non-zero", family=_F,
-                   source="DV2T[M] L878-888")
+                   source="DV2T[M] L878-888",
+                   docs=lambda: dict(
+                       why=eg.TILING, fail_example=eg.ex(eg.A3, shared_expert_num=2),
+                       pass_example=eg.ex(eg.A3, shared_expert_num=2, shared_expert_rank_num=4, moe_expert_num=224),
+                       fix="Set both shared_expert_num and shared_expert_rank_num, or neither (torch_npu's default (1, 0) means none)."))
 SHARED_DIV = rule("MC207", "shared-expert-divisibility", "error", "A3: shared_expert_rank_num divisible by shared_expert_num", family=_F,
-                  source="DV2T[M] L889-898")
-SPECIAL_NEG = rule("MC208", "special-expert-negative", "error", "zero/copy/const_expert_num >= 0", family=_F, source="DV2T[M] L777-785")
+                  source="DV2T[M] L889-898",
+                  docs=lambda: dict(
+                      why=eg.TILING,
+                      fail_example=eg.ex(eg.A3, shared_expert_num=3, shared_expert_rank_num=4, moe_expert_num=224),
+                      pass_example=eg.ex(eg.A3, shared_expert_num=2, shared_expert_rank_num=4, moe_expert_num=224),
+                      fix="shared_expert_rank_num must be a multiple of shared_expert_num."))
+SPECIAL_NEG = rule("MC208", "special-expert-negative", "error", "zero/copy/const_expert_num >= 0", family=_F, source="DV2T[M] L777-785",
+                   docs=lambda: dict(
+                       why=eg.TILING, fail_example=eg.ex(eg.A3, zero_expert_num=-1),
+                       pass_example=eg.ex(eg.A3, zero_expert_num=1), fix="Special expert counts are >= 0."))
 SPECIAL_SUM = rule("MC209", "special-expert-overflow", "error", "moe + zero + copy + const fits INT32", family=_F,
-                   source="DV2T[M] L788-793; DV2A22[M] L359-369")
-A2_CONST = rule("MC210", "a2-const-expert", "error", "A2: const_expert_num must be 0", family=_F, source="DV2A22[M] L341-348")
+                   source="DV2T[M] L788-793; DV2A22[M] L359-369",
+                   docs=lambda: dict(
+                       why=eg.TILING, fail_example=eg.ex(eg.A3, zero_expert_num=2147483647),
+                       pass_example=eg.ex(eg.A3, zero_expert_num=1),
+                       fix="Expert IDs are INT32: keep the sum of all experts below 2^31."))
+A2_CONST = rule("MC210", "a2-const-expert", "error", "A2: const_expert_num must be 0", family=_F, source="DV2A22[M] L341-348",
+                docs=lambda: dict(
+                    why=eg.TILING, cann_error="constExpertNum is invalid. Must be 0.",
+                    fail_example=eg.ex(eg.A2, const_expert_num=1), pass_example=eg.ex(eg.A2),
+                    fix="A2 has no const experts; remove const_expert_num."))
 A2_SHARED = rule("MC211", "a2-shared-experts-ignored", WARNING, "A2 ignores shared-expert attributes", family=_F,
-                 source="DV2A22[M]: not validated, forced to 0")
+                 source="DV2A22[M]: not validated, forced to 0",
+                 docs=lambda: dict(
+                     why="CANN ignores the value on A2: experts are spread over all ranks, not the layout you described.",
+                     fail_example=eg.ex(eg.A2, shared_expert_rank_num=2), pass_example=eg.ex(eg.A2),
+                     fix="Remove the shared-expert attributes on A2."))
 
 
 def divisibility(cfg, f):

@@ -13,29 +13,81 @@ token_info area, and token_data_buf must then hold A * M * BS * (K+1) slots. Not
 from __future__ import annotations
 
 from moecfg.core.diagnostics import Finding, WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend.rules import finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-ffn-worker-batching"
 UNAVAILABLE = rule("MC840", "ffn-unavailable", "error", "FfnWorkerBatching does not exist in CANN 8.5 (new in 2026-02)", family=_F,
-                   source="§6: not in R85")
-EXPERT_NUM = rule("MC841", "ffn-expert-num", "error", "expert_num in (0, 8192]", family=_F, source="ffn_worker_batching_tiling.cpp L108-113")
+                   source="§6: not in R85",
+                   docs=lambda: dict(
+                       why="CANN 8.5 has no FfnWorkerBatching op (it was added upstream in 2026-02): the aclnn call or the "
+                           "torch_npu op is missing at the first call.",
+                       fail_example=eg.ex(eg.FFN, cann_version="8.5"), pass_example=eg.ex(eg.FFN),
+                       fix="Use CANN 9.0 or newer for attention/FFN disaggregation."))
+EXPERT_NUM = rule("MC841", "ffn-expert-num", "error", "expert_num in (0, 8192]", family=_F, source="ffn_worker_batching_tiling.cpp L108-113",
+                  docs=lambda: dict(
+                      why=eg.FFN_TILING, cann_error="expert_num:8193 should be in range (0, 8192]",
+                      fail_example=eg.ex(eg.FFN, expert_num=8193, layer_num=0), pass_example=eg.ex(eg.FFN),
+                      fix="expert_num (experts per layer on this worker * layer_num) at most 8192; spread the layers over "
+                          "more FFN workers."))
 ATTENTION = rule("MC842", "ffn-attention-workers", "error", "attention_workers (A) in (0, 1024]", family=_F,
-                 source="ffn_worker_batching_tiling.cpp L125-128")
+                 source="ffn_worker_batching_tiling.cpp L125-128",
+                 docs=lambda: dict(
+                     why=eg.FFN_TILING + " max_out_shape[0], the attention workers, is at most 1024.",
+                     fail_example=eg.ex(eg.FFN, attention_workers=1025), pass_example=eg.ex(eg.FFN),
+                     fix="At most 1024 attention workers per FFN worker."))
 MICRO_BATCH = rule("MC843", "ffn-micro-batch", "error", "micro_batch_size > 0; micro_batch_num >= 1 (doc: <= 64)", family=_F,
-                   source="tiling L129-130; torch_npu ScheduleContextHolder::CheckParams; FfnWorkerBatching doc")
+                   source="tiling L129-130; torch_npu ScheduleContextHolder::CheckParams; FfnWorkerBatching doc",
+                   docs=lambda: dict(
+                       why="torch_npu's ScheduleContextHolder refuses micro_batch_num = 0 (\"micro_batch_num can't be 0\") "
+                           "and the tiling a micro_batch_size <= 0; more than 64 micro batches is beyond the documented range "
+                           "(a warning).", fail_example=eg.ex(eg.FFN, micro_batch_num=0), pass_example=eg.ex(eg.FFN),
+                       fix="micro_batch_num in [1, 64], micro_batch_size >= 1."))
 TOP_K = rule("MC844", "ffn-top-k", "error", "top_k + 1 in (0, 64] (code); the doc says top_k <= 64", family=_F,
-             source="ffn_worker_batching_tiling.cpp L131-133")
-HIDDEN = rule("MC845", "ffn-hidden", "error", "hidden > 0", family=_F, source="ffn_worker_batching_tiling.cpp L134-137")
+             source="ffn_worker_batching_tiling.cpp L131-133",
+             docs=lambda: dict(
+                 why=eg.FFN_TILING + " max_out_shape[2] is top_k + 1 (the shared expert included) and at most 64, so "
+                     "top_k <= 63 although the op page says top_k <= 64.", fail_example=eg.ex(eg.FFN, top_k=64),
+                 pass_example=eg.ex(eg.FFN), fix="top_k <= 63 (routed experts per token, without the shared expert)."))
+HIDDEN = rule("MC845", "ffn-hidden", "error", "hidden > 0", family=_F, source="ffn_worker_batching_tiling.cpp L134-137",
+              docs=lambda: dict(
+                  why=eg.FFN_TILING + " max_out_shape[3], the hidden size, must be positive.",
+                  fail_example=eg.ex(eg.FFN, hidden=0), pass_example=eg.ex(eg.FFN),
+                  fix="Write the model's hidden size."))
 NEED_SCHEDULE = rule("MC846", "ffn-need-schedule", "error", "need_schedule is 0 or 1", family=_F,
-                     source="ffn_worker_batching_tiling.cpp L153-159")
+                     source="ffn_worker_batching_tiling.cpp L153-159",
+                     docs=lambda: dict(
+                         why=eg.FFN_TILING + " need_schedule selects tiling key 100 (0) or 101 (1); no other kernel exists.",
+                         fail_example=eg.ex(eg.FFN, need_schedule=2), pass_example=eg.ex(eg.FFN),
+                         fix="need_schedule: 0 (batching only) or 1 (scan the data first)."))
 LAYER_NUM = rule("MC847", "ffn-layer-num", "error", "layer_num in [0, expert_num]; expert_num = per-layer experts * layer_num", family=_F,
-                 source="ffn_worker_batching_tiling.cpp L161-168; doc (expert_num)")
+                 source="ffn_worker_batching_tiling.cpp L161-168; doc (expert_num)",
+                 docs=lambda: dict(
+                     why=eg.FFN_TILING + " layer_num is at most expert_num; an expert_num that is not a multiple of "
+                         "layer_num (a warning) means the per-layer expert count is not what you think.",
+                     fail_example=eg.ex(eg.FFN, layer_num=1161), pass_example=eg.ex(eg.FFN),
+                     fix="layer_num in [0, expert_num], expert_num = experts per layer on this worker * layer_num."))
 TOKEN_SLOT = rule("MC848", "ffn-token-slot", "error", "attn_to_ffn_token_size: a multiple of 512 holding one token", family=_F,
-                  source="torch_npu ScheduleContextHolder::CheckParams; ScheduleContext comments")
+                  source="torch_npu ScheduleContextHolder::CheckParams; ScheduleContext comments",
+                  docs=lambda: dict(
+                      why="torch_npu's ScheduleContextHolder refuses a token slot that is not a multiple of 512 "
+                          "(\"attn_to_ffn_token_size must be align with 512\"); a slot smaller than one token (h bytes plus "
+                          "the 4-byte int8 scale) makes the attention workers overwrite the next token.",
+                      fail_example=eg.ex(eg.FFN, attn_to_ffn_token_size=7168),
+                      pass_example=eg.ex(eg.FFN, attn_to_ffn_token_size=7680),
+                      fix="Use Align512(token bytes): h + 4 for int8 tokens (7168 -> 7680), 2h for fp16/bf16."))
 WINDOW = rule("MC849", "ffn-window", "error", "ffn_window_size holds token_info_buf (aligned to 512) and token_data_buf", family=_F,
-              source="torch_npu ScheduleContextHolder::InitFfn", tags=("buffer",))
+              source="torch_npu ScheduleContextHolder::InitFfn", tags=("buffer",),
+              docs=lambda: dict(
+                  why="torch_npu's ScheduleContextHolder::InitFfn refuses a window not larger than the token_info "
+                      "area (\"ffn_window_size must be > token_info_aligned_size\"); a window that cannot hold "
+                      "A * M * BS * (K+1) token slots is overrun by the attention workers' writes.",
+                  fail_example=eg.ex(eg.FFN, ffn_window_size=134217728),
+                  pass_example=eg.ex(eg.FFN, ffn_window_size=285212672),
+                  fix="Set ffn_window_size to at least the size the message names."))
 
 
 def unavailable(cfg, ruleset):

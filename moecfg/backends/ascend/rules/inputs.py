@@ -16,20 +16,40 @@ A2 takes none of the const tensors (MC408).
 from __future__ import annotations
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend.rules import finding, where
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-inputs"
 GLOBAL_BS = rule("MC401", "global-bs", "error", "A3: global_bs is 0 or a multiple of ep_world_size >= bs * ep_world_size", family=_F,
-                 source="DV2T[M] L998-1006")
+                 source="DV2T[M] L998-1006",
+                 docs=lambda: dict(
+                     why=eg.TILING, cann_error="globalBS is invalid", fail_example=eg.ex(eg.A3, global_bs=100),
+                     pass_example=eg.ex(eg.A3, global_bs=4096), fix="global_bs is 0 or max_bs * ep_world_size."))
 GLOBAL_BS_MASK = rule("MC402", "global-bs-with-mask", "error", "A3: variable bs per rank cannot be combined with x_active_mask", family=_F,
-                      source="DV2T[M] L1007-1012")
+                      source="DV2T[M] L1007-1012",
+                      docs=lambda: dict(
+                          why=eg.TILING,
+                          fail_example=eg.ex(eg.A3, global_bs=8192, x_active_mask="1d", env={"HCCL_BUFFSIZE": 2048}),
+                          pass_example=eg.ex(eg.A3, global_bs=8192, env={"HCCL_BUFFSIZE": 2048}),
+                          fix="Use the same bs on every rank, or drop x_active_mask."))
 SCALES = rule("MC403", "scales-without-quant", "error", "scales is passed only with quant_mode 2", family=_F,
-              source="DV2A22[M] L787-795, L505-509")
-ELASTIC = rule("MC404", "elastic-info-unsupported", "error", "A2 refuses elastic_info", family=_F, source="DV2A22[M] L423-427")
+              source="DV2A22[M] L787-795, L505-509",
+              docs=lambda: dict(
+                  why=eg.TILING, cann_error="quant mode and scales not match", fail_example=eg.ex(eg.A3, scales=True),
+                  pass_example=eg.ex(eg.A3, scales=True, quant_mode=2), fix="Pass scales only with quant_mode 2."))
+ELASTIC = rule("MC404", "elastic-info-unsupported", "error", "A2 refuses elastic_info", family=_F, source="DV2A22[M] L423-427",
+               docs=lambda: dict(
+                   why=eg.TILING, fail_example=eg.ex(eg.A2, elastic_info=True), pass_example=eg.ex(eg.A2),
+                   fix="Remove elastic_info on A2."))
 PERF = rule("MC405", "performance-info-unsupported", "error", "A3 in CANN 8.5 refuses performance_info", family=_F,
-            source="R85 DV2T L858-860")
+            source="R85 DV2T L858-860",
+            docs=lambda: dict(
+                why=eg.TILING, cann_error="performanceInfo should be nullptr.",
+                fail_example=eg.ex(eg.A3, cann_version="8.5", performance_info=True),
+                pass_example=eg.ex(eg.A3, performance_info=True), fix="performance_info needs CANN 9.0+ on A3."))
 
 _DOC = ("product: A3\ncann_version: latest\nbs: 128\nh: 7168\nk: 8\nep_world_size: 32\nmoe_expert_num: 256\n"
         "env:\n  HCCL_BUFFSIZE: 1024\n")

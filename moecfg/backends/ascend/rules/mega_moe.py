@@ -28,7 +28,7 @@ from moecfg.backends.ascend import fused_formulas as ff
 from moecfg.backends.ascend.formulas import ceil_mb
 from moecfg.backends.ascend.mega_moe_model import computable, least_window, max_tokens_recv, workspace_bytes
 from moecfg.backends.ascend.rules import finding
-from moecfg.render.rule_examples import ex
+from moecfg.core.examples import ex
 
 _F = "ascend-mega-moe"
 _MMT = "ops-transformer@25fb6b9 mc2/mega_moe/op_host/op_tiling/arch22/mega_moe_tiling_arch22.cpp"

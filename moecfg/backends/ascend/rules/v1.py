@@ -14,32 +14,83 @@ rules then warn when the buffer is below `(moe + ep/8*2) * max_bs * (2H + 16 * A
 from __future__ import annotations
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend import formulas as fx
 from moecfg.backends.ascend.rules import buffers, finding, outside, where
 from moecfg.backends.ascend.rules.buffers import Requirement
 from moecfg.backends.ascend.rules.comm_alg import RESOLVED
 from moecfg.backends.ascend.rules.experts import A2_SHARED
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
 _F = "ascend-v1"
 EP = rule("MC820", "v1-ep-world-size", "error", "v1 ep_world_size: A3 one of 8..288 listed, A2 a multiple of 8 up to 256", family=_F,
-          source="R85 moe_distribute_dispatch_tiling.cpp L168-170, L248-254")
+          source="R85 moe_distribute_dispatch_tiling.cpp L168-170, L248-254",
+          docs=lambda: dict(
+              why=eg.V1_TILING + " On A3 v1 runs only on the listed EP sizes; on A2 on multiples of 8 up to 256.",
+              cann_error="epWorldSize should be in the list[8, 16, 32, 64, 128, 144, 256, 288]",
+              fail_example=eg.ex(eg.V1, ep_world_size=24, moe_expert_num=240), pass_example=eg.ex(eg.V1),
+              fix="Use a listed EP size, or op dispatch_combine_v2 (2-768 ranks on A3)."))
 H = rule("MC821", "v1-hidden-size", "error", "v1 h: A3 exactly 7168, A2 a multiple of 32 up to 7168", family=_F,
-         source="R85 dispatch v1 tiling L303; combine v1 L486")
-K = rule("MC822", "v1-top-k", "error", "v1 k: A3 (0, 8], A2 (0, 16], and <= moe_expert_num", family=_F, source="R85 dispatch v1 tiling")
+         source="R85 dispatch v1 tiling L303; combine v1 L486",
+         docs=lambda: dict(
+             why=eg.V1_TILING, cann_error="xShape dims1(H) only supports 7168", fail_example=eg.ex(eg.V1, h=4096),
+             pass_example=eg.ex(eg.V1),
+             fix="v1 on A3 is built for DeepSeek-V3's h = 7168 only; use op dispatch_combine_v2 for other models."))
+K = rule("MC822", "v1-top-k", "error", "v1 k: A3 (0, 8], A2 (0, 16], and <= moe_expert_num", family=_F, source="R85 dispatch v1 tiling",
+         docs=lambda: dict(
+             why=eg.V1_TILING + " v1 takes at most 8 experts per token on A3 (16 on A2), and no more than exist.",
+             fail_example=eg.ex(eg.V1, k=9), pass_example=eg.ex(eg.V1),
+             fix="k <= 8 on A3 (16 on A2), or op dispatch_combine_v2 (k <= 16)."))
 SHARED = rule("MC823", "v1-shared-experts", "error", "v1 A3: shared_expert_num exactly 1; ep_world_size divisible by shared_expert_rank_num", family=_F,
-              source="R85 dispatch v1 tiling L203-204, L232-234")
+              source="R85 dispatch v1 tiling L203-204, L232-234",
+              docs=lambda: dict(
+                  why=eg.V1_TILING, cann_error="sharedExpertNum only support 1",
+                  fail_example=eg.ex(eg.V1, shared_expert_num=2), pass_example=eg.ex(eg.V1, shared_expert_num=1),
+                  fix="shared_expert_num: 1 (torch_npu's default), with ep_world_size divisible by "
+                      "shared_expert_rank_num."))
 MOE = rule("MC824", "v1-moe-expert-num", "error", "v1 moe_expert_num in (0, 512], divisible by the MoE ranks; A2 fullmesh <= 24 per rank", family=_F,
-           source="R85 dispatch v1 tiling; §5")
-BS = rule("MC825", "v1-bs", "error", "v1 bs: A3 [1, 512], A2 [1, 256]", family=_F, source="R85 dispatch v1 tiling")
+           source="R85 dispatch v1 tiling; §5",
+           docs=lambda: dict(
+               why=eg.V1_TILING + " Every MoE rank holds the same number of experts, at most 512 in all.",
+               fail_example=eg.ex(eg.V1, moe_expert_num=250), pass_example=eg.ex(eg.V1),
+               fix="moe_expert_num a multiple of the MoE ranks (ep_world_size - shared_expert_rank_num), <= 512."))
+BS = rule("MC825", "v1-bs", "error", "v1 bs: A3 [1, 512], A2 [1, 256]", family=_F, source="R85 dispatch v1 tiling",
+          docs=lambda: dict(
+              why=eg.V1_TILING + " v1 takes at most 512 tokens per rank on A3, 256 on A2.",
+              fail_example=eg.ex(eg.V1, bs=513, env={"HCCL_BUFFSIZE": 4096}),
+              pass_example=eg.ex(eg.V1, bs=512, env={"HCCL_BUFFSIZE": 4096}),
+              fix="Lower the tokens per rank (micro-batch)."))
 TP = rule("MC826", "v1-tp-world-size", "error", "v1 A3 tp_world_size in [0, 2] with tp_rank_id in [0, tp)", family=_F,
-          source="R85 dispatch v1 tiling")
+          source="R85 dispatch v1 tiling",
+          docs=lambda: dict(
+              why=eg.V1_TILING + " The TP group of v1 has 0, 1 or 2 ranks.",
+              fail_example=eg.ex(eg.V1, tp_world_size=4),
+              pass_example=eg.ex(eg.V1, tp_world_size=2, group_tp="tp_group"),
+              fix="tp_world_size 0, 1 or 2, with tp_rank_id in [0, tp_world_size)."))
 COMM_QUANT = rule("MC827", "v1-comm-quant-mode", "error", "v1 A3 combine comm_quant_mode 0 or 2", family=_F,
-                  source="R85 moe_distribute_combine_tiling.cpp L440")
+                  source="R85 moe_distribute_combine_tiling.cpp L440",
+                  docs=lambda: dict(
+                      why="The v1 combine tiling (moe_distribute_combine_tiling.cpp L440) rejects comm_quant_mode at the "
+                          "first combine.", fail_example=eg.ex(eg.V1, comm_quant_mode=1),
+                      pass_example=eg.ex(eg.V1, comm_quant_mode=2), fix="comm_quant_mode 0 (none) or 2 (int8)."))
 EP_WINDOW = rule("MC828", "v1-ep-buffer", "error", "v1 EP window: A3 ep*max_bs*H*2*2*local (error); A2 layered advisory (latest)", family=_F,
-                 source="R85 dispatch v1 tiling L479-497; [M] arch22 a2a3 L284-297", tags=("buffer",))
+                 source="R85 dispatch v1 tiling L479-497; [M] arch22 a2a3 L284-297", tags=("buffer",),
+                 docs=lambda: dict(
+                     why="A3: the v1 tiling compares the EP window ep * max_bs * h * 2 * 2 * local_expert_num with the "
+                         "communicator's HCCL buffer and refuses to run. A2 (layered, latest rules): CANN only logs a warning "
+                         "and the op runs with a window too small for large batches.",
+                     cann_error="HCCL_BUFFSIZE is too SMALL", fail_example=eg.ex(eg.V1, env={"HCCL_BUFFSIZE": 256}),
+                     pass_example=eg.ex(eg.V1),
+                     fix="Set HCCL_BUFFSIZE (or hccl_buffer_size.ep) to at least the size the message names."))
 TP_WINDOW = rule("MC829", "v1-tp-buffer", "error", "v1 A3 with tp_world_size = 2: TP window A*(2H+128)*2", family=_F,
-                 source="R85 dispatch v1 tiling L501-512", tags=("buffer",))
+                 source="R85 dispatch v1 tiling L501-512", tags=("buffer",),
+                 docs=lambda: dict(
+                     why="With tp_world_size = 2 the v1 tiling also checks the TP communicator's buffer against "
+                         "A * (2h + 128) * 2 (L501-512) and refuses to run when it is smaller.",
+                     fail_example=eg.ex(eg.V1, tp_world_size=2, group_tp="tp_group", hccl_buffer_size={"ep": 512, "tp": 1}),
+                     pass_example=eg.ex(eg.V1, tp_world_size=2, group_tp="tp_group"),
+                     fix="Give the TP communicator (hccl_buffer_size.tp, else HCCL_BUFFSIZE) the size the message names."))
 
 
 def ep_world_size(cfg, f):

@@ -19,24 +19,66 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-buffers"
 NVL_SMALL = rule("MC650", "deepep-nvl-buffer-too-small", "error", "num_nvl_bytes below DeepEP's NVL buffer hint", family=_F,
-                 source=AT + "csrc/legacy/config.hpp get_nvl_buffer_size_hint; csrc/legacy/buffer.hpp:552,627-637,807-811 (N7-N9)", tags=("buffer",))
+                 source=AT + "csrc/legacy/config.hpp get_nvl_buffer_size_hint; csrc/legacy/buffer.hpp:552,627-637,807-811 (N7-N9)", tags=("buffer",),
+                 docs=lambda: dict(
+                     why="A buffer below the hint overruns at the first large batch: the intranode host checks "
+                         "(csrc/legacy/buffer.hpp:552, 627-637, 807-811) raise `RuntimeError: Assertion exception`, internode "
+                         "the kernels write past the buffer (corrupt tokens or a hang). Below the hint but above DeepEP's own "
+                         "check is a warning.", fail_example=eg.ex(eg.INTER, num_nvl_bytes=268435456),
+                     pass_example=eg.ex(eg.INTER, num_nvl_bytes=1073741824),
+                     fix="Size num_nvl_bytes with Config.get_nvl_buffer_size_hint (the figure moecfg prints), as DeepEP's "
+                         "README and Megatron do."))
 RDMA_SMALL = rule("MC651", "deepep-rdma-buffer-too-small", "error", "num_rdma_bytes below DeepEP's RDMA / low-latency buffer hint",
                   family=_F, source=AT + "csrc/legacy/config.hpp get_rdma_buffer_size_hint, get_low_latency_rdma_size_hint; csrc/legacy/buffer.hpp:1503 (L6)",
-                  tags=("buffer",))
+                  tags=("buffer",),
+                  docs=lambda: dict(
+                      why="An RDMA buffer below the hint overruns internode (uccl PR #670: a fixed 1 GB RDMA buffer "
+                          "overflowed at 8 nodes); in low-latency mode csrc/legacy/buffer.hpp:1503 asserts the layout total <= "
+                          "num_rdma_bytes at the first dispatch (`RuntimeError: Assertion exception`).",
+                      fail_example=eg.ex(eg.INTER, num_rdma_bytes=67108864),
+                      pass_example=eg.ex(eg.INTER, num_rdma_bytes=134217728),
+                      fix="Size num_rdma_bytes with get_rdma_buffer_size_hint (normal) or get_low_latency_rdma_size_hint "
+                          "(low-latency), the figure moecfg prints."))
 ALIGNMENT = rule("MC652", "deepep-buffer-alignment", "error", "num_nvl_bytes and num_rdma_bytes are multiples of 128", family=_F,
-                 source=AT + "csrc/legacy/buffer.hpp:107,109 (B1, B2)")
+                 source=AT + "csrc/legacy/buffer.hpp:107,109 (B1, B2)",
+                 docs=lambda: dict(
+                     why=eg.host("csrc/legacy/buffer.hpp:107 (NVL) / 154 (RDMA)", " (`num_nvl_bytes % NUM_BUFFER_ALIGNMENT_BYTES "
+                         "== 0`)"), fail_example=eg.ex(eg.INTRA, num_nvl_bytes=1000000001),
+                     pass_example=eg.ex(eg.INTRA, num_nvl_bytes=1000000128),
+                     fix="Round the byte count up to a multiple of 128."))
 SIZE_LIMIT = rule("MC653", "deepep-buffer-size-limit", "error", "configured buffers within INT_MAX / 32 GiB limits", family=_F,
-                  source=AT + "csrc/legacy/buffer.hpp:107-112,129-130 (B1-B3, B7)")
+                  source=AT + "csrc/legacy/buffer.hpp:107-112,129-130 (B1-B3, B7)",
+                  docs=lambda: dict(
+                      why=eg.host("csrc/legacy/buffer.hpp:107-112", ": a normal-mode RDMA buffer (and an "
+                          "NVL buffer next to an RDMA one) is at most INT_MAX bytes, any buffer below 32 GiB"),
+                      fail_example=eg.ex(eg.INTER, num_rdma_bytes=4294967296),
+                      pass_example=eg.ex(eg.INTER, num_rdma_bytes=134217728),
+                      fix="Pass at most 2147483647 bytes for a normal-mode RDMA buffer (the hint is usually far smaller)."))
 REQUIRED_LIMIT = rule("MC654", "deepep-required-buffer-over-limit", "error", "the buffer this setup needs exceeds DeepEP's size limits",
-                      family=_F, source=AT + "csrc/legacy/buffer.hpp:109-112 (B2, B3)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:109-112 (B2, B3)",
+                      docs=lambda: dict(
+                          why="The setup needs more than DeepEP can allocate: sized with the hint the Buffer constructor fails "
+                              "(`RuntimeError: Assertion exception (csrc/legacy/buffer.hpp:109-112)`); sized below it the kernels "
+                              "overrun.", fail_example=eg.ex(eg.INTER, num_ranks=128, num_sms=64),
+                          pass_example=eg.ex(eg.INTER, num_ranks=128, num_sms=24),
+                          fix="Lower num_sms (fewer channels) or the chunk sizes; in low-latency mode lower "
+                              "num_max_dispatch_tokens_per_rank or the experts."))
 RDMA_INTRANODE = rule("MC655", "deepep-rdma-buffer-intranode", "error", "an RDMA buffer for <= 8 ranks needs low-latency mode",
-                      family=_F, source=AT + "csrc/legacy/buffer.hpp:115-116 (B6)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:115-116 (B6)",
+                      docs=lambda: dict(
+                          why=eg.host("csrc/legacy/buffer.hpp:115-116", " (`num_ranks > NUM_MAX_NVL_PEERS or low_latency_mode`): "
+                              "a single node has no RDMA peer in normal mode"),
+                          fail_example=eg.ex(eg.INTRA, num_rdma_bytes=1073741824),
+                          pass_example=eg.ex(eg.INTRA, num_rdma_bytes=0),
+                          fix="Pass num_rdma_bytes: 0 for normal mode on one node (or use mode: low_latency)."))
 
 B3_MAX = fx.MAX_BUFFER_BYTES_ANY_MODE.value  # num_bytes / 16 < INT_MAX
 

@@ -12,19 +12,45 @@ asserts it), and internode needs at least 2 channels (N15). Internode combine (N
 """
 from __future__ import annotations
 
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-configs"
 CONSTRUCTOR = rule("MC610", "deepep-config-invalid", "error", "Config(nvl_send, nvl_recv, rdma_send, rdma_recv) constructor rules",
-                   family=_F, source=AT + "csrc/legacy/config.hpp struct Config")
+                   family=_F, source=AT + "csrc/legacy/config.hpp struct Config",
+                   docs=lambda: dict(
+                       why=eg.host("csrc/legacy/config.hpp", " (struct Config)", when="when the job builds the Config,"),
+                       fail_example=eg.ex(eg.INTRA, dispatch_config=[256, 256, 6, 128]),
+                       pass_example=eg.ex(eg.INTRA, dispatch_config=[6, 256, 6, 128]),
+                       fix="All four sizes > 0, nvl_send < nvl_recv and rdma_send < rdma_recv (DeepEP's table has working "
+                           "values for each rank count)."))
 NUM_SMS = rule("MC611", "deepep-num-sms", "error", "normal mode: num_sms even; internode: at least 2 channels",
-               family=_F, source=AT + "deep_ep/buffers/legacy.py:162 (B10); csrc/legacy/buffer.hpp:436 (N1); csrc/kernels/legacy/internode.cu:1519 (N15)")
+               family=_F, source=AT + "deep_ep/buffers/legacy.py:162 (B10); csrc/legacy/buffer.hpp:436 (N1); csrc/kernels/legacy/internode.cu:1519 (N15)",
+               docs=lambda: dict(
+                   why="Buffer.set_num_sms asserts an even SM count (one channel = 2 SMs); internode cached notify "
+                       "also needs at least 2 channels (csrc/kernels/legacy/internode.cu:1519).",
+                   cann_error="AssertionError: The SM count must be even", fail_example=eg.ex(eg.INTRA, num_sms=21),
+                   pass_example=eg.ex(eg.INTRA, num_sms=24),
+                   fix="Use an even num_sms (DeepEP's default 20, its README 24), at least 4 internode."))
 COMBINE_CHUNKS = rule("MC612", "deepep-internode-combine-chunks", "error", "internode combine chunk sizes vs the node count",
-                      family=_F, source=AT + "csrc/legacy/buffer.hpp:1326-1327 (N12); csrc/kernels/legacy/internode.cu:2363-2373 (N13)")
+                      family=_F, source=AT + "csrc/legacy/buffer.hpp:1326-1327 (N12); csrc/kernels/legacy/internode.cu:2363-2373 (N13)",
+                      docs=lambda: dict(
+                          why=eg.host("csrc/legacy/buffer.hpp:1326-1327", " (or the kernel traps, csrc/kernels/legacy/internode.cu:2363-2373): the combine chunk "
+                              "sizes do not fit the node count (DeepEP issues #114, #300)", when="at the first internode combine"),
+                          fail_example=eg.ex(eg.INTER, combine_config=[1, 288, 8, 128]),
+                          pass_example=eg.ex(eg.INTER, combine_config=[4, 288, 12, 128]),
+                          fix="Take the combine config of DeepEP's table for your rank count (here [4, 288, 12, 128] for 16 "
+                              "ranks), or tune one with DeepEP's tests."))
 INTERNODE_QPS = rule("MC613", "deepep-internode-qps", "error", "internode: num_qps_per_rank == num_sms / 2 or >= num_sms",
-                     family=_F, source=AT + "csrc/kernels/legacy/internode.cu:497 (N20); DeepEP issue #134")
+                     family=_F, source=AT + "csrc/kernels/legacy/internode.cu:497 (N20); DeepEP issue #134",
+                     docs=lambda: dict(
+                         why=eg.trap("csrc/kernels/legacy/internode.cu:497", after=" (DeepEP issue #134)"),
+                         fail_example=eg.ex(eg.INTER, num_qps_per_rank=16),
+                         pass_example=eg.ex(eg.INTER, num_qps_per_rank=12),
+                         fix="Set num_qps_per_rank to num_sms / 2 or at least num_sms."))
 
 FIELD_NAMES = ("nvl_send", "nvl_recv", "rdma_send", "rdma_recv")
 

@@ -9,19 +9,46 @@ runs 512 threads, so `num_experts / nodes <= 512` (N5). Top-k: normal mode <= 32
 """
 from __future__ import annotations
 
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding, mode_text
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-experts"
 DIVISIBLE = rule("MC630", "deepep-experts-divisibility", "error", "num_experts % num_ranks == 0", family=_F,
-                 source=AT + "csrc/legacy/buffer.hpp:468,1483 (N3, L5)")
+                 source=AT + "csrc/legacy/buffer.hpp:468,1483 (N3, L5)",
+                 docs=lambda: dict(
+                     why=eg.host("csrc/legacy/buffer.hpp:468", " (`num_experts % num_ranks == 0`; low-latency: csrc/legacy/buffer.hpp:1483): "
+                         "every rank holds the same number of experts", when="at the first dispatch"),
+                     fail_example=eg.ex(eg.INTRA, num_experts=250), pass_example=eg.ex(eg.INTRA),
+                     fix="Round num_experts up to a multiple of num_ranks with redundant (EPLB) experts."))
 LOCAL_LIMIT = rule("MC631", "deepep-local-experts-limit", "error", "normal mode: experts per rank / per node within the notify kernels",
-                   family=_F, source=AT + "csrc/legacy/buffer.hpp:469 (N3); csrc/kernels/legacy/intranode.cu:167-168 (N4); csrc/kernels/legacy/internode.cu:227,415 (N5)")
+                   family=_F, source=AT + "csrc/legacy/buffer.hpp:469 (N3); csrc/kernels/legacy/intranode.cu:167-168 (N4); csrc/kernels/legacy/internode.cu:227,415 (N5)",
+                   docs=lambda: dict(
+                       why=eg.trap("csrc/kernels/legacy/intranode.cu:167-168; csrc/kernels/legacy/internode.cu:227", " (the notify kernels count experts "
+                           "with one thread each: 128 per rank intranode, 512 per node internode)", "; above 1024 local experts "
+                           "the host assert csrc/legacy/buffer.hpp:469 fails first"),
+                       fail_example=eg.ex(eg.INTRA, num_experts=2048),
+                       pass_example=eg.ex(eg.INTER, num_ranks=32, num_experts=2048),
+                       fix="Spread the experts over more ranks (or nodes), or use fewer experts."))
 TOPK_LIMIT = rule("MC632", "deepep-topk-limit", "error", "num_topk <= 32 (normal) or <= 11 (low-latency)", family=_F,
-                  source=AT + f"{fx.NORMAL_MODE_MAX_TOPK.source} (N6); {fx.LOW_LATENCY_MAX_TOPK.source} (L9)")
+                  source=AT + f"{fx.NORMAL_MODE_MAX_TOPK.source} (N6); {fx.LOW_LATENCY_MAX_TOPK.source} (L9)",
+                  docs=lambda: dict(
+                      why=eg.trap("csrc/kernels/legacy/internode_ll.cu:493-501; normal mode: csrc/kernels/legacy/intranode.cu:251, csrc/kernels/legacy/internode.cu:519",
+                          " (the kernels are compiled for at most 11 experts per token in low-latency mode, 32 in normal "
+                          "mode)"), fail_example=eg.ex(eg.LL, num_topk=12), pass_example=eg.ex(eg.LL),
+                      fix="num_topk <= 11 in low-latency mode (<= 32 in normal mode)."))
 LL_EXPERTS_SMS = rule("MC633", "deepep-ll-experts-per-sm", "error", "low-latency: num_experts <= 14 x device_sms and fits the workspace",
-                      family=_F, source=AT + f"{fx.LOW_LATENCY_MAX_WARP_GROUPS.source} (L11); {fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.source} (L12)")
+                      family=_F, source=AT + f"{fx.LOW_LATENCY_MAX_WARP_GROUPS.source} (L11); {fx.LOW_LATENCY_MAX_EXPERTS_BY_WORKSPACE.source} (L12)",
+                      docs=lambda: dict(
+                          why=eg.trap("csrc/kernels/legacy/internode_ll.cu:382, 916", " (low-latency kernels give an SM the warp "
+                              "groups of at most 14 experts)", "; above the 32 MiB workspace (num_experts * 8 bytes) the launch's "
+                              "host assert csrc/kernels/legacy/internode_ll.cu:506 fails instead"),
+                          fail_example=eg.ex(eg.LL, num_experts=1152, device_sms=78),
+                          pass_example=eg.ex(eg.LL, num_experts=1152, device_sms=132),
+                          fix="num_experts <= 14 x device_sms (H20: 1092, H100/H800: 1848); use a GPU with more SMs or fewer "
+                              "(redundant) experts."))
 
 
 def divisibility(d, f):

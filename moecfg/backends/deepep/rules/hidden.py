@@ -11,21 +11,51 @@ forwarder needs BF16 hidden % 256 == 0 (N18; 2880 fails). So hidden 8192 works o
 """
 from __future__ import annotations
 
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-hidden"
 HIDDEN_BYTES = rule("MC620", "deepep-hidden-bytes-multiple", "error", "normal mode: hidden * elem_size % 16 == 0",
-                    family=_F, source=AT + fx.NORMAL_MODE_HIDDEN_BYTES_MULTIPLE.source + " (N2)")
+                    family=_F, source=AT + fx.NORMAL_MODE_HIDDEN_BYTES_MULTIPLE.source + " (N2)",
+                    docs=lambda: dict(
+                        why=eg.host("csrc/legacy/buffer.hpp:458", " (`(hidden * elem_size) % 16 == 0`): tokens move in 16-byte int4 "
+                            "units", when="at the first normal-mode dispatch or combine"),
+                        fail_example=eg.ex(eg.INTRA, hidden=4100), pass_example=eg.ex(eg.INTRA, hidden=4096),
+                        fix="Use a hidden size whose bytes per token are a multiple of 16 (BF16: hidden % 8 == 0)."))
 LL_HIDDEN = rule("MC621", "deepep-ll-hidden-unsupported", "error", "low-latency: hidden in the compiled list",
-                 family=_F, source=AT + fx.LOW_LATENCY_HIDDEN_SIZES.source + " (L2, L3, L8)")
+                 family=_F, source=AT + fx.LOW_LATENCY_HIDDEN_SIZES.source + " (L2, L3, L8)",
+                 docs=lambda: dict(
+                     why="Low-latency kernels are compiled for eight hidden sizes only (SWITCH_HIDDEN in "
+                         "csrc/kernels/legacy/launch.cuh); any other size fails at the first low-latency dispatch.",
+                     cann_error="Unsupported hidden", fail_example=eg.ex(eg.LL, hidden=2880),
+                     pass_example=eg.ex(eg.LL, hidden=3072),
+                     fix="Pad hidden to the next compiled size (2048, 2560, 3072, 4096, 5120, 6144, 7168, 8192), as vLLM "
+                         "does, or use normal mode."))
 INTRANODE_HIDDEN = rule("MC622", "deepep-intranode-hidden-limit", "error", "intranode dispatch TMA: BF16 hidden <= 8176",
-                        family=_F, source=AT + fx.INTRANODE_DISPATCH_TMA_BYTES_PER_WARP.source + " (N10)")
+                        family=_F, source=AT + fx.INTRANODE_DISPATCH_TMA_BYTES_PER_WARP.source + " (N10)",
+                        docs=lambda: dict(
+                            why=eg.trap("csrc/kernels/legacy/intranode.cu:304", " of SM90 builds (the dispatch TMA stages a token "
+                                "in 8192 bytes)", "; DeepEP issue #722: hidden 8192 fails"),
+                            fail_example=eg.ex(eg.INTRA, hidden=8192), pass_example=eg.ex(eg.INTRA, hidden=7168),
+                            fix="BF16 hidden <= 8176 in intranode normal mode, or use mode: low_latency (which takes 8192)."))
 INTERNODE_TOKEN = rule("MC623", "deepep-internode-token-bytes", "error", "internode: a staged token fits 16 KiB of shared memory",
-                       family=_F, source=AT + fx.INTERNODE_TMA_BYTES_PER_WARP.source + " (N16, N17)")
+                       family=_F, source=AT + fx.INTERNODE_TMA_BYTES_PER_WARP.source + " (N16, N17)",
+                       docs=lambda: dict(
+                           why=eg.trap("csrc/kernels/legacy/internode.cu:578, 1758", " when an internode token does not fit the 16 KiB "
+                               "of shared memory a warp stages it in"), fail_example=eg.ex(eg.INTER, hidden=8192),
+                           pass_example=eg.ex(eg.INTER, hidden=7168),
+                           fix="Lower hidden (BF16 top-8: <= 8144) or use mode: low_latency."))
 INTERNODE_COMBINE_HIDDEN = rule("MC624", "deepep-internode-combine-hidden", "error", "internode combine TMA: BF16 hidden % 256 == 0",
-                                family=_F, source=AT + fx.INTERNODE_COMBINE_HIDDEN_BYTES_MULTIPLE.source + " (N18)")
+                                family=_F, source=AT + fx.INTERNODE_COMBINE_HIDDEN_BYTES_MULTIPLE.source + " (N18)",
+                                docs=lambda: dict(
+                                    why=eg.trap("csrc/kernels/legacy/internode.cu:1588", " (the internode combine forwarder always uses TMA on "
+                                        "512-byte multiples)", "; DeepEP issue #506: gpt-oss hidden 2880 fails"),
+                                    fail_example=eg.ex(eg.INTER, hidden=2880),
+                                    pass_example=eg.ex(eg.INTER, hidden=3072),
+                                    fix="Use a BF16 hidden divisible by 256 internode, or mode: low_latency."))
 
 BF16_BYTES = 2  # combine is always BF16
 

@@ -8,17 +8,40 @@ count). Every call must then dispatch at most T tokens per rank (L4, checked at 
 """
 from __future__ import annotations
 
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-low-latency"
 TOKENS_MULTIPLE = rule("MC640", "deepep-ll-tokens-multiple", "error", "low-latency: (num_ranks * T) % 4 == 0", family=_F,
-                       source=AT + fx.LOW_LATENCY_RECV_TOKENS_MULTIPLE.source + " (L7)")
+                       source=AT + fx.LOW_LATENCY_RECV_TOKENS_MULTIPLE.source + " (L7)",
+                       docs=lambda: dict(
+                           why=eg.host("csrc/legacy/buffer.hpp:1526", when="at the first low-latency dispatch"),
+                           cann_error="TMA requires the number of tokens to be multiple of 4",
+                           fail_example=eg.ex(eg.LL, num_ranks=2, num_experts=64, num_max_dispatch_tokens_per_rank=127),
+                           pass_example=eg.ex(eg.LL, num_ranks=2, num_experts=64, num_max_dispatch_tokens_per_rank=128),
+                           fix="Choose num_max_dispatch_tokens_per_rank so that num_ranks * T is a multiple of 4."))
 QP_DEPTH = rule("MC641", "deepep-ll-qp-depth", "error", "low-latency: NVSHMEM_QP_DEPTH >= 2 * (T + 1)", family=_F,
-                source=AT + "deep_ep/buffers/legacy.py:609,665 (L10; asserted since d981409, 2025-09-25)")
+                source=AT + "deep_ep/buffers/legacy.py:609,665 (L10; asserted since d981409, 2025-09-25)",
+                docs=lambda: dict(
+                    why="DeepEP builds at or after d981409 (2025-09-25, PR #430) assert NVSHMEM_QP_DEPTH >= (T + 1) * 2 at "
+                        "every low_latency_dispatch and low_latency_combine (deep_ep/buffers/legacy.py:609,665 at dd758ca; "
+                        "AssertionError); earlier builds do not check and overrun the QP's work queue (the kernels skip the "
+                        "WQ slot check). With the default depth 1024, T is at most 511 (DeepEP issue #392); set it with "
+                        "`env: {NVSHMEM_QP_DEPTH: ...}` (SGLang raises it to 2 * (T + 1) itself since PR #34923).",
+                    cann_error="AssertionError (assert self.nvshmem_qp_depth >= (num_max_dispatch_tokens_per_rank + 1) * 2)",
+                    fail_example=eg.ex(eg.LL, num_max_dispatch_tokens_per_rank=600),
+                    pass_example=eg.ex(eg.LL, num_max_dispatch_tokens_per_rank=600, env={"NVSHMEM_QP_DEPTH": 2048}),
+                    fix="Lower num_max_dispatch_tokens_per_rank, or set NVSHMEM_QP_DEPTH (env, or nvshmem_qp_depth) to at least "
+                        "2 * (T + 1)."))
 LL_QPS = rule("MC642", "deepep-ll-qps", "error", "low-latency: num_qps_per_rank >= local experts", family=_F,
-              source=AT + "csrc/kernels/legacy/internode_ll.cu:284 (L13)")
+              source=AT + "csrc/kernels/legacy/internode_ll.cu:284 (L13)",
+              docs=lambda: dict(
+                  why=eg.trap("csrc/kernels/legacy/internode_ll.cu:284", " (each local expert needs its own QP)"),
+                  fail_example=eg.ex(eg.LL, num_qps_per_rank=8), pass_example=eg.ex(eg.LL, num_qps_per_rank=16),
+                  fix="Set num_qps_per_rank to the local expert count num_experts / num_ranks (DeepEP's README does)."))
 
 
 def tokens(d, f):

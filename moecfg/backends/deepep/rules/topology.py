@@ -10,19 +10,46 @@ or 20 nodes (`SWITCH_RANKS` / `SWITCH_RDMA_RANKS`).
 """
 from __future__ import annotations
 
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-topology"
 RANK_LAYOUT = rule("MC602", "deepep-rank-layout", "error", "num_ranks < 8 or a multiple of 8 (all modes)", family=_F,
-                   source=AT + "csrc/legacy/buffer.hpp:114 (B5)")
+                   source=AT + "csrc/legacy/buffer.hpp:114 (B5)",
+                   docs=lambda: dict(
+                       why=eg.host("csrc/legacy/buffer.hpp:114", " (`num_ranks < NUM_MAX_NVL_PEERS or num_ranks % NUM_MAX_NVL_PEERS "
+                           "== 0`): DeepEP assumes full nodes of 8 GPUs in every mode"),
+                       fail_example=eg.ex(eg.INTER, num_ranks=12, num_experts=240), pass_example=eg.ex(eg.INTER),
+                       fix="Use fewer than 8 ranks (one node) or whole nodes of 8 GPUs."))
 NORMAL_MAX_RANKS = rule("MC603", "deepep-normal-max-ranks", "error", "normal mode: at most 160 ranks (20 nodes of 8)",
-                        family=_F, source=AT + "csrc/legacy/buffer.hpp:113,902 (B4, N11)")
+                        family=_F, source=AT + "csrc/legacy/buffer.hpp:113,902 (B4, N11)",
+                        docs=lambda: dict(
+                            why=eg.host("csrc/legacy/buffer.hpp:113", " (normal mode allows at most NUM_MAX_RDMA_PEERS = 20 nodes)"),
+                            fail_example=eg.ex(eg.INTER, num_ranks=192, num_experts=384),
+                            pass_example=eg.ex(eg.LL, num_ranks=192, num_experts=384),
+                            fix="At most 160 ranks in normal mode, or mode: low_latency (no rank limit)."))
 DEFAULT_TABLE = rule("MC604", "deepep-default-config-missing", "error", "normal mode without configs: num_ranks must be in DeepEP's default config table",
-                     family=_F, source=AT + "deep_ep/buffers/legacy.py get_dispatch_config/get_combine_config")
+                     family=_F, source=AT + "deep_ep/buffers/legacy.py get_dispatch_config/get_combine_config",
+                     docs=lambda: dict(
+                         why="Without explicit configs DeepEP picks the chunk sizes from its table in deep_ep/buffers/legacy.py "
+                             "(get_dispatch_config / get_combine_config), which raises at the first dispatch.",
+                         cann_error="AssertionError: Unsupported number of EP ranks: 6",
+                         fail_example=eg.ex(eg.INTRA, num_ranks=6, num_experts=48), pass_example=eg.ex(eg.INTRA),
+                         fix="Use a rank count of the table (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 144, 160), or pass both "
+                             "dispatch_config and combine_config."))
 KERNELS = rule("MC605", "deepep-kernel-rank-count", "error", "normal mode: kernels are compiled for 2/4/8 ranks or 2-20 listed node counts",
-               family=_F, source=AT + "csrc/kernels/legacy/launch.cuh SWITCH_RANKS, SWITCH_RDMA_RANKS")
+               family=_F, source=AT + "csrc/kernels/legacy/launch.cuh SWITCH_RANKS, SWITCH_RDMA_RANKS",
+               docs=lambda: dict(
+                   why="The normal-mode kernels are template-instantiated only for 2, 4, 8 ranks in a node "
+                       "(SWITCH_RANKS) and 2-20 listed node counts (SWITCH_RDMA_RANKS); any other count fails at launch "
+                       "even with hand-written configs.", cann_error="Unsupported ranks",
+                   fail_example=eg.ex(eg.INTRA, num_ranks=6, num_experts=48, dispatch_config=[6, 256, 6, 128],
+                                   combine_config=[4, 256, 6, 128]),
+                   pass_example=eg.ex(eg.INTRA, dispatch_config=[6, 256, 6, 128], combine_config=[4, 256, 6, 128]),
+                   fix="Use 2, 4 or 8 ranks in a node, or 16, 24, 32, 48, 64, 96, 128, 144 or 160 ranks."))
 
 
 def _nearest(value: int, allowed) -> str:

@@ -9,14 +9,24 @@ skipped for the document: their verdict would rest on a meaningless value.
 """
 from __future__ import annotations
 
-from moecfg.core.registry import rule
+from moecfg.core.registry import lazy_module, rule
 from moecfg.core.input_rules import MISSING_KEY
 from moecfg.backends.deepep import formulas as fx
 from moecfg.backends.deepep.rules import AT, finding
 
+# The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
+eg = lazy_module("moecfg.backends.deepep.rules.examples_base")
 _F = "deepep-values"
 VALUE_RANGE = rule("MC601", "deepep-value-range", "error", "DeepEP counts positive, buffer sizes non-negative, QPs > 0 with NVSHMEM",
-                   family=_F, source=AT + "csrc/legacy/config.hpp Config; deep_ep/buffers/legacy.py:107 (B9)")
+                   family=_F, source=AT + "csrc/legacy/config.hpp Config; deep_ep/buffers/legacy.py:107 (B9)",
+                   docs=lambda: dict(
+                       why="A count of zero (or a negative byte size) makes no valid Buffer: with NVSHMEM (more than one node, "
+                           "or low-latency mode) DeepEP asserts `num_qps_per_rank > 0` in deep_ep/buffers/legacy.py (AssertionError); "
+                           "zero hidden, top-k or ranks fail in the host asserts or build empty tensors. moecfg skips the other "
+                           "DeepEP rules and the buffer sizes for the document.",
+                       fail_example=eg.ex(eg.LL, num_qps_per_rank=0), pass_example=eg.ex(eg.LL, num_qps_per_rank=16),
+                       fix="Give every count a positive value (buffer sizes may be 0); in low-latency mode one QP per local "
+                           "expert."))
 
 _POSITIVE = ("num_ranks", "hidden", "num_experts", "num_topk", "num_sms", "device_sms", "nvshmem_qp_depth")
 

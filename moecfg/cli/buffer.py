@@ -1,0 +1,71 @@
+"""`moecfg buffer`: the calculator. Imported only when `buffer` runs; its field flags come from the field
+tables of every kind, so building this command imports them (never on the `check` path)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from moecfg.cli.common import FAIL_ON, common_options, emit, exit_code, options
+
+
+def _field_flags():
+    """--bs, --ep-world-size, ... from the field tables of every kind (scalar fields only)."""
+    from moecfg.backends import fields_module
+
+    seen, flags = set(), []
+    for kind in ("ascend", "deepep", "tutel"):
+        mod = fields_module(kind)
+        if mod is None:
+            continue
+        for f in mod.FIELDS:
+            if f.type in ("mapping",) or f.name in seen or f.name == "kind":
+                continue
+            seen.add(f.name)
+            flags.append(click.option("--" + f.name.replace("_", "-"), f.name, default=None, metavar="VALUE",
+                                      help=f"{f.doc} [{kind}]" if f.doc else None))
+    return flags
+
+
+@click.argument("file", required=False)
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Set a field (dotted for mappings: env.HCCL_BUFFSIZE=1024); values are YAML scalars.")
+@click.option("--kind", "kind", default=None, help="Backend when no FILE is given (default ascend).")
+@click.option("--hccl-buffsize", "hccl_buffsize", default=None, metavar="MB", help="Shortcut for --set env.HCCL_BUFFSIZE=MB.")
+@click.option("--model-config", "model_config", type=click.Path(), default=None, metavar="PATH",
+              help="A Hugging Face config.json: fills the model fields the document does not set (ascend, deepep).")
+@common_options
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+              help="Exit 1 on diagnostics at this level (default: only when the input is invalid).")
+def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, fail_on, **fields):
+    """Required buffer sizes with the formula and its terms, from FILE and/or --set / field flags."""
+    from moecfg.core.calculator import run_buffer
+
+    overrides = [f"{k}={v}" for k, v in fields.items() if v is not None] + list(sets)
+    if hccl_buffsize is not None:
+        overrides.append(f"env.HCCL_BUFFSIZE={hccl_buffsize}")
+    if kind:
+        overrides.append(f"kind={kind}")
+    preset = None
+    if model_config:
+        from moecfg.cli.plan import read_preset
+
+        preset = read_preset(model_config)
+    report = run_buffer(file, overrides, options(cann), preset)
+    emit(report, fmt, output, "buffer")
+    if fail_on:
+        sys.exit(exit_code(report, fail_on))
+    sys.exit(1 if _input_invalid(report) else 0)
+
+
+def _input_invalid(report) -> bool:
+    """An error that is not about buffer sufficiency: the calculator's answer cannot be trusted."""
+    from moecfg.core.registry import RULES
+
+    return any(d.severity == "error" and "buffer" not in RULES[d.code].tags
+               for r in report.results for d in r.diagnostics) or not report.results
+
+
+for _flag in _field_flags():
+    buffer = _flag(buffer)
+buffer = click.command(name="buffer", short_help="Required buffer sizes, with the formula and its terms.")(buffer)

@@ -1,0 +1,82 @@
+"""`moecfg check`: the linter. Imported only when `check` runs (cli/__init__.py loads commands lazily)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit, options, write_stdout
+
+
+@click.command(short_help="Lint deployment files, directories and stdin.")
+@click.argument("paths", nargs=-1)
+@common_options
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+              help="Lowest severity that makes the exit code 1 (default: config file's fail-on, else error).")
+@click.option("--exit-zero", is_flag=True,
+              help="Exit 0 even with diagnostics (2 and 3 still signal usage and internal errors).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Use this config file for every path instead of searching .moecfg.yaml / pyproject.toml.")
+@click.option("--ignore", "ignore", multiple=True, metavar="CODE",
+              help="Ignore a rule code, code prefix (MC5) or name; adds to the config's ignore.")
+@click.option("--no-inline-suppressions", is_flag=True, default=None,
+              help="Ignore `# moecfg: disable` comments (CI that forbids them).")
+@click.option("--show-config", is_flag=True, help="Print the effective configuration for each PATH (or .) and exit.")
+@click.option("--product", "product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
+              help="Hardware of launch files (scripts, manifests): a launch command does not name it.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
+              "no launch) and why, on stderr.")
+def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
+          product, verbose):
+    """Lint deployment files, directories (recursively, *.yaml/*.yml) and - (stdin)."""
+    from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
+    from moecfg.core.engine import PathError, check_paths
+
+    try:
+        cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
+                           ignore=tuple(code_or_prefix(c, "--ignore") for c in ignore),
+                           inline_suppressions=False if no_inline_suppressions else None)
+        settings = Settings(cli_settings)
+        if show_config:
+            _show_config(settings, paths or (".",))
+            return
+        if not paths:
+            raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
+        report = check_paths(paths, options(cann, product.upper() if product else None), settings)
+        failing = _failing(report, settings)
+        if verbose:
+            _list_skipped()
+    except PathError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ConfigError as exc:
+        raise ConfigFailure(f"config: {exc}") from None
+    emit(report, fmt, output, "check", auto_github=True)
+    sys.exit(0 if exit_zero else int(failing))
+
+
+def _list_skipped() -> None:
+    from moecfg.core.routing import SKIPPED
+    from moecfg.render import escape
+
+    if SKIPPED:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
+        click.echo(escape.lines(f"skipped {name}: {why}" for name, why in SKIPPED), err=True, nl=False)
+
+
+def _failing(report, settings) -> bool:
+    """A diagnostic at or above the --fail-on of its file (command line, else its config file)."""
+    thresholds = {}
+    for r in report.results:
+        if r.file not in thresholds:
+            thresholds[r.file] = RANK[settings.for_file(r.file).fail_on]
+        if any(RANK[d.severity] >= thresholds[r.file] for d in r.diagnostics):
+            return True
+    return False
+
+
+def _show_config(settings, paths) -> None:
+    import json
+
+    from moecfg.core.settings import effective
+
+    out = [effective(settings, p) for p in paths]
+    write_stdout(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")

@@ -1,0 +1,95 @@
+"""What the commands share: output formats and targets, exit-code thresholds, the --format/--output/--cann
+options. Imports only click (every command's module imports this one)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from moecfg.cli.runner import not_empty
+
+FAIL_ON = ("error", "warning", "info", "never")
+FORMATS = ("text", "json", "sarif", "github", "junit")  # = render.RENDERERS
+RANK = {"info": 0, "warning": 1, "error": 2, "never": 99}
+
+
+class ConfigFailure(click.ClickException):
+    exit_code = 2
+
+
+def exit_code(report, fail_on: str) -> int:
+    return 1 if report.worst_rank() >= RANK[fail_on] else 0
+
+
+def targets(fmts, outputs, auto_github: bool = False) -> list[tuple[str, str | None]]:
+    """Pair the i-th --format with the i-th --output; a format without an output (or `--output -`) goes to
+    stdout, at most one of them. No --format: text, or github when GITHUB_ACTIONS=true (check only)."""
+    fmts, outputs = list(fmts or ()), list(outputs or ())
+    if not fmts:
+        default = "github" if auto_github and os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+        fmts = [default] * max(1, len(outputs))
+        if len(outputs) > 1:
+            raise click.UsageError("several --output need a --format each (--format json --output a.json ...)")
+    if len(outputs) > len(fmts):
+        raise click.UsageError(f"{len(outputs)} --output for {len(fmts)} --format: give each --output its --format")
+    pairs = [(f, outputs[i] if i < len(outputs) and outputs[i] != "-" else None) for i, f in enumerate(fmts)]
+    if sum(1 for _, out in pairs if out is None) > 1:
+        raise click.UsageError("only one --format can print to stdout; give the others an --output FILE")
+    return pairs
+
+
+def emit(report, fmts, outputs, command: str, auto_github: bool = False) -> None:
+    from moecfg.render import load
+
+    if isinstance(fmts, str):
+        fmts = (fmts,)
+    if isinstance(outputs, str):
+        outputs = (outputs,)
+    for fmt, output in targets(fmts, outputs, auto_github):
+        renderer = load(fmt)
+        if output is not None:
+            write_output(output, renderer.render(report, color=False, command=command))
+            continue
+        color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        write_stdout(renderer.render(report, color=color, command=command))
+
+
+def write_stdout(text: str) -> None:
+    from moecfg.core.output import write_stdout as write
+
+    write(text)
+
+
+def write_output(path: str, text: str, option: str = "--output") -> None:
+    """Atomic write (core/output.py); an unwritable or empty path is a usage error."""
+    from moecfg.core.output import OutputError, write_text
+
+    try:
+        write_text(path, text, option)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def options(cann, product=None):
+    from moecfg.backends import Options
+
+    return Options(cann=cann, product=product)
+
+
+_COMMON = [
+    click.option("--format", "fmt", type=click.Choice(FORMATS), multiple=True,
+                 help="Output format (default text; github when GITHUB_ACTIONS=true). Repeat with --output for "
+                      "several reports in one run."),
+    click.option("--output", "output", type=click.Path(dir_okay=False, allow_dash=True), multiple=True,
+                 help="Write the report of the --format in the same position to this file (- = stdout)."),
+    click.option("--cann", "cann", metavar="VERSION", callback=not_empty,
+                 help="CANN release whose rules apply (overrides cann_version)."),
+]
+
+
+def common_options(fn):
+    """--format, --output, --cann (in that order in --help)."""
+    for opt in reversed(_COMMON):
+        fn = opt(fn)
+    return fn

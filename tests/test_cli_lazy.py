@@ -1,0 +1,53 @@
+"""The click group loads a command's module only when that command runs (start-up of `moecfg check`), and
+`moecfg --help` lists every command from the static table, with the commands' own short help."""
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from moecfg.cli import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+# Never imported by `moecfg check` on a plain YAML file: planner, calculator flags, docs, schema, pydantic, rich.
+NOT_ON_CHECK_PATH = ("moecfg.plan", "moecfg.cli.plan", "moecfg.cli.buffer", "moecfg.cli.docs", "moecfg.cli.launch",
+                     "moecfg.render.rule_docs", "moecfg.models", "moecfg.core.examples", "moecfg.presets.hf_config",
+                     "moecfg.backends.ascend.rules.examples_base", "pydantic", "rich", "jsonschema")
+
+
+def _modules_after(argv: list[str]) -> set[str]:
+    code = ("import sys\nfrom moecfg.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT)
+    return set(out.stderr.split())
+
+
+def test_check_imports_nothing_of_the_other_commands():
+    loaded = _modules_after(["check", str(ROOT / "examples" / "deepseek-v3-a3-ep32.yaml")])
+    assert "moecfg.cli.check" in loaded  # the probe did run check
+    assert sorted(m for m in loaded if m.startswith(NOT_ON_CHECK_PATH)) == []
+
+
+def test_help_imports_no_command_and_lists_every_command():
+    loaded = _modules_after(["--help"])
+    assert not [m for m in loaded if m.startswith("moecfg.cli.") and m != "moecfg.cli.runner"]
+    help_text = subprocess.run([sys.executable, "-m", "moecfg", "--help"], capture_output=True, text=True,
+                               cwd=ROOT).stdout
+    for name, (_, _, short) in COMMANDS.items():
+        assert f"  {name} " in help_text and short in help_text
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_static_short_help_is_the_commands_own(name):
+    module, attr, short = COMMANDS[name]
+    command = getattr(importlib.import_module(module), attr)
+    assert command.get_short_help_str(limit=200) == short
+    assert cli.get_command(None, name) is command
+
+
+def test_unknown_command_is_a_usage_error():
+    r = subprocess.run([sys.executable, "-m", "moecfg", "chek"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and "No such command 'chek'" in r.stderr
