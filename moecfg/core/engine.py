@@ -124,6 +124,9 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting."""
     report = Report()
+    from moecfg.core.routing import SKIPPED
+
+    SKIPPED.clear()  # what this run skipped (--verbose); a long-lived process must not accumulate it
     for entry in discover(paths):
         name = "<stdin>" if entry.path == "-" else entry.path
         policy = settings.for_file(entry.path) if settings is not None else None
