@@ -74,9 +74,10 @@ def test_dsr1_tutorial_table(version):
     assert b["framework_fraction_from"] == "--gpu-memory-utilization 0.92" and "MC954" not in codes(d.notes)
 
 
-# https://github.com/vllm-project/vllm-ascend/issues/10839 (MiniMax-M2.7; the stored issue text stops at "--gpu-m",
-# so the fraction is the variable here)
-ISSUE_10839 = """export HCCL_BUFFSIZE={mb}
+# The issue's text stops at "--gpu-m" in the copy read, so the fraction is the variable here; the other flags and
+# HCCL_BUFFSIZE=1200 are the issue's.
+ISSUE_10839 = """# https://github.com/vllm-project/vllm-ascend/issues/10839
+export HCCL_BUFFSIZE={mb}
 vllm serve MiniMaxAI/MiniMax-M2.7 --tensor-parallel-size 8 --data-parallel-size 2 --enable-expert-parallel \\
   --max-num-seqs 128 --max-model-len 131072 --max-num-batched-tokens 16384 --gpu-memory-utilization {util}
 """
@@ -92,9 +93,9 @@ def test_issue_10839_fraction(product, util, fires):
     assert ("MC954" in codes(d.notes)) is fires
     if fires:
         note = next(n for n in d.notes if n.code == "MC954")
-        # (65536 - 3300) / 65536 = 0.9496 -> <= 0.94; the note sits on the --gpu-memory-utilization flag (line 3)
+        # (65536 - 3300) / 65536 = 0.9496 -> <= 0.94; the note sits on the --gpu-memory-utilization flag (line 4)
         assert "set --gpu-memory-utilization <= 0.94" in note.message and "3.22 GB" in note.message
-        assert note.span.line == 3 and "vllm-ascend#10839" in note.message
+        assert note.span.line == 4 and "vllm-ascend#10839" in note.message
 
 
 @pytest.mark.parametrize("mb,fires", [(1188, False), (1189, True)])
