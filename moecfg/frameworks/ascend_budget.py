@@ -4,9 +4,9 @@ workspace against the device memory the framework leaves outside its fraction.
 vllm-ascend sizes its KV cache as requested - non-KV memory, requested = total x `--gpu-memory-utilization` (vLLM's
 CacheConfig default 0.9) and non-KV = weights + torch peak + the non-torch memory that grew during the profiling run
 (VA@182b75e vllm_ascend/worker/worker.py:424-425,483-547). SGLang does the same with `--mem-fraction-static`
-(computed at start-up from the device memory when not given, so not known statically). torch_npu creates a group's
-HCCL communicator at its first collective and HCCL allocates its buffer pair (2 x HCCL_BUFFSIZE / hccl_buffer_size)
-then: a communicator first used after the profiling run (the all-to-all `ep` group at the first long prefill, a
+(computed at start-up from the device memory when not given, so not known statically). torch_npu's ProcessGroupHCCL
+creates a group's HCCL communicator at its first collective, as ProcessGroupNCCL does (assumed, not read in torch_npu
+here), and HCCL allocates its buffer pair (2 x HCCL_BUFFSIZE / hccl_buffer_size) then: a communicator first used after the profiling run (the all-to-all `ep` group at the first long prefill, a
 group used only by real traffic) lands outside the fraction and must fit in what is left. The table counts every
 communicator the launch creates (an upper bound: those used during the profiling run are inside the fraction).
 vllm-ascend#10839 is the published failure (MiniMax-M2.7, TP8 DP2 EP, HCCL_BUFFSIZE=1200: "vllm server may still
