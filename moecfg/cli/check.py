@@ -57,12 +57,10 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
 
 def _list_skipped() -> None:
     from moecfg.core.routing import SKIPPED
+    from moecfg.render import escape
 
-    def safe(text: str) -> str:  # file names and keys are untrusted: no control characters to the terminal
-        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-    for name, why in SKIPPED:
-        click.echo(f"skipped {safe(name)}: {safe(why)}", err=True)
+    if SKIPPED:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
+        click.echo(escape.lines(f"skipped {name}: {why}" for name, why in SKIPPED), err=True, nl=False)
 
 
 def _failing(report, settings) -> bool:

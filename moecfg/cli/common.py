@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from moecfg.cli.runner import not_empty
+
 FAIL_ON = ("error", "warning", "info", "never")
 FORMATS = ("text", "json", "sarif", "github", "junit")  # = render.RENDERERS
 RANK = {"info": 0, "warning": 1, "error": 2, "never": 99}
@@ -81,7 +83,8 @@ _COMMON = [
                       "several reports in one run."),
     click.option("--output", "output", type=click.Path(dir_okay=False, allow_dash=True), multiple=True,
                  help="Write the report of the --format in the same position to this file (- = stdout)."),
-    click.option("--cann", "cann", metavar="VERSION", help="CANN release whose rules apply (overrides cann_version)."),
+    click.option("--cann", "cann", metavar="VERSION", callback=not_empty,
+                 help="CANN release whose rules apply (overrides cann_version)."),
 ]
 
 

@@ -5,12 +5,15 @@ import sys
 
 import click
 
+from moecfg.cli.runner import not_empty
+
 
 @click.command(name="explain-launch", short_help="Show the op calls each launch makes.")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
               help="Hardware of the launch (a command line does not name it).")
-@click.option("--cann", "cann", metavar="VERSION", default=None, help="CANN release whose rules apply.")
+@click.option("--cann", "cann", metavar="VERSION", default=None, callback=not_empty,
+              help="CANN release whose rules apply.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Settings file to use instead of searching .moecfg.yaml / pyproject.toml.")
 def explain_launch(paths, product, cann, config_path):

@@ -9,7 +9,13 @@ import sys
 
 import click
 
+from moecfg.cli.runner import not_empty
+from moecfg.core.diagnostics import clip
+
 PLAN_FORMATS = ("text", "json")
+MAX_POINTS = 1024  # candidates of one plan / points of one sweep: each is judged by the real rules
+MAX_SWEEP = 16384  # points x series of one sweep (about 5 s of DeepEP normal-mode sizing)
+MAX_VALUE = 1 << 24  # ranks, tokens per rank: far above any deployment, small enough for the formulas
 
 
 def _ints(text: str | None, what: str):
@@ -18,18 +24,35 @@ def _ints(text: str | None, what: str):
         return None
     try:
         if ":" in text:
-            parts = [int(x) for x in text.split(":")]
+            parts = [_int(x) for x in text.split(":")]
             if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] <= 0):
                 raise ValueError
             lo, hi, step = parts[0], parts[1], parts[2] if len(parts) == 3 else 1
-            values = list(range(lo, hi + 1, step))
+            values = range(lo, hi + 1, step)  # its length is known without building it
         else:
-            values = [int(x) for x in text.split(",") if x.strip()]
+            values = [_int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise click.UsageError(f"{what} {text!r}: write N, LO:HI, LO:HI:STEP or a comma list") from None
-    if not values or min(values) < 1:
-        raise click.UsageError(f"{what} {text!r}: values must be >= 1 and the range not empty")
-    return values
+        raise click.UsageError(f"{what} {clip(text)!r}: write N, LO:HI, LO:HI:STEP or a comma list") from None
+    if len(values) > MAX_POINTS:
+        raise click.UsageError(f"{what} {clip(text)!r} gives {len(values)} values; at most {MAX_POINTS} per run "
+                               "(give a STEP, e.g. 8:8192:8, or a shorter range)")
+    if not values or min(values) < 1 or max(values) > MAX_VALUE:
+        raise click.UsageError(f"{what} {clip(text)!r}: values must be 1 to {MAX_VALUE} and the range not empty")
+    return list(values)
+
+
+def _cap_sweep(points: int, series: int, flags: str) -> None:
+    if points * series > MAX_SWEEP:
+        raise click.UsageError(f"{points} points x {series} series ({flags}) = {points * series} computations; at "
+                               f"most {MAX_SWEEP} per sweep (fewer series or a coarser STEP)")
+
+
+def _int(text: str) -> int:
+    """ASCII digits only, at most 18 (int() also reads other Unicode digits, and raises on 5000 of them)."""
+    t = text.strip()
+    if not (t.isascii() and t.lstrip("-").isdigit() and len(t) <= 18):
+        raise ValueError(text)
+    return int(t)
 
 
 def _base(product, model, model_config, comm_alg, redundant, sets) -> tuple[dict, str]:
@@ -83,8 +106,10 @@ def _extras(base: dict, redundant, sets) -> None:
     for item in sets:
         parts, value = _parse_override(item)
         node = base
-        for part in parts[:-1]:
+        for i, part in enumerate(parts[:-1]):
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):  # `--set a=1 --set a.b=2`, or `--set model.x=1` with --model
+                raise click.UsageError(f"--set {item!r}: `{'.'.join(parts[:i + 1])}` is already a value, not a mapping")
         node[parts[-1]] = value
 
 
@@ -121,7 +146,7 @@ _shared = [
     click.option("--model", metavar="NAME", help="Built-in model preset, e.g. deepseek-v3, qwen3-235b-a22b."),
     click.option("--model-config", "model_config", type=click.Path(), metavar="PATH",
                  help="A Hugging Face config.json (or a directory holding one)."),
-    click.option("--cann", metavar="VERSION", help="CANN release whose rules apply (default: cann_version or latest) [ascend]."),
+    click.option("--cann", metavar="VERSION", callback=not_empty, help="CANN release whose rules apply (default: cann_version or latest) [ascend]."),
     click.option("--redundant-experts", "redundant", type=int, default=0,
                  help="EPLB redundant experts (added to moe_expert_num / num_experts)."),
     click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -177,7 +202,7 @@ def parse_bytes(text: str | None, what: str) -> int | None:
     body = text.strip().replace("_", "").replace(",", "")
     digits = body.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ")
     unit = body[len(digits):].strip().lower()
-    if not digits.isdigit() or unit not in _UNITS:
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 30) or unit not in _UNITS:
         raise click.UsageError(f"{what} {text!r}: write a number of bytes, optionally with KiB, MiB or GiB")
     return int(digits) * _UNITS[unit]
 
@@ -357,6 +382,7 @@ def _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, c
     problem = _problem(product, model, model_config, None, redundant, sets, cann)
     algs = comm_algs.split(",") if comm_algs is not None else [problem.values.get("comm_alg") or ""]
     names = rulesets.split(",") if rulesets else [problem.ruleset.name]
+    _cap_sweep(max(len(eps), len(bss)), len(algs) * len(names), "--comm-alg x --rulesets")
     try:
         if len(eps) > 1:
             return sw.run(problem, "ep_world_size", eps, bss[0], algs, names, buffer_mb)
@@ -378,6 +404,7 @@ def _sweep_deepep(mode, device, model, model_config, redundant, sets, ranks, tok
     if not problem.low_latency:
         if tokens is not None:
             raise click.UsageError("--tokens sizes only low_latency buffers: sweep normal mode over --num-ranks")
+        _cap_sweep(len(rs), len(sms), "--num-sms")
         return sw.run(problem, "num_ranks", rs, 0, sms, nvl, rdma)
     if num_sms:
         raise click.UsageError("--num-sms changes only normal-mode buffers (low_latency uses every SM)")

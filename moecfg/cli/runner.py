@@ -1,6 +1,7 @@
 """Running the click group as a program: exit codes (contract §4) for what click would blur.
 
-- Ctrl-C is exit 130 (click turns it into "Aborted!" and exit 1, which looks like findings).
+- Ctrl-C is exit 130 (click turns it into "Aborted!" and exit 1, which looks like findings); SIGTERM is
+  exit 143 after the same clean-up (no temp file of an --output left behind).
 - A closed stdout is quiet (see core/output.write_stdout); another I/O error on stdout (`>/dev/full`) is
   exit 2 with a message, not an internal error.
 - Error messages may quote file names and values: printed through the terminal escaper (no control
@@ -11,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import click
@@ -23,11 +25,28 @@ INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def run(group: click.Group, argv=None) -> None:
+    previous = _terminate_cleanly()
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    code = _invoke(group, argv)
-    sys.exit(_flush(code))
+    try:
+        code = _flush(_invoke(group, argv))
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    sys.exit(code)
+
+
+def _terminate_cleanly():
+    """SIGTERM unwinds like an exit (143), so an --output being written removes its temp file and the old
+    report stays (core/output.atomic_path); the default action would kill the process mid-write."""
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except (ValueError, OSError):  # not the main thread (an embedding program): leave its handler alone
+        return None
 
 
 def _invoke(group, argv) -> int:
@@ -66,3 +85,10 @@ def _flush(code: int) -> int:
         sys.stderr.write(f"moecfg: cannot write the output: {exc.strerror or exc}\n")
         return 2
     return code
+
+
+def not_empty(ctx, param, value):
+    """Click callback: `--cann ''` (an unset CI variable) is a usage error, not "no version"."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("needs a value (an empty string was given)", ctx=ctx, param=param)
+    return value

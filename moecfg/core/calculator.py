@@ -7,6 +7,7 @@ import yaml
 from moecfg.core.diagnostics import Report
 from moecfg.core.engine import lint_bytes, lint_text
 from moecfg.sources.files import Unreadable, read
+from moecfg.sources.yaml_source import YamlProblem, decode, parse_stream
 
 
 def _parse_override(item: str):
@@ -18,8 +19,8 @@ def _parse_override(item: str):
         raise click.UsageError(f"--set {item!r}: empty key")
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw
+    except (yaml.YAMLError, ValueError, TypeError, KeyError, IndexError, OverflowError):  # `bs=0x_`, 5000 digits
+        value = raw  # kept as text: the field's check reports it
     if isinstance(value, dict):  # a mapping is set key by key (dotted keys), not as a literal
         value = raw
     return key.split("."), value
@@ -60,10 +61,10 @@ def run_buffer(file, overrides, options, preset=None) -> Report:
             report.results = lint_bytes(raw, name, options)
             report.files = 1
             return report
-        try:
-            docs = [d for d in yaml.safe_load_all(raw) if d is not None]
-        except yaml.YAMLError:
-            report.results = lint_bytes(raw, name, options)  # reports the syntax error with its position
+        try:  # the strict loader (depth and alias budgets), not PyYAML's recursive pure-Python one
+            docs = [d.data for d in parse_stream(decode(raw)) if d.data is not None]
+        except YamlProblem:
+            report.results = lint_bytes(raw, name, options)  # reports the problem with its position
             report.files = 1
             return report
         docs = [d if isinstance(d, dict) else {} for d in docs] or [{}]
@@ -72,7 +73,10 @@ def run_buffer(file, overrides, options, preset=None) -> Report:
         if not parsed and preset is None:
             raise click.UsageError("give a FILE, --set KEY=VALUE or field flags such as --ep-world-size 16")
         docs, name = [{}], "<command line>"
-    text = yaml.safe_dump_all([_fill(_apply(d, parsed), preset) for d in docs], sort_keys=False)
+    try:
+        text = yaml.safe_dump_all([_fill(_apply(d, parsed), preset) for d in docs], sort_keys=False)
+    except RecursionError:  # the dumper recurses: a document nested some hundred levels
+        raise click.UsageError(f"{name}: nested too deeply to apply --set; check the file without overrides") from None
     report.results = lint_text(text, name, options)
     report.files = 1
     return report

@@ -21,6 +21,8 @@ class FileSettings:
     framework_versions: tuple = ()  # (framework, version)
     models: tuple = ()  # (model string or "*", preset name or config.json path)
     settings_dir: str | None = None  # model config paths are relative to the settings file
+    device: str | None = None  # GPU model of GPU launches (settings `device`)
+    device_memory_gb: float | None = None
 
 
 def fill_defaults(data: dict, defaults) -> None:

@@ -4,8 +4,6 @@ manifests, compose files and YAML holding a launch command go to the launch read
 """
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING
 
 from moecfg import backends
@@ -16,7 +14,6 @@ from moecfg.sources.yaml_source import Span
 if TYPE_CHECKING:  # the launch readers load only when a file needs them (not for plain moecfg YAML)
     from moecfg.sources.launch import LaunchFile
 
-_SHEBANG = re.compile(r"^#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|da|z|k)?sh\b")
 # Keys too generic to make a foreign YAML file a moecfg document on their own.
 _GENERIC = frozenset({"env", "model", "device", "mode", "dtype", "scales", "k", "h", "name", "op"})
 _FIELD_NAMES: frozenset | None = None
@@ -24,8 +21,8 @@ SKIPPED: list[tuple[str, str]] = []  # (file, why) of documents skipped in this 
 
 
 def is_shell(name: str, text: str) -> bool:
-    base = os.path.basename(name)
-    return base.endswith((".sh", ".bash")) or bool(_SHEBANG.match(text[:200]))
+    readers = _readers()
+    return bool(readers and readers.looks_like_shell(name, text))
 
 
 def _field_names() -> frozenset:
@@ -85,7 +82,8 @@ def context(policy, options):
         cann=options.cann or (policy.cann_version if policy else None),
         framework_versions=policy.framework_versions if policy else (),
         models=policy.models if policy else (),
-        settings_dir=policy.settings_dir if policy else None)
+        settings_dir=policy.settings_dir if policy else None,
+        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def _run(lf: LaunchFile | None, name: str, options, policy, first: int) -> list[DocumentResult]:

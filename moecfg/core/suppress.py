@@ -14,6 +14,7 @@ that forbids them). Config-file `ignore` and `per-path-ignores` apply after the 
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -43,7 +44,8 @@ NO_REASON = rule(
     fix="Write `# moecfg: disable=CODE -- why this is fine here`.")
 
 FILE_HEADER_LINES = 10
-_MARK = re.compile(r"(?:^|\s)#\s*moecfg:\s*(.*)$")
+_HASH = re.compile(r"(?:^|(?<=\s))#(?=\s*moecfg:)")
+_MARK = re.compile(r"#\s*moecfg:\s*(.*)$")
 _DIRECTIVE = re.compile(r"(disable|disable-file)\s*=\s*([A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*)\s*(?:--\s*(.*))?$")
 
 
@@ -60,12 +62,37 @@ class Directive:
     used: set = field(default_factory=set)
 
 
-def _next_content_line(lines: list[str], index: int) -> int:
-    for j in range(index + 1, len(lines)):
+def _next_content_lines(lines: list[str]) -> list[int]:
+    """For each line index, the 1-based number of the next line that is not blank or a comment (one pass
+    from the end: a file of 10k directive lines must not rescan the rest of the file for each)."""
+    out, nxt = [0] * len(lines), None
+    for j in range(len(lines) - 1, -1, -1):
+        out[j] = nxt if nxt is not None else j + 2
         s = lines[j].strip()
         if s and not s.startswith("#"):
-            return j + 1
-    return index + 2
+            nxt = j + 1
+    return out
+
+
+def _scalar_spans(text: str) -> list[tuple]:
+    """(start, end) positions, as (line, column) from 0, of every scalar: a `#` inside one (a block scalar's
+    text, a quoted string) is not a comment. PyYAML's scanner keeps no comments, but it knows the scalars."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    spans = []
+    try:
+        for tok in yaml.scan(text, Loader=loader):
+            if isinstance(tok, yaml.ScalarToken):
+                spans.append(((tok.start_mark.line, tok.start_mark.column), (tok.end_mark.line, tok.end_mark.column)))
+    except yaml.YAMLError:
+        pass  # the rest of the file is not YAML (reported as MC001): its text is no scalar we know of
+    return spans
+
+
+def _in_scalar(spans: list[tuple], starts: list[tuple], pos: tuple) -> bool:
+    i = bisect.bisect_right(starts, pos) - 1
+    return i >= 0 and spans[i][0] < pos < spans[i][1]
 
 
 def _resolve(token: str):
@@ -79,18 +106,23 @@ def parse(text: str):
     """(directives, problems): problems are MC014/MC015 diagnostics about the comments themselves."""
     directives, problems = [], []
     lines = text.splitlines()
+    spans = _scalar_spans(text)
+    span_starts = [a for a, _ in spans]
+    following = None
     for i, line in enumerate(lines):
         if "moecfg:" not in line:
             continue
-        m = _MARK.search(line)
-        if m:
-            _parse_line(lines, i, m, directives, problems)
+        for hash_ in _HASH.finditer(line):  # the first `# moecfg:` that is a real comment
+            if not _in_scalar(spans, span_starts, (i, hash_.start())):
+                following = following or _next_content_lines(lines)
+                _parse_line(lines, i, _MARK.match(line, hash_.start()), following, directives, problems)
+                break
     return directives, problems
 
 
-def _parse_line(lines, i, m, directives, problems) -> None:
+def _parse_line(lines, i, m, following, directives, problems) -> None:
     line = lines[i]
-    column = line.index("#", m.start()) + 1
+    column = m.start() + 1
     end = len(line.rstrip()) + 1
 
     def report(r, message):
@@ -111,7 +143,7 @@ def _parse_line(lines, i, m, directives, problems) -> None:
             return
         covers = None
     else:
-        covers = _next_content_line(lines, i) if standalone else i + 1
+        covers = following[i] if standalone else i + 1
     codes = []
     for token in (t.strip() for t in codes_text.split(",")):
         code = _resolve(token)
@@ -139,10 +171,13 @@ def apply(results, text: str, starts=()) -> None:
     if "moecfg:" not in text or not results:
         return
     directives, problems = parse(text)
+    by_line, whole_file = {}, []
+    for d in directives:
+        (whole_file if d.covers is None else by_line.setdefault(d.covers, [])).append(d)
     for result in results:
         kept = []
         for diag in result.diagnostics:
-            hit = _covering(directives, diag)
+            hit = _covering(whole_file, by_line.get(diag.line, ()), diag)
             if hit is None:
                 kept.append(diag)
             else:
@@ -154,25 +189,22 @@ def apply(results, text: str, starts=()) -> None:
                 scope = "this file" if d.covers is None else f"line {d.covers}"
                 problems.append(_problem(UNUSED, d.line, d.column, f"suppression of {code} is unused: no {code} "
                                          f"diagnostic on {scope}; remove it", d.end_column))
+    firsts = list(starts)[:len(results)]
     for p in problems:
-        _owner(results, starts, p.line).diagnostics.append(p)
+        _owner(results, firsts, p.line).diagnostics.append(p)
     for result in results:
         result.diagnostics.sort(key=lambda x: (x.line, x.column, x.code))
 
 
-def _covering(directives, diag):
+def _covering(whole_file, on_line, diag):
+    """The first directive (in file order) that covers `diag`: linear in the directives of its line only."""
     if diag.code in (UNUSED.code, NO_REASON.code):
         return None
-    for d in directives:
-        if diag.code in d.codes and (d.covers is None or d.covers == diag.line):
-            return d
-    return None
+    hits = [d for d in (*whole_file, *on_line) if diag.code in d.codes]
+    return min(hits, key=lambda d: d.line) if hits else None
 
 
 def _owner(results, starts, line: int):
-    """The document a comment line belongs to: the last one that starts at or before it."""
-    owner = results[0]
-    for r, start in zip(results, starts):
-        if start <= line:
-            owner = r
-    return owner
+    """The document a comment line belongs to: the last one that starts at or before it (starts ascend)."""
+    i = bisect.bisect_right(starts, line) - 1
+    return results[max(i, 0)]

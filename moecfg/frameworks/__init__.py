@@ -36,6 +36,7 @@ class LaunchContext:
     models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
     settings_dir: str | None = None  # model config paths are relative to it
     device_memory_gb: float | None = None
+    device: str | None = None  # GPU model for GPU frameworks (settings `device:`); `product` stays the Ascend one
 
     def version_for(self, framework: str) -> str | None:
         return dict(self.framework_versions).get(framework)
@@ -63,6 +64,7 @@ class OpCall:
     sources: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # argument ("bs", "env.X") -> spans
     notes: list[Note] = field(default_factory=list)
     why_none: str = ""  # kind "none": why no EP collective runs
+    derived: dict = field(default_factory=dict)  # launch-level figures (memory budget), merged into the result
 
 
 @dataclass(slots=True)

@@ -21,3 +21,11 @@ def product_from_hints(hints) -> tuple[str, str, object] | None:
         if _A2.search(text):
             return "A2", text, span
     return None
+
+
+_ASCEND = re.compile(r"ascend|huawei|\b910|atlas", re.I)
+
+
+def ascend_hint(hints) -> str | None:
+    """The first hint that names Ascend hardware (a GPU resource such as nvidia.com/gpu is not one)."""
+    return next((text for text, _ in hints if _ASCEND.search(text)), None)

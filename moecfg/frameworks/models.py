@@ -117,7 +117,8 @@ def resolve_model(text: str | None, ctx) -> ModelDims | None:
     preset = _from_repo_or_name(text)
     if preset is None:
         return None
-    return _dims(preset, quant, f"{text} -> built-in preset {preset.name} ({preset.source})")
+    where = preset.source.split()[0] if preset.source else ""  # the config.json the values were read from
+    return _dims(preset, quant, f"{text} -> built-in preset {preset.name}" + (f" ({where})" if where else ""))
 
 
 def unresolved_reason(text: str | None, ctx) -> str:

@@ -6,7 +6,6 @@ drift. A kind whose fields module has `OP_FIELDS` gets one model per op. pydanti
 """
 from __future__ import annotations
 
-import importlib
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, create_model

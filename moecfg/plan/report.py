@@ -56,7 +56,7 @@ def plan_text(answers, problem, color: bool = False) -> str:
                 con.print(f"  {r}")
     valid = sum(a.ok for a in answers)
     con.print(f"{valid} of {len(answers)} EP size{'s' if len(answers) != 1 else ''} valid")
-    return escape.terminal(con.file.getvalue())
+    return escape.terminal(con.file.getvalue(), colour=color)
 
 
 def plan_json(answers, problem) -> str:
@@ -131,7 +131,7 @@ def sweep_text(sw, color: bool = False, rows: int | None = CHART_ROWS) -> str:
     con.print(chart(sw, rows))
     for note in _sweep_notes(sw, rows):
         con.print(note, soft_wrap=True)
-    return escape.terminal(con.file.getvalue())
+    return escape.terminal(con.file.getvalue(), colour=color)
 
 
 def chart(sw, rows) -> str:

@@ -1,8 +1,9 @@
 """Read a Hugging Face `config.json` from disk into a `ModelPreset` (`--model-config PATH`).
 
-Known layouts: DeepSeek/Kimi/GLM (`n_routed_experts`, `n_shared_experts`), Qwen-MoE (`num_experts`,
+Known layouts: DeepSeek/Kimi/GLM/MiMo (`n_routed_experts`, `n_shared_experts`), Qwen-MoE (`num_experts`,
 `shared_expert_intermediate_size` = one shared expert), Mixtral/gpt-oss/Llama-4 (`num_local_experts`,
-`experts_per_token`), LongCat-Flash (`moe_topk`, `zero_expert_num`); multimodal configs that nest the
+`experts_per_token`), LongCat-Flash (`moe_topk`, `zero_expert_num`), Gemma 4 (`top_k_experts`), kimi_linear
+(`num_experts_per_token`, `num_shared_experts`), Hunyuan (`num_shared_expert`); multimodal configs that nest the
 language model under `text_config` (Llama 4, Kimi-K2.5) are read from there. Anything else is a
 `ModelConfigError` naming the keys that were looked for.
 """
@@ -14,7 +15,12 @@ import os
 from moecfg.presets import ModelPreset
 
 EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
-TOPK_KEYS = ("num_experts_per_tok", "moe_topk", "experts_per_token", "moe_k")
+# kimi_linear (Kimi-K3) writes num_experts_per_token, gemma4 top_k_experts
+TOPK_KEYS = ("num_experts_per_tok", "moe_topk", "experts_per_token", "moe_k", "num_experts_per_token", "top_k_experts")
+SHARED_KEYS = ("n_shared_experts", "num_shared_experts", "num_shared_expert")  # DeepSeek, kimi_linear, Hunyuan
+# latent MoE (Nemotron-3 Super/Ultra moe_latent_size, Kimi-K3 routed_expert_hidden_size): experts exchange a width
+# other than hidden_size, so `h` cannot be read from hidden_size
+LATENT_KEYS = ("moe_latent_size", "routed_expert_hidden_size")
 HIDDEN_KEYS = ("hidden_size", "d_model", "dim")
 LAYER_KEYS = ("num_hidden_layers", "num_layers", "n_layers")
 MOE_FFN_KEYS = ("moe_intermediate_size", "expert_ffn_hidden_size", "intermediate_size")
@@ -39,9 +45,10 @@ def _first(cfg: dict, keys, what: str, path: str, required: bool = True):
 
 
 def _shared(cfg: dict) -> int:
-    n = cfg.get("n_shared_experts")
-    if isinstance(n, int) and not isinstance(n, bool):
-        return n
+    for key in SHARED_KEYS:
+        n = cfg.get(key)
+        if isinstance(n, int) and not isinstance(n, bool):
+            return n
     size = cfg.get("shared_expert_intermediate_size")  # Qwen2/3-MoE, Qwen3-Next: one (gated) shared expert
     return 1 if isinstance(size, int) and size > 0 else 0
 
@@ -57,6 +64,10 @@ def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
         raise ModelConfigError(f"{path}: the expert count is 0: a dense model has no expert-parallel dispatch")
     top_k = _first(cfg, TOPK_KEYS, "experts per token", path)
     hidden = _first(cfg, HIDDEN_KEYS, "hidden size", path)
+    for key in LATENT_KEYS:
+        if cfg.get(key) not in (None, 0, hidden):
+            raise ModelConfigError(f"{path}: `{key}` = {cfg[key]!r}: a latent MoE whose experts do not exchange "
+                                   f"hidden_size {hidden}; give h (DeepEP: hidden) yourself")
     name = cfg.get("_name_or_path") or cfg.get("model_type") or os.path.basename(os.path.dirname(os.path.abspath(path)))
     return ModelPreset(name=str(name), hidden_size=hidden, routed_experts=experts, top_k=top_k,
                        shared_experts=_shared(cfg), zero_experts=_first(cfg, ("zero_expert_num",), "", path, False),
@@ -70,11 +81,12 @@ def read_model_config(path: str) -> ModelPreset:
     """Read `path` (a config.json, or a directory holding one)."""
     if os.path.isdir(path):
         path = os.path.join(path, "config.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise ModelConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelConfigError(f"{path}: not valid JSON ({exc})") from None
+    from moecfg.sources.files import Entry, Unreadable, read
+
+    try:  # a regular file, size-capped; links followed anywhere (the Hugging Face cache links snapshots to blobs)
+        data = json.loads(read(Entry(path, root=os.sep)).decode("utf-8"))
+    except Unreadable as exc:
+        raise ModelConfigError(f"{path}: {exc}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # also 5000-digit ints, [[[... 100k deep
+        raise ModelConfigError(f"{path}: not valid JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
     return preset_from_dict(data, path)

@@ -18,8 +18,8 @@ _KEEP_NEWLINE = ("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u2
 _SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour codes rich writes itself
 _XML_FORBIDDEN = ("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _WORKFLOW = re.compile(r"^([^\S\n]*):(?=:)", re.M)
-# _KEEP_NEWLINE and _XML_FORBIDDEN are compiled on first use: _XML_FORBIDDEN alone takes ~13 ms to compile (the surrogate
-# range), more than a whole `moecfg check` of one file spends on its rules; only junit and error messages need them.
+# _KEEP_NEWLINE and _XML_FORBIDDEN are compiled on first use (~1 ms each, the wide character ranges): only junit,
+# plan/sweep text and error messages need them, not a `moecfg check` of clean files.
 _compiled = functools.cache(re.compile)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -49,9 +49,11 @@ def lines(items) -> str:
     return no_workflow_commands("\n".join(text(line) for line in items)) + "\n"
 
 
-def terminal(s: str) -> str:
-    """A whole rendered text (rich tables, charts): line breaks and rich's colour codes kept, every other
-    control character escaped, no workflow commands."""
+def terminal(s: str, colour: bool = False) -> str:
+    """A whole rendered text (rich tables, charts, messages): line breaks kept, and with `colour` rich's colour
+    codes (SGR); every other control character escaped, no workflow commands."""
+    if not colour:
+        return no_workflow_commands(_compiled(_KEEP_NEWLINE).sub(_show, s))
     kept = _SGR.split(s)
     codes = _SGR.findall(s)
     out = [_compiled(_KEEP_NEWLINE).sub(_show, part) for part in kept]

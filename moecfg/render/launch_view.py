@@ -13,6 +13,24 @@ def _flat(arguments: dict):
             yield key, value
 
 
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def _budget_lines(budget) -> list[str]:
+    """The per-rank memory table: each communication buffer, then the memory the framework leaves for them."""
+    if not budget:
+        return []
+    out = [f"  memory per rank on {budget.get('device', '?')} ({budget.get('device_from', '')}):"]
+    for name, b in budget.get("buffers", {}).items():
+        out.append(f"      {name:<18} {_gib(b['bytes']):>11}  ({b.get('from', '')})")
+    out.append(f"      {'total':<18} {_gib(budget.get('total_bytes', 0)):>11}")
+    if budget.get("outside_fraction_bytes") is not None:
+        out.append(f"      outside {budget.get('framework_fraction_from', 'the framework fraction')}: "
+                   f"{_gib(budget['outside_fraction_bytes'])}; headroom {_gib(budget.get('headroom_bytes', 0))}")
+    return out
+
+
 def render(report) -> str:
     lines: list[str] = []
     launches = [r for r in report.results if r.launch or r.arguments is not None]
@@ -27,6 +45,7 @@ def render(report) -> str:
             how = derivation.get(key, "")
             shown = how if how.startswith(f"{value} ") else f"{value}" + (f"  ({how})" if how else "")
             lines.append(f"  {key} = {shown}")
+        lines.extend(_budget_lines((r.derived or {}).get("memory_budget")))
         for domain, required, conf, status in _buffer_rows(r.buffers):
             lines.append(f"  buffer {domain}: required {required} per rank; configured {conf}: {status}")
         problems = [d for d in r.diagnostics if d.severity != "info" or d.code != "MC041"]

@@ -4,9 +4,10 @@ Directories are walked like `find` does by default: symbolic links are not follo
 linked folder is not entered), a linked YAML file is read only when it resolves to a regular file inside
 the folder being checked (a link to `/dev/zero`, `/dev/stdin` or `~/secrets.yaml` is refused), and only
 regular files are read (opened non-blocking, checked with fstat, size-capped). An entry that cannot be
-read becomes an `Unreadable` result the engine reports as a diagnostic (MC008); the rest is still checked.
-The walk is iterative (no recursion limit on deep trees). A path given on the command line that does not
-exist is a usage error (`PathError`, exit 2).
+read while walking becomes an `Unreadable` result the engine reports as a diagnostic (MC008); the rest is
+still checked. The walk is iterative (no recursion limit on deep trees). A file named on the command line
+that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
+is a usage error (`PathError`, exit 2, contract §4).
 """
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ class Entry:
     """A path to read, found on the command line or while walking a folder."""
 
     path: str  # as shown in the report ('-' = stdin)
-    root: str | None = None  # a symlink must resolve inside this folder (None: the current folder)
+    root: str | None = None  # a symlink must resolve inside this folder (None: the current one or the link's own)
     problem: str | None = None  # found while walking: why it cannot be read
+    named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
 
 
 def discover(paths) -> list[Entry]:
@@ -49,8 +51,8 @@ def discover(paths) -> list[Entry]:
             if not found:
                 raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
             entries.extend(sorted(found, key=lambda e: e.path))
-        elif os.path.lexists(p):  # a broken link is an unreadable entry, not a typo
-            entries.append(Entry(p))
+        elif os.path.lexists(p):
+            entries.append(Entry(p, named=True))
         else:
             raise PathError(f"{p}: no such file or directory")
     return entries
@@ -92,7 +94,8 @@ def read(entry: Entry | str) -> bytes:
         return sys.stdin.buffer.read()
     if entry.problem:
         raise Unreadable(entry.problem)
-    if os.path.islink(entry.path) and not _inside(entry.path, entry.root or os.getcwd()):
+    roots = (entry.root,) if entry.root else (os.getcwd(), os.path.dirname(os.path.abspath(entry.path)))
+    if os.path.islink(entry.path) and not any(_inside(entry.path, r) for r in roots):
         raise Unreadable("symbolic link to a path outside the checked folder; not followed (check the target itself)")
     try:
         fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))

@@ -3,7 +3,8 @@
 - `looks_like_shell(name, text)`: a `*.sh` / `*.bash` file or one with a shell shebang.
 - `read_shell(text)`: a whole script (tree-sitter-bash, imported only here).
 - `read_yaml_document(doc, text)`: one YAML document: a Kubernetes object with a pod template, a
-  docker-compose file, or a YAML config holding a launch command; None when it is none of these.
+  docker-compose file, a recipe spelling flags as keys (recipes.py), or a YAML config holding a launch command;
+  None when it is none of these.
 - `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
 """
 from __future__ import annotations
@@ -38,12 +39,13 @@ def read_shell(text: str) -> LaunchFile:
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
-    from moecfg.sources import yaml_launch as Y
-    if Y.is_kubernetes(doc.data):
-        return Y.read_kubernetes(doc, text) or Y.read_yaml_commands(doc, text)
-    if Y.is_compose(doc.data):
-        return Y.read_compose(doc, text)
-    return Y.read_yaml_commands(doc, text)
+    from moecfg.sources import compose, kubernetes, yaml_commands
+    if kubernetes.is_kubernetes(doc.data):
+        return kubernetes.read_kubernetes(doc, text) or yaml_commands.read_yaml_commands(doc, text)
+    if compose.is_compose(doc.data):
+        return compose.read_compose(doc, text)
+    from moecfg.sources.recipes import read_recipe  # srt-slurm recipes: flags spelled as keys
+    return read_recipe(doc) or yaml_commands.read_yaml_commands(doc, text)
 
 
 def template_problem(text: str) -> Problem | None:

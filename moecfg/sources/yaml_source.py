@@ -22,6 +22,7 @@ except AttributeError:  # PyYAML built without libyaml
 
 _MAX_NODES = 200_000  # values built per FILE, aliases and merged entries expanded ("billion laughs")
 _MAX_DEPTH = 500  # nesting levels; libyaml's composer recurses in C and crashes the process near 50 000
+_PRESCAN_CHARS = 1 << 16  # larger texts are counted by the event parser before they are composed
 _MAX_INT_BITS = 4096  # an integer literal moecfg can still print (0x + 100k digits is legal YAML)
 
 
@@ -238,11 +239,18 @@ def _nesting_bound(text: str) -> int:
 
 
 def _check_depth(text: str) -> None:
-    """Refuse documents nested deeper than _MAX_DEPTH before composing them (the event parser does not recurse)."""
-    if _nesting_bound(text) <= _MAX_DEPTH:
+    """Refuse files nested deeper than _MAX_DEPTH, or with more than _MAX_NODES values before any alias is
+    expanded, before composing them: the event parser neither recurses nor keeps the nodes, while the
+    composer would hold all of a 60 MB file's values as Python objects (GBs) before the budget could stop it."""
+    if _nesting_bound(text) <= _MAX_DEPTH and len(text) <= _PRESCAN_CHARS:
         return
-    depth = 0
+    depth = nodes = 0
     for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            nodes += 1
+            if nodes > _MAX_NODES:
+                m = event.start_mark
+                raise YamlProblem(f"file too large: more than {_MAX_NODES} values", m.line + 1, m.column + 1)
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > _MAX_DEPTH:

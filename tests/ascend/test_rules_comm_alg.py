@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lintkit import A2_HIER, A3_HIER, ALL, LEGACY_TP, WITH_A3_HIERARCHY, assert_rule, lint_product, rule_cases
+from lintkit import A2_HIER, A3_HIER, ALL, WITH_A3_HIERARCHY, assert_rule, lint_product, rule_cases
 
 # ---- MC301 accepted names ------------------------------------------------------------------------------------
 ALG_ROWS = [

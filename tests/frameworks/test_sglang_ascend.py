@@ -65,10 +65,10 @@ def test_recognise(command, yes):
     assert (recognise(launch) is sglang) is yes
 
 
-def test_gpu_launch_derives_no_calls_for_now():
+def test_gpu_launch_goes_to_gpu_py():  # the NVIDIA derivation is tested in test_sglang_gpu.py
     d = derive("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-a2a-backend deepep",
                ctx=LaunchContext())
-    assert d.calls == [] and [n.code for n in d.notes] == ["MC040"]
+    assert [(c.kind, c.arguments["mode"]) for c in d.calls] == [("deepep", "auto")]
 
 
 @pytest.mark.parametrize("text, ctx", [

@@ -122,7 +122,7 @@ def test_hierarchy_env_pair_expert_scales_only():
 
 
 def test_hierarchy_flag_ignored_before_main():
-    text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_mc2_hierarchy_comm=True))
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_mc2_hierarchy_comm=True))
     assert "comm_alg" not in calls(text, version="0.13.0")["decode"].arguments
 
 
@@ -152,7 +152,7 @@ def test_fused_env_request_main():
 
 def test_megamoe_fallback_intermediate_out_of_range_is_mc043():
     # Qwen3-30B-A3B: moe_intermediate_size 768 < 1024 -> enable_fused_mc2 = 0 (ascend_config.py:181-185)
-    text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1), model="Qwen/Qwen3-30B-A3B")
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1), model="Qwen/Qwen3-30B-A3B")
     d = derive(text, version="main")
     assert "MC043" in codes(d.notes) and d.calls[0].op == "dispatch_combine_v2"
     note = next(n for n in d.notes if n.code == "MC043")
@@ -182,7 +182,7 @@ def test_fused_on_a2_falls_back():
 
 
 def test_v013_fused_env_w8a8_dispatch_ffn_combine():
-    text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096", env="VLLM_ASCEND_ENABLE_FUSED_MC2=1")
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096", env="VLLM_ASCEND_ENABLE_FUSED_MC2=1")
     c = calls(text, version="0.13.0")
     assert c["decode"].op == "dispatch_ffn_combine" and c["decode"].arguments["max_output_size"] == 65536
     assert c["prefill"].op == "dispatch_ffn_combine"  # fused_prefill_enable (ascend_forward_context.py:270-275)

@@ -4,22 +4,9 @@ Not a conftest.py: tests/conftest.py is imported as `conftest` by other folders.
 from __future__ import annotations
 
 import pytest
+from test_cli import BAD, GOOD  # noqa: F401  (the A3 document of the CLI tests; BAD fires MC201)
 
 from moecfg.cli import main
-
-GOOD = """\
-product: A3
-cann_version: 9.0.1
-bs: 128
-h: 7168
-k: 8
-ep_world_size: 32
-moe_expert_num: 256
-quant_mode: 2
-env:
-  HCCL_BUFFSIZE: 1024
-"""
-BAD = GOOD.replace("moe_expert_num: 256", "moe_expert_num: 250")  # MC201
 
 
 @pytest.fixture

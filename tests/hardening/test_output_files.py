@@ -66,3 +66,28 @@ def test_output_file_mode_follows_umask(tmp_path):
 def test_output_into_missing_folder_is_a_usage_error(tmp_path, cli):
     code, _, err = cli("check", _doc(tmp_path), "--output", str(tmp_path / "no" / "r.txt"))
     assert code == 2 and "cannot write --output" in err
+
+
+def test_run_stopped_mid_write_keeps_the_old_report(tmp_path):
+    from moecfg.core.output import atomic_path
+
+    target = tmp_path / "r.json"
+    target.write_text("old report")
+    with pytest.raises(SystemExit):  # what SIGTERM raises under cli/runner.py
+        with atomic_path(str(target)) as tmp:
+            with open(tmp, "w") as fh:
+                fh.write('{"partial": ')
+            raise SystemExit(143)
+    assert target.read_text() == "old report" and os.listdir(tmp_path) == ["r.json"]
+
+
+def test_sigterm_handler_is_installed_only_for_the_run():
+    import signal
+
+    from moecfg.cli.runner import run
+    from moecfg.cli import cli as group
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit):
+        run(group, ["--version"])
+    assert signal.getsignal(signal.SIGTERM) is before

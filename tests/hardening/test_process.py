@@ -63,3 +63,13 @@ def test_usage_error_quoting_a_file_name_is_escaped(tmp_path, cli):
     code, _, err = cli("buffer", str(tmp_path / "x\n::error::pwned\x1b[2J"), "--set", "bs=1")
     assert code == 2
     assert "\x1b" not in err and "\n::" not in err and "\\x1b[2J" in err
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+def test_non_utf8_file_name_with_a_strict_stdout_encoding(tmp_path, encoding):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "caf\udce9.yaml").write_text(GOOD)  # the byte 0xe9 in the name
+    res = subprocess.run([sys.executable, "-m", "moecfg", "check", str(d)], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, timeout=60, env={**_env(), "PYTHONIOENCODING": encoding})
+    assert res.returncode == 0 and b"caf\\xe9.yaml" in res.stdout and res.stderr == b""

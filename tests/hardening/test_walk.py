@@ -62,11 +62,12 @@ def test_fifo_named_yaml_is_not_opened_blocking(tmp_path, cli):
     assert code == 1 and files[str(d / "pipe.yaml")] == ["MC008"]
 
 
-def test_explicit_link_to_a_device_is_a_diagnostic(tmp_path, cli):
-    link = tmp_path / "z.yaml"
-    link.symlink_to("/dev/zero")
-    code, files, _ = _check_json(cli, link)
-    assert code == 1 and files == {str(link): ["MC008"]}
+@pytest.mark.parametrize("target", ["/dev/zero", "missing.yaml"])
+def test_named_file_that_cannot_be_read_is_a_usage_error(tmp_path, cli, target):
+    link = tmp_path / "z.yaml"  # contract §4: a path that cannot be read is exit 2
+    link.symlink_to(target)
+    code, _, err = cli("check", str(link))
+    assert code == 2 and str(link) in err
 
 
 def test_missing_explicit_path_is_still_a_usage_error(tmp_path, cli):

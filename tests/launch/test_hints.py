@@ -37,7 +37,6 @@ spec:
 def test_product_from_node_selector_reaches_the_derivation():
     # A2 (from Ascend910B3), EP = DP 2 x TP 4 = 8 < 16: vllm-ascend 0.13.0 uses all-gather on A2, no MC2 op.
     results = lint_text(MANIFEST, "d.yaml", Options())
-    derivations = [r.derivation for r in results if r.derivation]
     assert all(r.op == "none" for r in results) and results
     assert any("A2" in d.message and "EP 8" in d.message for r in results for d in r.diagnostics if d.code == "MC041")
 
@@ -46,3 +45,18 @@ def test_product_flag_beats_the_hint():
     results = lint_text(MANIFEST, "d.yaml", Options(product="A3"))
     assert any(r.product == "A3" or (r.arguments or {}).get("product") == "A3" or r.op == "none" for r in results)
     assert not any("A2" in d.message for r in results for d in r.diagnostics if d.code == "MC041")
+
+
+def test_gpu_hints_are_not_ascend_evidence():
+    from moecfg.frameworks.hints import ascend_hint
+
+    assert ascend_hint([("nvidia.com/gpu", S)]) is None
+    assert ascend_hint([("nvidia.com/gpu", S), ("huawei.com/ascend-1980", S)]) == "huawei.com/ascend-1980"
+
+
+def test_gpu_lws_manifest_is_not_vllm_ascend():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "sources" / "fixtures" / "lws-vllm-gpu.yaml").read_text()
+    results = lint_text(text, "lws.yaml", Options())
+    assert not any(r.launch and r.launch["framework"] == "vllm-ascend" for r in results)

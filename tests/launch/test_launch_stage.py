@@ -110,3 +110,20 @@ def test_context_takes_command_line_then_settings():
     assert (ctx.product, ctx.product_source, ctx.cann) == ("A3", "--product", "9.0.1")
     assert ctx.version_for("sglang") == "0.5.4" and dict(ctx.models) == {"*": "deepseek-v3"}
     assert routing.context(policy, Options()).product == "A2"
+
+
+def test_explain_launch_prints_arguments_derivations_and_memory(tmp_path):
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    root = Path(__file__).resolve().parents[2]
+    out = CliRunner().invoke(cli, ["explain-launch", str(root / "examples/launch/vllm-ascend-dsr1-a3-dp4tp4.sh")])
+    assert out.exit_code == 0
+    # DP 4 x TP 4 = EP 16; min(16 x (1 + 3), 512) = 64 capture size, / TP 4 = 16 tokens per rank (vllm-ascend 0.13.0)
+    assert "  ep_world_size = 16 <- DP 4 x TP 4" in out.output and "  bs = 16 <- " in out.output
+    assert "buffer ep: required 119.5 MiB (125304832 B) per rank" in out.output  # issue 14: MiB, bytes
+    gpu = CliRunner().invoke(cli, ["explain-launch", str(root / "examples/launch/k8s-vllm-gpu-deepep-decode.yaml")])
+    assert "memory per rank on H200" in gpu.output and "headroom" in gpu.output

@@ -38,6 +38,17 @@ def test_export_prefix_and_env_wrapper_give_the_environment():
     assert "OMP" not in launch.env  # set but not exported: not in the command's environment
 
 
+def test_prefix_assignments_see_each_other_but_not_the_command_words():
+    launch = only("A=0\nA=1 B=$A vllm serve m --a $A\n")
+    assert (launch.env["B"].value, after(launch, "--a").value) == ("1", "0")  # as bash: [1] and [0]
+
+
+def test_set_a_exports_later_assignments():
+    text = "A=1\nset -a\nB=2\nset +a\nC=3\nvllm serve m\n"
+    assert sorted(only(text).env) == ["B"]
+    assert sorted(only("set -o allexport\nD=4\nvllm serve m\n").env) == ["D"]
+
+
 def test_wrappers_are_stripped_so_argv0_is_the_program():
     text = "time -p nohup exec env -i -u X D=5 /usr/bin/python3 -m vllm.entrypoints.openai.api_server --tp 2 &\n"
     launch = read_shell(text).launches[0]

@@ -1,5 +1,5 @@
-"""sources/yaml_launch.py through readers.read_yaml_document: Kubernetes, compose, YAML command configs,
-templates, and what is not a launch file."""
+"""sources/kubernetes.py, compose.py and yaml_commands.py through readers.read_yaml_document: Kubernetes,
+compose, YAML command configs, templates, and what is not a launch file."""
 from __future__ import annotations
 
 from reader_helpers import after, at, pos, read_yaml, word, words
@@ -140,6 +140,18 @@ def test_lws_leader_and_worker_and_multi_document_statuses():
     assert statefulset.launches == [] and "no container command" in statefulset.skipped
 
 
+def test_custom_resources_with_pod_templates_anywhere():
+    """llm-d's DisaggregatedSet: roles[].spec.leaderWorkerTemplate.workerTemplate.spec.containers."""
+    text = ("apiVersion: disaggregatedset.x-k8s.io/v1\nkind: DisaggregatedSet\nspec:\n  roles:\n"
+            "  - name: decode\n    spec:\n      leaderWorkerTemplate:\n        workerTemplate:\n          spec:\n"
+            "            containers:\n            - name: vllm\n              image: img\n"
+            "              args: [vllm, serve, m, --all2all-backend, deepep_low_latency]\n")
+    (lf,) = read_yaml(text)
+    (launch,) = lf.launches
+    assert after(launch, "--all2all-backend").value == "deepep_low_latency"
+    assert pos(after(launch, "--all2all-backend").span) == (13, 57, 13, 75)
+
+
 def test_compose_environment_list_and_map_and_commands():
     text = """\
 services:
@@ -213,6 +225,14 @@ def test_yaml_run_script_keeps_newlines_as_command_ends():
     text = "steps:\n  - run: |\n      export TP=2\n      vllm serve m --tp $TP\n"
     (lf,) = read_yaml(text)
     assert [words(x) for x in lf.launches] == [["vllm", "serve", "m", "--tp", "2"]]
+
+
+def test_embedded_yaml_patch_is_not_read_as_a_script():
+    text = ("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\npatches:\n"
+            "  - target: {kind: LeaderWorkerSet}\n    patch: |-\n      - op: replace\n"
+            "        path: /spec/leaderWorkerTemplate/workerTemplate/spec/containers/0/args/0\n"
+            "        value: vllm serve m --tp 8\n")
+    assert read_yaml(text) == [None]
 
 
 def test_helm_template_in_a_parsable_value_is_mc024_and_unknown():

@@ -5,11 +5,13 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from moecfg.core.diagnostics import clip, shown
+
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models")
+         "framework_versions", "models", "device", "device_memory_gb")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron")
 
 
@@ -31,6 +33,8 @@ class Config:
     inline_suppressions: bool | None = None
     framework_versions: dict = field(default_factory=dict)  # framework -> version string (launch files)
     models: dict = field(default_factory=dict)  # model string as written (or "*") -> preset name or config.json path
+    device: str | None = None  # GPU model of GPU launches (H100, H200, B200, ...); `product` stays the Ascend one
+    device_memory_gb: float | None = None  # memory per device of launches (overrides the catalogue value)
 
     @property
     def root(self) -> str:
@@ -45,8 +49,8 @@ def parse(table: dict, path: str | None) -> Config:
         if norm not in _KEYS:
             from moecfg.core.fields import suggest
 
-            shown = ", ".join(k.replace("_", "-") if k not in ("cann_version",) else k for k in _KEYS)
-            raise ConfigError(f"{where}unknown setting `{key}`{suggest(str(key), _KEYS)}; known: {shown}")
+            known = ", ".join(k.replace("_", "-") if k not in ("cann_version",) else k for k in _KEYS)
+            raise ConfigError(f"{where}unknown setting `{clip(key)}`{suggest(str(key), _KEYS)}; known: {known}")
         values[norm] = value
     root = os.path.dirname(path) if path else os.getcwd()
     try:
@@ -61,6 +65,8 @@ def parse(table: dict, path: str | None) -> Config:
             inline_suppressions=_bool(values.get("inline_suppressions"), "inline-suppressions"),
             framework_versions=_framework_versions(values.get("framework_versions", {})),
             models=_models(values.get("models", {})),
+            device=_device(values.get("device")),
+            device_memory_gb=_memory(values.get("device_memory_gb")),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None
@@ -70,10 +76,10 @@ def _version(v):
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise ConfigError(f"`cann_version` must be a version such as 9.0.1 or latest, got {v!r}")
+        raise ConfigError(f"`cann_version` must be a version such as 9.0.1 or latest, got {shown(v)}")
     text = str(v)
     if not re.match(r"^(v?\d+\.\d+.*|latest|master|head)$", text.strip().lower()):
-        raise ConfigError(f"`cann_version` = {text!r} is not a CANN version (write e.g. 8.5.0, 9.0.1, 9.1 or latest)")
+        raise ConfigError(f"`cann_version` = {shown(text)} is not a CANN version (write e.g. 8.5.0, 9.0.1, 9.1 or latest)")
     return text
 
 
@@ -103,6 +109,25 @@ def _models(v) -> dict:
     return dict(v)
 
 
+def _device(v):
+    if v is None:
+        return None
+    from moecfg.backends.device.devices import GPU_DEVICES
+
+    names = {n.lower(): n for n in GPU_DEVICES}
+    if not isinstance(v, str) or v.strip().lower() not in names:
+        raise ConfigError(f"`device` = {str(v)[:60]!r} is not a GPU model moecfg knows ({', '.join(GPU_DEVICES)})")
+    return names[v.strip().lower()]
+
+
+def _memory(v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+        raise ConfigError(f"`device_memory_gb` = {str(v)[:60]!r} must be a positive number of GB")
+    return float(v)
+
+
 def _product(v):
     if v is None:
         return None
@@ -110,7 +135,7 @@ def _product(v):
 
     names = {"a2": "A2", "a3": "A3", **{a: c for a, c in PRODUCT_ALIASES}}
     if not isinstance(v, str) or v.strip().lower() not in names:
-        raise ConfigError(f"`product` = {v!r} is not A2 or A3")
+        raise ConfigError(f"`product` = {shown(v)} is not A2 or A3")
     return names[v.strip().lower()]
 
 
@@ -118,28 +143,28 @@ def _choice(v, choices, key):
     if v is None:
         return None
     if not isinstance(v, str) or v.lower() not in choices:
-        raise ConfigError(f"`{key}` = {v!r} is not one of {', '.join(choices)}")
+        raise ConfigError(f"`{key}` = {shown(v)} is not one of {', '.join(choices)}")
     return v.lower()
 
 
 def _bool(v, key):
     if v is None or isinstance(v, bool):
         return v
-    raise ConfigError(f"`{key}` must be true or false, got {v!r}")
+    raise ConfigError(f"`{key}` must be true or false, got {shown(v)}")
 
 
 def _codes(v, key) -> list[str]:
     if isinstance(v, str):
         v = [v]
     if not isinstance(v, list):
-        raise ConfigError(f"`{key}` must be a list of rule codes or names, got {v!r}")
+        raise ConfigError(f"`{key}` must be a list of rule codes or names, got {shown(v)}")
     return [code_or_prefix(item, key) for item in v]
 
 
 def code_or_prefix(item, key="ignore") -> str:
     """A code (MC201), a code prefix (MC2) or a rule name, normalised to a code or prefix."""
     if not isinstance(item, str) or not item.strip():
-        raise ConfigError(f"`{key}`: {item!r} is not a rule code or name")
+        raise ConfigError(f"`{key}`: {shown(item)} is not a rule code or name")
     text = item.strip()
     if _CODE_PREFIX.match(text.upper()):
         return text.upper()
@@ -152,17 +177,17 @@ def code_or_prefix(item, key="ignore") -> str:
         from moecfg.core.fields import suggest
 
         hint = suggest(text, [x.name for x in RULES.values()])
-        raise ConfigError(f"`{key}`: {text!r} is not a rule code or name{hint}")
+        raise ConfigError(f"`{key}`: {shown(text)} is not a rule code or name{hint}")
     return r.code
 
 
 def _severities(v) -> dict:
     if not isinstance(v, dict):
-        raise ConfigError(f"`severity` must map rule codes to error, warning or info, got {v!r}")
+        raise ConfigError(f"`severity` must map rule codes to error, warning or info, got {shown(v)}")
     out = {}
     for k, sev in v.items():
         code = code_or_prefix(k, "severity")
-        out[code] = _choice(sev, SEVERITIES, f"severity.{k}")
+        out[code] = _choice(sev, SEVERITIES, f"severity.{clip(k)}")
     return out
 
 
@@ -170,6 +195,6 @@ def _per_path(v, root) -> tuple:
     from moecfg.core.settings.globs import gitignore_regex
 
     if not isinstance(v, dict):
-        raise ConfigError(f"`per-path-ignores` must map path patterns to lists of codes, got {v!r}")
-    return tuple((str(pat), gitignore_regex(str(pat)), tuple(_codes(codes, f"per-path-ignores.{pat}")))
+        raise ConfigError(f"`per-path-ignores` must map path patterns to lists of codes, got {shown(v)}")
+    return tuple((str(pat), gitignore_regex(str(pat)), tuple(_codes(codes, f"per-path-ignores.{clip(pat)}")))
                  for pat, codes in v.items())

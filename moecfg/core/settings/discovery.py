@@ -6,6 +6,8 @@ import os
 import re
 
 YAML_NAMES = (".moecfg.yaml", ".moecfg.yml")
+# blanks, not \s: `^\s*` also eats newlines and backtracks quadratically over blank lines (200 KB: 87 s)
+_TABLE = re.compile(r"^[ \t]*\[tool\.moecfg[\].]", re.M)
 
 _FOUND: dict[str, str | None] = {}
 
@@ -39,10 +41,11 @@ def _in_dir(d: str) -> str | None:
             return p
     p = os.path.join(d, "pyproject.toml")
     if os.path.isfile(p):
+        from moecfg.sources.files import Entry, Unreadable, read
+
         try:
-            with open(p, encoding="utf-8", errors="replace") as fh:
-                if re.search(r"^\s*\[tool\.moecfg[\].]", fh.read(), re.M):
-                    return p
-        except OSError:
+            if _TABLE.search(read(Entry(p)).decode("utf-8", "replace")):
+                return p
+        except Unreadable:
             return None
     return None

@@ -17,23 +17,25 @@ def load(path: str) -> Config:
 
 
 def _read_table(path: str) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
+    from moecfg.sources.files import Entry, Unreadable, read
+
+    try:  # as deployment files: a regular file, size-capped, a link only within its folder or the current one
+        raw = read(Entry(path))
+    except Unreadable as exc:
+        raise ConfigError(f"{path}: the config file is not read: {exc}") from None
     if os.path.basename(path) == "pyproject.toml":
         return _toml_table(raw, path)
-    import yaml
+    from moecfg.sources.yaml_source import YamlProblem, parse_stream
 
-    try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+    try:  # the deployment files' strict loader: depth and alias budgets, tags that fail are errors, not crashes
+        docs = parse_stream(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: the config file is not UTF-8 text") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        raise ConfigError(f"{path}{where}: the config file is not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    except YamlProblem as exc:
+        raise ConfigError(f"{path}:{exc.line}:{exc.column}: the config file is not valid YAML: {exc.message}") from None
+    if len(docs) > 1:
+        raise ConfigError(f"{path}: the config file holds {len(docs)} YAML documents; write one")
+    data = docs[0].data if docs else None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -53,6 +55,8 @@ def _toml_table(raw: bytes, path: str) -> dict:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses per nesting level
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     table = doc.get("tool", {}).get("moecfg", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.moecfg] must be a table")

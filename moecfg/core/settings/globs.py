@@ -8,7 +8,7 @@ it; a trailing `/` matches folders only (i.e. only paths below them). A leading 
 
 pathspec translates `*` to a backtracking `[^/]*`: `*a*a*a*a*a*a*a*az` against a 60-character name takes
 minutes. Each `*` that is followed by a fixed chunk and then another `*` is rewritten to an atomic lazy
-group `(?>[^/]*?chunk)`: committing to the chunk's leftmost occurrence loses no match (the next `*` can
+group `(?>[^/]*?chunk)` (written as a lookahead and a backreference): committing to the chunk's leftmost occurrence loses no match (the next `*` can
 absorb anything the chunk skipped), and every segment is then matched in linear time.
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ def _commit_chunks(regex: str) -> str:
     out = [parts[0]]
     for i, chunk in enumerate(parts[1:], start=1):
         simple = "(" not in chunk and "/" not in chunk.replace("[^/]", "") and chunk
-        if i < len(parts) - 1 and simple:
-            out.append(f"(?>{_STAR}?{chunk})")
+        if i < len(parts) - 1 and simple:  # atomic group (?>...) spelled so that Python 3.10 has it too
+            out.append(f"(?=(?P<mc{i}>{_STAR}?{chunk}))(?P=mc{i})")
         else:
             out.append(_STAR + chunk)
     return "".join(out)
@@ -33,6 +33,7 @@ def _commit_chunks(regex: str) -> str:
 
 def gitignore_regex(pattern: str) -> re.Pattern:
     """The compiled matcher of one pattern (use `.match(relative_path)`); ConfigError if it is not valid."""
+    from moecfg.core.diagnostics import shown
     from moecfg.core.settings.config import ConfigError
 
     import pathspec
@@ -45,9 +46,9 @@ def gitignore_regex(pattern: str) -> re.Pattern:
     try:
         compiled = pathspec.GitIgnoreSpec.from_lines([p]).patterns[0].regex
     except (ValueError, re.error) as exc:  # pathspec's GitIgnorePatternError is a ValueError
-        raise ConfigError(f"per-path-ignores: {pattern!r} is not a valid gitignore pattern ({exc})") from None
+        raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
     if compiled is None:
-        raise ConfigError(f"per-path-ignores: {pattern!r} is not a valid gitignore pattern")
+        raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern")
     return re.compile(_commit_chunks(compiled.pattern))
 
 

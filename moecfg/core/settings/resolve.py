@@ -37,7 +37,8 @@ def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettin
                         product=config.product, cann_version=config.cann_version,
                         framework_versions=tuple(sorted(config.framework_versions.items())),
                         models=tuple(config.models.items()),
-                        settings_dir=os.path.dirname(config.path) if config.path else None)
+                        settings_dir=os.path.dirname(config.path) if config.path else None,
+                        device=config.device, device_memory_gb=config.device_memory_gb)
 
 
 FilePolicy = resolve  # the name callers used when this was a class

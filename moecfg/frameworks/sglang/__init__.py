@@ -1,9 +1,8 @@
 """SGLang launches (`python -m sglang.launch_server ...`, `python3 -m sglang.launch_server`, `sglang serve`).
 
 This module recognises the command and dispatches by device: on Ascend (`ascend.py`) the DeepEP calls of
-sgl-kernel-npu are derived per phase; other devices get a Derivation without calls for now (a `gpu.py` deriving
-NVIDIA DeepEP goes next to it). Derivations follow SGLang main of 2026-08 (server_args.py @001067f,
-layers/moe/token_dispatcher/deepep.py @003a81b); every tagged SGLang image maps to that reading.
+sgl-kernel-npu are derived per phase; on NVIDIA GPUs (`gpu.py`) the one DeepEP Buffer a rank builds.
+Derivations follow SGLang main of 2026-08 (server_args.py @001067f, layers/moe/token_dispatcher/deepep.py @003a81b); every tagged SGLang image maps to that reading.
 """
 from __future__ import annotations
 
@@ -14,7 +13,9 @@ import sys
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext
 from moecfg.frameworks.flags import parse_flags
-from moecfg.frameworks.sglang import ascend
+from moecfg.frameworks.gpu_device import gpu_evidence
+from moecfg.frameworks.hints import ascend_hint
+from moecfg.frameworks.sglang import ascend, gpu
 from moecfg.sources.launch import Launch
 
 NAME = "sglang"
@@ -46,11 +47,15 @@ def _match(version_text: str) -> str | None:
 
 
 def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
-    if ctx.product in ("A2", "A3") or (device or "").lower() == "npu":
+    """NPU when the launch or the settings say so; a launch that shows NVIDIA (--device cuda, nvidia.com/gpu,
+    NVSHMEM_/NCCL_ env) runs on GPUs whatever the settings' Ascend `product` (gpu.py)."""
+    if (device or "").lower() == "npu":
         return True
-    if device and device.lower() != "npu":
+    if gpu_evidence(launch, device) or (device and device.lower() != "npu"):
         return False
-    return bool(launch.hints) or any(name in launch.env for name in ASCEND_ENV)
+    if ctx.product in ("A2", "A3"):
+        return True
+    return ascend_hint(launch.hints) is not None or any(name in launch.env for name in ASCEND_ENV)
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
@@ -62,4 +67,6 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     flags = parse_flags(launch.argv[command_start(launch):], ascend.FLAGS)
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
+    else:
+        gpu.derive(launch, ctx, out)
     return out

@@ -11,6 +11,8 @@ Versions (VERSIONS, oldest first): 0.11.0 (tag v0.11.0, 2f1aed9), 0.13.0 (tag v0
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, pick_version
+from moecfg.frameworks.gpu_device import gpu_evidence
+from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.vllm_ascend import cli
 from moecfg.frameworks.vllm_ascend.releases import RELEASES, match
 from moecfg.sources.launch import Launch
@@ -35,15 +37,17 @@ ASCEND_CONFIG_KEYS = frozenset((
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
     """A vLLM launch with a sign of Ascend (`ctx`, when the caller passes it, supplies the settings' product)."""
     args = cli.read(launch)
-    return args is not None and bool(ascend_evidence(launch, args, ctx.product if ctx else None))
+    product = ctx.product if ctx and not gpu_evidence(launch) else None  # a launch showing NVIDIA is the GPU vllm's
+    return args is not None and bool(ascend_evidence(launch, args, product))
 
 
 def ascend_evidence(launch: Launch, args: cli.ServeArgs, product: str | None = None) -> str:
     """Why this vLLM launch runs on Ascend ('' = no sign of it: the GPU `vllm` framework's)."""
     if product in ASCEND_PRODUCTS:
         return f"product {product}"
-    if launch.hints:
-        return f"hint {launch.hints[0][0]}"
+    hint = ascend_hint(launch.hints)
+    if hint:
+        return f"hint {hint}"
     if launch.image and "ascend" in launch.image.lower():
         return f"image {launch.image}"
     extra = args.json.get("--additional-config")

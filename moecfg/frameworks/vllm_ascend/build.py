@@ -4,7 +4,7 @@ decode node (kv_consumer) only runs the first; a PD prefill node (kv_producer) a
 """
 from __future__ import annotations
 
-from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
+from moecfg.frameworks import LaunchContext, Note, OpCall
 from moecfg.frameworks.vllm_ascend import calls as B
 from moecfg.frameworks.vllm_ascend import choose as C
 from moecfg.frameworks.vllm_ascend import formulas as F

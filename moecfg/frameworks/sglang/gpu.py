@@ -1,0 +1,274 @@
+"""SGLang on NVIDIA GPUs with `--moe-a2a-backend deepep` / `deepep_v2`: the DeepEP buffer one rank builds.
+
+Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = layers/moe/token_dispatcher/deepep.py
+@003a81b, U = layers/moe/utils.py):
+- EP size: `--moe-a2a-backend deepep` sets ep_size = tp_size (S `_handle_a2a_moe`).
+- one Buffer per process (D `DeepEPBuffer.get_deepep_buffer`, a class-level singleton) built for --deepep-mode:
+  normal -> NVL / RDMA = max over the (--deepep-config or DeepEP default) dispatch and combine configs of the normal
+  hints with hidden x params_bytes; low_latency -> RDMA = the low-latency hint for T; auto (the default) -> both in
+  one Buffer; num_qps_per_rank = num_sms | experts / ranks | max of both.
+- T = SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128, environ.py), asserted <= 1024 (D
+  `_DeepEPDispatcherImplBase.__init__`).
+- params_bytes: 1 for FP8 / NVFP4 dispatch, else 2 (D `set_deepep_dispatcher_dtype`); the dtype (U
+  `get_deepep_output_dtype`): --deepep-dispatcher-output-dtype, else SGLANG_DEEPEP_BF16_DISPATCH, else BF16 with the
+  cutlass / flashinfer_cutedsl MoE runners, else FP8 ("the default for most models like DeepSeek-V3").
+- num_sms: --deepep-config `normal_dispatch.num_sms` (asserted equal to the combine's), else Buffer.num_sms = 20.
+- NVSHMEM_QP_DEPTH: SGLang PR #34923 (merged 2026-08-15) sets max(env, 1024, 2 x (T + 1)) before a low-latency Buffer
+  is built; a launch pinned to a release (image tag or framework_versions.sglang) keeps the environment's value
+  (DeepEP default 1024): which release first ships #34923 is not known to moecfg.
+- deepep_v2: ElasticBuffer sized by its own hint (num_max_tokens_per_rank = T, hidden, num_topk, use_fp8_dispatch,
+  allow_hybrid_mode = SGLANG_DEEPEP_ALLOW_HYBRID_MODE).
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from moecfg.backends.deepep.arguments import sglang_buffer_arguments
+from moecfg.backends.deepep.config_forms import deepep_config_arguments
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
+from moecfg.frameworks.flags import FlagSpec, parse_flags
+from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.sglang import ascend, gpu_rules
+from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
+
+S, D, U = "sglang@001067f server_args.py", "sglang@003a81b token_dispatcher/deepep.py", "sglang layers/moe/utils.py"
+DEFAULT_T = ascend.DEFAULT_T
+FLAGS = ascend.FLAGS + (FlagSpec("--deepep-config"),
+                        FlagSpec("--moe-runner-backend"), FlagSpec("--nnodes"))
+_BF16_RUNNERS = ("cutlass", "flashinfer_cutedsl")
+
+
+class Ctx(ascend._Ctx):
+    """ascend's flag/env lookups plus the launch's image and settings (for --deepep-config paths)."""
+
+    def __init__(self, launch, flags, ctx):
+        super().__init__(launch, flags)
+        self.ctx = ctx
+
+
+def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
+    c = Ctx(launch, parse_flags(launch.argv[_start(launch):], FLAGS), ctx)
+    backend = c.flags.value("--moe-a2a-backend") or "none"
+    role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
+    if backend not in ("deepep", "deepep_v2"):
+        out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
+                                "(moecfg derives the deepep and deepep_v2 backends)"))
+        return
+    if _unknown(c, out.notes, ("--tp-size",)):
+        return
+    dims = resolve_model(c.flags.value("--model-path"), ctx)
+    if dims is None:
+        out.notes.append(Note("MC042", unresolved_reason(c.flags.value("--model-path"), ctx),
+                              (c.span("--model-path") or (launch.span,))[0]))
+        return
+    call = (_v1 if backend == "deepep" else _v2)(c, dims, role, out.notes)
+    if call is None:
+        return
+    if not _unknown(c, out.notes, gpu_rules.BATCH_FLAGS):
+        out.notes.extend(gpu_rules.launch_notes(c, call))
+    out.notes.extend(_budget(c, call))
+    out.calls.append(call)
+
+
+def _unknown(c: Ctx, notes: list, names) -> bool:
+    """MC023 for each flag whose value is not known statically (`--tp $TP` with TP unset): nothing is guessed."""
+    found = [c.flags.get(n) for n in names if c.flags.get(n) is not None and c.flags.get(n).value is None]
+    for f in found:
+        notes.append(Note("MC023", f"{f.name}: the value is not known statically; what depends on it is not derived "
+                          "or checked", f.span))
+    return bool(found)
+
+
+def _start(launch) -> int:
+    from moecfg.frameworks.sglang import command_start
+
+    return command_start(launch)
+
+
+def dtype(c: Ctx) -> tuple[str, str]:
+    """(dispatch output dtype, why): U get_deepep_output_dtype on CUDA."""
+    flag = c.flags.value("--deepep-dispatcher-output-dtype") or "auto"
+    if flag != "auto":
+        return flag, f"--deepep-dispatcher-output-dtype {flag}"
+    if (c.env_str("SGLANG_DEEPEP_BF16_DISPATCH") or "").lower() in ("1", "true", "yes"):
+        return "bf16", "SGLANG_DEEPEP_BF16_DISPATCH (deprecated)"
+    runner = c.flags.value("--moe-runner-backend") or "auto"
+    if runner in _BF16_RUNNERS:
+        return "bf16", f"--moe-runner-backend {runner} quantizes inside the runner ({U} get_deepep_output_dtype)"
+    return "fp8", f"auto: FP8, SGLang's default on CUDA ({U} get_deepep_output_dtype: 'the default for most models " \
+                  "like DeepSeek-V3'; a quant config naming another dtype is not read by moecfg)"
+
+
+def _base(c: Ctx, dims) -> tuple[dict, dict, dict]:
+    tp = c.int_flag("--tp-size", 1)
+    redundant = c.int_flag("--ep-num-redundant-experts", 0)
+    model = c.span("--model-path")
+    args = {"num_ranks": tp, "num_experts": dims.num_experts + redundant}
+    src = {"num_ranks": c.span("--tp-size"), "num_experts": model + c.span("--ep-num-redundant-experts"),
+           "hidden": model, "hidden_dim": model, "num_topk": model}
+    ep = f" (--ep-size {c.flags.value('--ep-size')} is overridden)" if c.flags.get("--ep-size") else ""
+    why = {"num_ranks": f"{tp} <- --tp-size {tp}: --moe-a2a-backend deepep sets ep_size = tp_size{ep} ({S} "
+                        "_handle_a2a_moe)",
+           "num_experts": f"{args['num_experts']} <- {dims.num_experts} + {redundant} redundant "
+                          f"(--ep-num-redundant-experts) <- {dims.how}",
+           "hidden": f"{dims.hidden} <- {dims.how}", "num_topk": f"{dims.topk} <- {dims.how}"}
+    return args, src, why
+
+
+def token_cap(c: Ctx) -> tuple[int, tuple, str]:
+    t = c.env_int("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", DEFAULT_T)
+    said = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" + ("" if c.env_span(
+        "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") else f" (default {DEFAULT_T}, environ.py)")
+    return t, c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), f"{t} <- {said}"
+
+
+def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
+    """(normal_dispatch, normal_combine, how) from --deepep-config: inline JSON or a JSON file (SGLang
+    load_json_config); (None, None, why) when absent or unreadable."""
+    flag = c.flags.get("--deepep-config")
+    if flag is None:
+        return None, None, "DeepEP's default configs for the rank count (Buffer.get_dispatch_config)"
+    text = flag.value
+    if text is not None and not text.lstrip().startswith("{"):
+        base = c.ctx.settings_dir or os.getcwd()
+        path = text if os.path.isabs(text) else os.path.join(base, text)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read(1 << 20)
+        except OSError:
+            notes.append(Note("MC023", f"--deepep-config {flag.value}: the file is not readable from here ({path}); "
+                              "DeepEP's default configs are assumed", flag.span))
+            return None, None, "DeepEP's default configs (the --deepep-config file is not readable)"
+    try:
+        data = json.loads(text) if text is not None else None
+    except ValueError as exc:
+        notes.append(Note("MC021", f"--deepep-config is not valid JSON: {exc}; SGLang stops at start-up", flag.span))
+        return None, None, "not valid JSON"
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), dict) for k in ("normal_dispatch",
+                                                                                      "normal_combine")):
+        notes.append(Note("MC021", "--deepep-config must be a JSON object with `normal_dispatch` and `normal_combine` "
+                          "objects (SGLang reads both: KeyError otherwise)", flag.span))
+        return None, None, "unreadable"
+    return data["normal_dispatch"], data["normal_combine"], f"--deepep-config {flag.value[:60]}"
+
+
+def _qp_depth(c: Ctx, t: int, low_latency: bool) -> tuple[str | None, str]:
+    env = c.env_str("NVSHMEM_QP_DEPTH")
+    pinned = image_version(c.launch.image) or c.ctx.version_for("sglang")
+    if not low_latency or pinned:
+        why = "the launch's environment" if env else "DeepEP's default 1024"
+        return env, f"{env or 1024} <- {why}" + (f" (SGLang {pinned} pinned: a release before SGLang PR #34923 "
+                                                "is assumed, which does not raise it)" if pinned and low_latency else "")
+    try:
+        current = int(env) if env is not None else 0
+    except ValueError:
+        return env, f"{env} <- the launch's environment (not an integer)"
+    value = max(current, 1024, 2 * (t + 1))
+    return str(value), f"{value} <- max(NVSHMEM_QP_DEPTH {env or 'unset'}, 1024, 2 x (T {t} + 1)): SGLang PR #34923 " \
+                       "raises it before building a low-latency Buffer (SGLang main; pin the image tag of older releases)"
+
+
+def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
+    args, src, why = _base(c, dims)
+    mode = c.flags.value("--deepep-mode") or "auto"
+    if mode not in ("auto", "normal", "low_latency"):
+        notes.append(Note("MC023", f"--deepep-mode {mode}: SGLang accepts auto, normal or low_latency", c.span(
+            "--deepep-mode")[0] if c.span("--deepep-mode") else c.launch.span))
+        return None
+    t, t_src, t_why = token_cap(c)
+    kind, kwhy = dtype(c)
+    params = 1 if kind in ("fp8", "nvfp4", "mxfp4", "mxfp8", "int8") else 2
+    dispatch, combine, cwhy = deepep_config(c, notes)
+    sms = (dispatch or {}).get("num_sms", 20)
+    d4 = _four(dispatch)
+    c4 = _four(combine)
+    try:
+        bufs = sglang_buffer_arguments(mode, args["num_ranks"], dims.hidden, args["num_experts"], params, t, sms,
+                                       d4, c4)
+    except (ValueError, ZeroDivisionError) as exc:
+        notes.append(Note("MC042", f"{exc}: the DeepEP Buffer SGLang builds is not derived", c.launch.span))
+        return None
+    args |= {"mode": mode, "hidden": dims.hidden, "num_topk": dims.topk, "dtype": "fp8" if params == 1 else "bf16",
+             "num_sms": sms, **{k: bufs[k] for k in ("num_nvl_bytes", "num_rdma_bytes", "num_qps_per_rank")}}
+    if dispatch is not None:
+        args |= {"dispatch_config": dispatch, "combine_config": combine}
+    if mode != "normal":
+        args["num_max_dispatch_tokens_per_rank"] = t
+    depth, dwhy = _qp_depth(c, t, mode != "normal")
+    if depth is not None:
+        args["env"] = {"NVSHMEM_QP_DEPTH": depth}
+    hint = f"hidden {dims.hidden} x params_bytes {params}"
+    why |= {"mode": f"{mode} <- --deepep-mode {mode}" + ("" if c.flags.get("--deepep-mode") else " (default): one "
+                                                         "Buffer for the normal and the low-latency kernels"),
+            "dtype": f"{args['dtype']} <- {kind} dispatch: {kwhy}; SGLang sizes the normal buffers with params_bytes "
+                     f"{params} ({D} set_deepep_dispatcher_dtype)",
+            "num_sms": f"{sms} <- " + ("--deepep-config normal_dispatch.num_sms" if dispatch else
+                                       "Buffer.num_sms (20)"),
+            "num_nvl_bytes": f"{bufs['num_nvl_bytes']} <- " + (f"max normal NVL hint over {cwhy}, {hint} ({D} "
+                                                               "get_deepep_buffer)" if mode != "low_latency" else
+                                                               "0 (low_latency mode)"),
+            "num_rdma_bytes": f"{bufs['num_rdma_bytes']} <- " + {
+                "normal": f"max normal RDMA hint over {cwhy}, {hint}",
+                "low_latency": f"get_low_latency_rdma_size_hint(T {t}, {dims.hidden}, {args['num_ranks']} ranks, "
+                               f"{args['num_experts']} experts)",
+                "auto": f"max(normal RDMA hint ({hint}), low-latency hint for T {t})"}[mode],
+            "num_qps_per_rank": f"{bufs['num_qps_per_rank']} <- " + {
+                "normal": "num_sms", "low_latency": "experts / ranks", "auto": "max(num_sms, experts / ranks)"}[mode],
+            "num_max_dispatch_tokens_per_rank": t_why, "env.NVSHMEM_QP_DEPTH": dwhy}
+    src |= {"mode": c.span("--deepep-mode"), "num_max_dispatch_tokens_per_rank": t_src,
+            "num_rdma_bytes": t_src, "dtype": c.span("--deepep-dispatcher-output-dtype") + c.span(
+                "--moe-runner-backend"), "num_sms": c.span("--deepep-config"),
+            "dispatch_config": c.span("--deepep-config"), "combine_config": c.span("--deepep-config"),
+            "num_nvl_bytes": c.span("--deepep-config"), "env.NVSHMEM_QP_DEPTH": c.env_span("NVSHMEM_QP_DEPTH") or t_src}
+    return OpCall(role, "deepep", None, args, why, src)
+
+
+def _four(cfg: dict | None):
+    """SGLang's Config keyword mapping -> moecfg's [nvl_send, nvl_recv, rdma_send, rdma_recv] (None: default)."""
+    five = deepep_config_arguments(cfg) if cfg is not None else None
+    return list(five[1:]) if five else None
+
+
+def _v2(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
+    args, src, why = _base(c, dims)
+    t, t_src, t_why = token_cap(c)
+    kind, kwhy = dtype(c)
+    hybrid = (c.env_str("SGLANG_DEEPEP_ALLOW_HYBRID_MODE") or "1").lower() not in ("0", "false", "no")
+    args |= {"api": "v2", "num_max_tokens_per_rank": t, "hidden": dims.hidden, "num_topk": dims.topk,
+             "use_fp8_dispatch": kind == "fp8", "allow_hybrid_mode": hybrid}
+    why |= {"api": "v2 <- --moe-a2a-backend deepep_v2: ElasticBuffer.get_buffer_size_hint sizes the buffer",
+            "num_max_tokens_per_rank": t_why, "use_fp8_dispatch": f"{kind == 'fp8'} <- {kind}: {kwhy}",
+            "allow_hybrid_mode": f"{hybrid} <- SGLANG_DEEPEP_ALLOW_HYBRID_MODE"
+                                 + ("" if c.env_span("SGLANG_DEEPEP_ALLOW_HYBRID_MODE") else " (unset: ElasticBuffer's "
+                                                                                             "default True assumed)")}
+    src |= {"num_max_tokens_per_rank": t_src, "use_fp8_dispatch": c.span("--deepep-dispatcher-output-dtype"),
+            "allow_hybrid_mode": c.env_span("SGLANG_DEEPEP_ALLOW_HYBRID_MODE")}
+    return OpCall(role, "deepep", None, args, why, src)
+
+
+def _budget(c: Ctx, call: OpCall) -> list[Note]:
+    device, how = add_device(c.launch, c.ctx, call)
+    if call.arguments.get("api") == "v2":
+        from moecfg.backends.deepep.arguments import elastic_buffer_bytes
+
+        a = call.arguments
+        size = elastic_buffer_bytes(a["num_ranks"], a["num_max_tokens_per_rank"], a["hidden"], a["num_topk"],
+                                    a["use_fp8_dispatch"], allow_hybrid_mode=a["allow_hybrid_mode"])
+        bufs = [("deepep_v2_elastic", size, "ElasticBuffer.get_buffer_size_hint")]
+    else:
+        bufs = deepep_buffers(call.arguments, call.derivation["num_nvl_bytes"].split(" <- ")[1],
+                              call.derivation["num_rdma_bytes"].split(" <- ")[1])
+    frac_flag = c.flags.get("--mem-fraction-static")
+    try:
+        fraction = float(frac_flag.value) if frac_flag and frac_flag.value is not None else None
+    except ValueError:
+        fraction = None
+    text = f"--mem-fraction-static {frac_flag.value}" if frac_flag else \
+        "--mem-fraction-static not given: SGLang picks it from the GPU memory at start-up (not known statically)"
+    table = budget.table(bufs, device, how, c.ctx.device_memory_gb, fraction, text)
+    call.derived["memory_budget"] = table
+    span = frac_flag.span if frac_flag else c.launch.span
+    return budget.over_headroom(table, "--mem-fraction-static", span,
+                                "lower SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK or use --deepep-mode low_latency "
+                                "/ normal (one kernel family, smaller Buffer)")

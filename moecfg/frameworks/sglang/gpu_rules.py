@@ -1,0 +1,163 @@
+"""SGLang on NVIDIA GPUs with DeepEP: the low-latency token cap against what the launch sends (MC975-MC977).
+
+The op rules (MC6xx) judge the Buffer; these rules compare T = SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK with the
+tokens one rank dispatches in a low-latency call, which only the launch shows. DeepEP asserts every call at
+`x.size(0) <= num_max_dispatch_tokens_per_rank` (deepseek-ai/DeepEP csrc/deep_ep.cpp Buffer::low_latency_dispatch;
+DeepEP#165), so a batch above T stops the scheduler, often in the warm-up SGLang runs at start-up (srt-slurm#42/#44)
+or at the first busy minute after /health returned 200.
+Tokens per rank = requests per DP rank x tokens per request (--speculative-num-draft-tokens with a speculative
+algorithm, else 1) over the attention-TP ranks (tp / dp with --enable-dp-attention), as in frameworks/sglang/ascend.py.
+"""
+from __future__ import annotations
+
+from moecfg.core.diagnostics import ERROR
+from moecfg.core.registry import rule
+from moecfg.frameworks import Note
+
+_F = "launch"
+# the flags the token counts come from: an unknown value among them skips MC975-MC977 (frameworks/sglang/gpu.py)
+BATCH_FLAGS = ("--dp-size", "--cuda-graph-max-bs", "--cuda-graph-bs", "--max-running-requests",
+               "--chunked-prefill-size", "--speculative-num-draft-tokens")
+_DEEPEP = "deepseek-ai/DeepEP@dd758ca csrc/legacy/buffer.hpp low_latency_dispatch (x.size(0) <= " \
+          "num_max_dispatch_tokens_per_rank)"
+_ERR = "RuntimeError: Failed: Assertion error csrc/deep_ep.cpp:1233 'x.size(0) == topk_idx.size(0) and x.size(0) <= " \
+       "num_max_dispatch_tokens_per_rank'"
+_OK = ("# SGLang decode, DeepSeek-V3, TP = DP = EP 16, T 256 >= cuda-graph bs 64 x 4 draft tokens\nkind: deepep\n"
+       "mode: low_latency\nnum_ranks: 16\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n"
+       "num_max_dispatch_tokens_per_rank: 256\n")
+CAP_GRAPH = rule(
+    "MC975", "sglang-ll-cap-below-cuda-graph", ERROR, "The DeepEP low-latency token cap is below the largest CUDA-graph "
+    "batch x tokens per request (per rank)", family=_F,
+    source=f"{_DEEPEP}; sgl-project/sglang cuda_graph_runner.py (captures every --cuda-graph-bs at start-up); "
+    "sglang PR #14065 (the check, reverted in #14171)",
+    why="SGLang captures a CUDA graph for every batch size up to --cuda-graph-max-bs at start-up, each running the "
+    "low-latency dispatch with batch x draft tokens per rank: a cap below that fails the DeepEP assert during capture.",
+    cann_error=_ERR,
+    fail_text="`SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128 python -m sglang.launch_server --moe-a2a-backend "
+    "deepep --tp 16 --dp 16 --enable-dp-attention --cuda-graph-max-bs 64 --speculative-algorithm EAGLE "
+    "--speculative-num-draft-tokens 4` (64 x 4 = 256 > 128).", pass_example=_OK,
+    fix="Raise SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK to the value the message gives (at most 1024), or lower "
+    "--cuda-graph-max-bs / --cuda-graph-bs.")
+CAP_RUNNING = rule(
+    "MC976", "sglang-ll-cap-below-running-requests", ERROR, "The DeepEP low-latency token cap is below the running "
+    "requests one DP rank may decode at once (x tokens per request)", family=_F,
+    source=f"{_DEEPEP}; NVIDIA/srt-slurm#42, #44 (DeepSeek-R1 GB200 decode: --max-running-requests 67584 over DP 32 = "
+    "2112 per rank > 1024); deepseek-ai/DeepEP#165",
+    why="A decode batch holds up to --max-running-requests / dp requests per DP rank; batches above the CUDA-graph "
+    "sizes run eagerly through the same low-latency dispatch, and SGLang's warm-up may run one at that size: the "
+    "DeepEP assert fails at start-up or under load.",
+    cann_error=_ERR,
+    fail_text="`SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024 python -m sglang.launch_server --moe-a2a-backend "
+    "deepep --tp 32 --dp 32 --enable-dp-attention --max-running-requests 67584 --disaggregation-mode decode` "
+    "(srt-slurm#42: 2112 requests per rank).", pass_example=_OK,
+    fix="Lower --max-running-requests to T x dp (/ draft tokens), or raise the cap (at most 1024).")
+CAP_PREFILL = rule(
+    "MC977", "sglang-ll-cap-below-prefill-chunk", ERROR, "--deepep-mode low_latency on a server that prefills: a "
+    "prefill chunk per rank exceeds the low-latency token cap", family=_F,
+    source=f"{_DEEPEP}; sgl-project/sglang layers/moe/utils.py DeepEPMode.resolve (low_latency is never resolved to "
+    "normal)",
+    why="With --deepep-mode low_latency every batch, prefill chunks included, goes through the low-latency dispatch, "
+    "whose per-call limit is T tokens per rank; a --chunked-prefill-size chunk larger than that fails on the first "
+    "long prompt (after /health already answers).",
+    cann_error=_ERR,
+    fail_text="`python -m sglang.launch_server --moe-a2a-backend deepep --deepep-mode low_latency --tp 8 "
+    "--chunked-prefill-size 8192` with the default cap 128.", pass_example=_OK,
+    fix="Use --deepep-mode auto (normal kernels for prefill), or lower --chunked-prefill-size to T x dp x attention-TP "
+    "ranks.")
+
+
+def _tokens(c, reqs: int) -> int:
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    _, _, attn_tp = parallel(c)
+    return -(-reqs * draft(c)[0] // attn_tp)
+
+
+def _max_requests(c, t: int) -> int:
+    """The most requests per DP rank whose tokens per rank stay within T."""
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    _, _, attn_tp = parallel(c)
+    return t * attn_tp // draft(c)[0]
+
+
+def draft(c) -> tuple[int, str]:
+    if not c.flags.get("--speculative-algorithm"):
+        return 1, "1 token per request"
+    n = c.int_flag("--speculative-num-draft-tokens", 1)
+    return n, f"{n} tokens per request (--speculative-num-draft-tokens)"
+
+
+def launch_notes(c, call) -> list[Note]:
+    """MC975-MC977 for the low-latency cap of `call` (kind deepep, api v1 or v2)."""
+    a = call.arguments
+    t = a.get("num_max_dispatch_tokens_per_rank", a.get("num_max_tokens_per_rank"))
+    if t is None or a.get("mode") == "normal":
+        return []
+    cap_span = c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")
+    notes = []
+    decode = (c.flags.value("--disaggregation-mode") or "null") != "prefill"
+    if decode:
+        notes += _graph(c, t, cap_span) + _running(c, t, cap_span)
+    if a.get("mode") == "low_latency" and (c.flags.value("--disaggregation-mode") or "null") != "decode":
+        notes += _prefill(c, t, cap_span)
+    return notes
+
+
+def _at(cap_span: tuple, flag_span, tokens: int):
+    """The cap's env entry when raising it fixes the launch, else the flag whose batch must shrink."""
+    return cap_span[0] if cap_span and tokens <= 1024 else flag_span
+
+
+def _need(t: int, tokens: int) -> str:
+    return f"set SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= {tokens}" if tokens <= 1024 else \
+        f"shrink the batch (raising the cap cannot help: {tokens} is above DeepEP's limit 1024)"
+
+
+def _graph(c, t, cap_span) -> list[Note]:
+    graph = c.flags.get("--cuda-graph-bs")
+    sizes = [int(v) for v in (graph.values if graph else ()) if v and v.isdigit()]
+    if sizes:
+        reqs, text, span, flag = max(sizes), f"max(--cuda-graph-bs) {max(sizes)}", graph.span, "--cuda-graph-bs"
+    elif c.int_flag("--cuda-graph-max-bs"):
+        reqs, flag, span = c.int_flag("--cuda-graph-max-bs"), "--cuda-graph-max-bs", c.span("--cuda-graph-max-bs")[0]
+        text = f"--cuda-graph-max-bs {reqs}"
+    else:
+        return []
+    tokens = _tokens(c, reqs)
+    if tokens <= t:
+        return []
+    return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
+                 f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
+                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens)} or lower {flag} to {_max_requests(c, t)}",
+                 _at(cap_span, span, tokens))]
+
+
+def _running(c, t, cap_span) -> list[Note]:
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    mrr = c.int_flag("--max-running-requests")
+    if not mrr:
+        return []
+    _, dp, _ = parallel(c)
+    per_dp = -(-mrr // dp)
+    tokens = _tokens(c, per_dp)
+    if tokens <= t:
+        return []
+    return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} / dp {dp} = {per_dp} requests per DP rank x "
+                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
+                 f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
+                 f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens)}",
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens))]
+
+
+def _prefill(c, t, cap_span) -> list[Note]:
+    from moecfg.frameworks.sglang.ascend import prefill_spans, prefill_tokens
+
+    tokens, text = prefill_tokens(c)
+    if tokens is None or tokens <= t:
+        return []
+    span = (c.span("--chunked-prefill-size") or prefill_spans(c) or cap_span or (c.launch.span,))[0]
+    return [Note(CAP_PREFILL.code, f"--deepep-mode low_latency prefills through the low-latency dispatch: {text} "
+                 f"tokens per rank, above the cap T = {t}; use --deepep-mode auto (normal kernels for prefill) or "
+                 f"lower --chunked-prefill-size so a chunk is at most {t} tokens per rank", span)]

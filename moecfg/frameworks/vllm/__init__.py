@@ -1,0 +1,51 @@
+"""vLLM on NVIDIA GPUs: `vllm serve` / `python -m vllm.entrypoints.openai.api_server` with expert parallelism.
+
+vllm-ascend comes first in FRAMEWORK_MODULES and takes every launch that shows Ascend, or that shows no NVIDIA
+hardware in a folder whose settings name an Ascend product (`product: A3`); this module takes the rest. With `--enable-expert-parallel` and a DeepEP all-to-all backend the MoE layers build one
+DeepEP `Buffer` per rank: calls.py derives its arguments as a `kind: deepep` document, releases.py holds what
+differs between versions.
+"""
+from __future__ import annotations
+
+from moecfg import frameworks
+from moecfg.frameworks import Derivation, LaunchContext, Note
+from moecfg.frameworks.vllm.releases import RELEASES, match
+from moecfg.frameworks.vllm_ascend import cli
+from moecfg.sources.launch import Launch
+
+NAME = "vllm"
+VERSIONS = tuple(RELEASES)
+
+
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
+    return cli.command_start(launch) is not None
+
+
+def pick(launch: Launch, ctx: LaunchContext) -> tuple[str, str]:
+    """(version, how): an image tag only when the image is vLLM's own (llm-d's tags are llm-d versions)."""
+    image = (launch.image or "").rsplit("/", 1)[-1]
+    tag = frameworks.image_version(launch.image) if image.startswith("vllm") else None
+    if tag and match(tag):
+        return match(tag), f"image tag {launch.image}"
+    configured = ctx.version_for(NAME)
+    if configured and match(configured):
+        return match(configured), f"framework_versions.vllm = {configured} in the settings"
+    return VERSIONS[-1], ""
+
+
+def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    from moecfg.frameworks.vllm.calls import derive_call
+
+    version, how = pick(launch, ctx)
+    out = Derivation(NAME, version)
+    args = cli.read(launch)
+    if args is None:
+        return out
+    if not how:
+        out.notes.append(Note("MC040", f"vLLM version not given (a vllm image tag or `framework_versions: {{vllm: "
+                              f"...}}`): deriving as vLLM {RELEASES[version].ref}", launch.span))
+    call, notes = derive_call(launch, args, ctx, RELEASES[version])
+    out.notes.extend(args.notes + notes)
+    if call is not None:
+        out.calls.append(call)
+    return out

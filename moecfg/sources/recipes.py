@@ -1,0 +1,94 @@
+"""Recipe YAML that spells the framework's flags as keys: NVIDIA srt-slurm job files.
+
+    model: {path: dsr1-fp4, ...}
+    resources: {gpu_type: gb200, ...}
+    backend:
+      decode_environment: {SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK: "1024"}
+      sglang_config:
+        decode: {tp-size: 48, moe-a2a-backend: deepep, cuda-graph-bs: [1, 2, 4], enable-dp-attention: true}
+
+srt-slurm turns each phase's mapping into `python3 -m sglang.launch_server --model-path <model.path> --key value ...`
+(srtctl: `--{key}` then `str(value)`; `true` -> the bare flag; a list -> its items; see NVIDIA/srt-slurm
+src/srtctl backend configs). One Launch per phase (prefill, decode, aggregated) with that phase's
+`<phase>_environment`; every synthesised word carries the span of the key or value it comes from, so a finding on
+`--max-running-requests` points at `max-running-requests:` in the recipe. `resources.gpu_type` becomes a GPU hint.
+"""
+from __future__ import annotations
+
+from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
+from moecfg.sources.yaml_source import Span, YamlDocument
+
+PHASES = ("prefill", "decode", "aggregated", "agg")
+
+
+def is_recipe(data) -> bool:
+    backend = data.get("backend") if isinstance(data, dict) else None
+    return isinstance(backend, dict) and isinstance(backend.get("sglang_config"), dict)
+
+
+def read_recipe(doc: YamlDocument) -> LaunchFile | None:
+    if not is_recipe(doc.data):
+        return None
+    out = LaunchFile()
+    backend = doc.data["backend"]
+    hints = _hints(doc)
+    for phase, cfg in backend["sglang_config"].items():
+        if phase not in PHASES or not isinstance(cfg, dict):
+            continue
+        path = ("backend", "sglang_config", phase)
+        argv = _head(doc, path) + _flags(doc, path, cfg)
+        env = _env(doc, ("backend", f"{phase}_environment"), backend.get(f"{phase}_environment"))
+        out.launches.append(Launch(tuple(argv), env, "recipe", None, phase, hints))
+    if not out.launches:
+        out.skipped = "srt-slurm recipe without prefill/decode/aggregated sglang_config"
+    return out
+
+
+def _span(doc, path, key=False) -> Span:
+    table = doc.keys if key else doc.values
+    return table.get(path) or doc.keys.get(path) or doc.values.get(path[:-1]) or Span(1, 1, 1, 1)
+
+
+def _head(doc, path) -> list[Word]:
+    at = _span(doc, path, key=True)
+    words = [Word("python3", at), Word("-m", at), Word("sglang.launch_server", at)]
+    model = doc.data.get("model")
+    if isinstance(model, dict) and isinstance(model.get("path"), str):
+        words += [Word("--model-path", _span(doc, ("model", "path"), key=True)),
+                  Word(model["path"], _span(doc, ("model", "path")))]
+    return words
+
+
+def _text(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _flags(doc, path, cfg: dict) -> list[Word]:
+    words = []
+    for key, value in cfg.items():
+        if not isinstance(key, str) or value is None or value is False or isinstance(value, dict):
+            continue
+        kpath = path + (key,)
+        words.append(Word("--" + key, _span(doc, kpath, key=True)))
+        if value is True:
+            continue
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            at = _span(doc, kpath + (i,)) if isinstance(value, list) else _span(doc, kpath)
+            words.append(Word(_text(item), at))
+    return words
+
+
+def _env(doc, path, table) -> dict:
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): EnvEntry(str(k), None if v is None else _text(v), _span(doc, path + (k,), key=True))
+            for k, v in table.items()}
+
+
+def _hints(doc) -> tuple:
+    res = doc.data.get("resources")
+    gpu = res.get("gpu_type") if isinstance(res, dict) else None
+    if not isinstance(gpu, str):
+        return ()
+    return ((f"nvidia {gpu}", _span(doc, ("resources", "gpu_type"))),)

@@ -1,0 +1,273 @@
+"""Shell words: quote removal, `$X` / `${X:-w}` / `$((...))` expansion from the variables in effect, field
+splitting of unquoted expansions, each word with its source map into the file (textmap.py). A value the script
+does not set is unknown (None), never guessed."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from moecfg.sources.launch import EnvEntry, Word
+from moecfg.sources.textmap import SourceMap
+
+_IFS = " \t\n"
+_UNKNOWN = "${__moecfg_unknown__}"  # stands for an unknown piece inside a `bash -c` script
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    value: str | None  # None: unknown
+    span: object  # Span of the assignment (or env entry)
+    exported: bool = False
+    is_set: bool = True
+
+
+class Variables(dict):
+    """name -> Var, with the exported ones kept as EnvEntries (a launch copies them: O(1) Python work)."""
+
+    def __init__(self, items=()):
+        super().__init__()
+        self.exported: dict[str, EnvEntry] = {}
+        self.allexport = False  # `set -a`
+        for name, var in dict(items).items():
+            self[name] = var
+
+    def __setitem__(self, name: str, var: Var) -> None:
+        super().__setitem__(name, var)
+        if var.exported and var.is_set:
+            self.exported[name] = EnvEntry(name, var.value, var.span)
+        else:
+            self.exported.pop(name, None)
+
+    def restore(self, saved: dict) -> None:
+        self.clear()
+        self.exported = {}
+        for name, var in saved.items():
+            self[name] = var
+
+
+def _width(text: str | None) -> int:
+    return len(_UNKNOWN) if text is None else len(text)
+
+
+class _W:
+    """A word being built: value (None if unknown), map into the file, splittable positions (unquoted $X).
+    `script` keeps unknown pieces as an unknown `${...}` reference, so a `bash -c` string with an unknown
+    part is still read (only the inner words that use the part are unknown)."""
+
+    __slots__ = ("parts", "map", "known", "split", "expanded")
+
+    def __init__(self):
+        self.parts, self.map, self.known, self.split, self.expanded = [], SourceMap(), True, None, False
+
+    def add(self, text: str | None, smap: SourceMap, splittable: bool = False, expanded: bool = False) -> None:
+        self.expanded = self.expanded or expanded or text is None
+        if text is None:
+            self.known = False
+            text = _UNKNOWN
+        elif splittable and any(c in _IFS for c in text):
+            self.split = (self.split or []) + list(range(self.map.length, self.map.length + len(text)))
+        self.parts.append(text)
+        self.map.extend(smap if smap.length == len(text) else smap.whole(len(text)))
+
+    @property
+    def value(self) -> str | None:
+        return "".join(self.parts) if self.known else None
+
+    @property
+    def script(self) -> str:
+        return "".join(self.parts)
+
+
+class Words:
+    """Word expansion for the statement walker (needs `self.c`: the parsed chunk, `self.r`: the reader,
+    `self.vars`: the Variables in effect)."""
+
+    def word(self, node, split: bool = True) -> list:
+        """The words one argument node expands to (several when an unquoted $X holds spaces)."""
+        a, b = self.c.node_range(node)
+        if node.type in ("word", "number", "raw_string") and self.c.text.find("\\", a, b) < 0:
+            return [self.plain(a, b, 1 if node.type == "raw_string" else 0)]  # the common case, no escapes
+        w = _W()
+        self.pieces(node, w, quoted=False)
+        lo, hi, exact = self.c.locate(a, b)
+        span = self.r.span(lo, hi)
+        exact = exact and not w.expanded and all(s[4] for s in w.map.segs)
+        if not split or not w.split or not w.known:
+            return [Built(w.value, w.map, span, exact, w.script)]
+        return _split(w, self.r)
+
+    def plain(self, a: int, b: int, quote: int) -> Built:
+        """A literal word (`quote` 1: a '...' string): value, map and span straight from the text."""
+        text, smap = self.c.text[a + quote:b - quote], self.c.map_of(a + quote, b - quote)
+        lo, hi, exact = self.c.locate(a, b)
+        return Built(text, smap, self.r.span(lo, hi), exact, text)
+
+    def pieces(self, node, w: _W, quoted: bool) -> None:
+        t = node.type
+        a, b = self.c.node_range(node)
+        if t in ("word", "number", "command_name"):
+            self.literal(a, b, w, "unquoted")
+        elif t == "raw_string":
+            w.add(self.c.text[a + 1:b - 1], self.c.map_of(a + 1, b - 1))
+        elif t in ("string", "translated_string"):
+            self.string(node, w)
+        elif t == "ansi_c_string":
+            self.ansi_c(a, b, w)
+        elif t == "concatenation":
+            for child in node.children:
+                self.pieces(child, w, quoted)
+        elif t in ("simple_expansion", "expansion"):
+            text = self.expansion(node)
+            w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
+        elif t == "arithmetic_expansion":
+            value = _arith(node, self)
+            text = None if value is None else str(value)
+            w.add(text, self.c.map_of(a, b).whole(_width(text)), expanded=True)
+        elif node.is_named:
+            w.add(None, self.c.map_of(a, b).whole(len(_UNKNOWN)))  # command substitution, brace expansion...
+        else:
+            self.literal(a, b, w, "unquoted")
+
+    def literal(self, a: int, b: int, w: _W, mode: str) -> None:
+        """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline)."""
+        text, i, run = self.c.text, a, a
+        if text.find("\\", a, b) < 0:  # no escapes: one literal run
+            w.add(text[a:b], self.c.map_of(a, b))
+            return
+        while i < b:
+            if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in '$`"\\\n'):
+                if i > run:
+                    w.add(text[run:i], self.c.map_of(run, i))
+                if text[i + 1] != "\n":
+                    w.add(text[i + 1], self.c.map_of(i, i + 2).whole(1))
+                i += 2
+                run = i
+            else:
+                i += 1
+        if b > run:
+            w.add(text[run:b], self.c.map_of(run, b))
+
+    def string(self, node, w: _W) -> None:
+        a, b = self.c.node_range(node)
+        pos = a + 1 + (node.type == "translated_string")
+        end = b - 1 if b - a >= 2 and self.c.text[b - 1] == '"' else b
+        for child in node.named_children:
+            ca, cb = self.c.node_range(child)
+            if child.type == "string_content":
+                continue
+            if ca > pos:
+                self.literal(pos, ca, w, "dquote")
+            self.pieces(child, w, quoted=True)
+            pos = cb
+        if end > pos:
+            self.literal(pos, end, w, "dquote")
+
+    def ansi_c(self, a: int, b: int, w: _W) -> None:
+        body = self.c.text[a + 2:b - 1]
+        if "\\" not in body:
+            w.add(body, self.c.map_of(a + 2, b - 1))
+            return
+        try:
+            value = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        except (UnicodeDecodeError, UnicodeEncodeError):
+            value = None
+        w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
+
+    def lookup(self, name: str) -> Var | None:
+        return self.vars.get(name)
+
+    def expansion(self, node) -> str | None:
+        """$X, ${X}, ${X:-w}, ${X-w}, ${X:=w}, ${X:+w}, ${X:?m}; any other form is unknown."""
+        kids = [c for c in node.children if c.type not in ("${", "}", "$")]
+        if not kids or kids[0].type not in ("variable_name", "special_variable_name"):
+            return None
+        var = self.lookup(self.c.node_text(kids[0]))
+        if len(kids) == 1:
+            return None if var is None else var.value
+        op = kids[1].type
+        if op not in (":-", "-", ":=", "=", ":+", "+", ":?", "?") or len(kids) > 3:
+            return None
+        word = None
+        if len(kids) == 3:
+            w = _W()
+            self.pieces(kids[2], w, quoted=True)
+            word = w.value
+        elif len(kids) == 2:
+            word = ""
+        return _operator(var, op, word)
+
+
+def _operator(var: Var | None, op: str, word: str | None) -> str | None:
+    if var is None or var.value is None and var.is_set:
+        return None  # set outside the script, or to an unknown value
+    colon = op.startswith(":")
+    empty = not var.is_set or (colon and var.value == "")
+    if op.lstrip(":") in ("-", "="):
+        return word if empty else var.value
+    if op.lstrip(":") == "+":
+        return "" if empty else word
+    return None if empty else var.value
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    value: str | None
+    map: SourceMap
+    span: object
+    exact: bool
+    script: str | None = None  # the text with unknown pieces as an unknown reference (for `bash -c`)
+
+    def word(self) -> Word:
+        return Word(self.value, self.span, self.exact)
+
+
+def _split(w: _W, reader) -> list:
+    """Field splitting of unquoted expansions (only at whitespace that came from an expansion)."""
+    value, cuts, out, start = w.value, set(w.split), [], None
+    for i, ch in enumerate(value + " "):
+        sep = i == len(value) or (ch in _IFS and i in cuts)
+        if sep and start is not None:
+            m = w.map.slice(start, i)
+            lo, hi, exact = m.locate(0, m.length)
+            out.append(Built(value[start:i], m, reader.span(lo, hi), exact))
+            start = None
+        elif not sep and start is None:
+            start = i
+    return out
+
+
+def _arith(node, walk: Words) -> int | None:
+    """$(( ... )) over integer literals and known variables: + - * / %; anything else is unknown."""
+    body = [c for c in node.named_children]
+    if len(body) != 1:
+        return None
+    try:
+        return _eval(body[0], walk, 0)
+    except (ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def _eval(n, walk: Words, depth: int) -> int:
+    if depth > 50:
+        raise ValueError
+    t = n.type
+    if t == "number":
+        return int(walk.c.node_text(n), 0)
+    if t in ("variable_name", "simple_expansion", "expansion"):
+        text = walk.expansion(n) if t != "variable_name" else (walk.lookup(walk.c.node_text(n)) or Var(None, 0)).value
+        if text is None:
+            raise ValueError
+        return int(text.strip() or "0", 0)
+    if t == "parenthesized_expression":
+        return _eval(n.named_children[0], walk, depth + 1)
+    if t == "unary_expression" and len(n.children) == 2 and n.children[0].type in "-+":
+        v = _eval(n.children[1], walk, depth + 1)
+        return -v if n.children[0].type == "-" else v
+    if t == "binary_expression" and len(n.children) == 3:
+        a, b = _eval(n.children[0], walk, depth + 1), _eval(n.children[2], walk, depth + 1)
+        op = n.children[1].type
+        if op == "/":
+            return int(a / b)
+        if op == "%":
+            return a - b * int(a / b)
+        return {"+": a + b, "-": a - b, "*": a * b}[op]
+    raise ValueError

@@ -1,0 +1,184 @@
+"""Crashes and stalls from the config file and the command line: each is a usage/config error (exit 2) or a
+diagnostic, never exit 3, and bounded in time."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
+
+from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
+from moecfg.core import settings
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings_cache():
+    settings._FOUND.clear()
+    settings._LOADED.clear()
+    yield
+    settings._FOUND.clear()
+    settings._LOADED.clear()
+
+
+def _tree(tmp_path, config: str, name: str = ".moecfg.yaml"):
+    (tmp_path / name).write_text(config)
+    (tmp_path / "a.yaml").write_text(BAD)
+    return str(tmp_path / "a.yaml")
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, c in zip("abcdef", "bcdefg")) + "ignore: *g\n"
+
+
+@pytest.mark.parametrize("config,message", [
+    ("fail-on: !!int x\n", "cannot read 'x' as !!int"),
+    ("cann_version: 0x_\n", "cannot read '0x_' as !!int"),
+    ("cann_version: 9." + "1" * 5000 + "\n", None),
+    ("per-path-ignores:\n  '[z-a].yaml': [MC201]\n", "not a valid gitignore pattern"),
+    ("per-path-ignores:\n  '[!]x': [MC201]\n", "not a valid gitignore pattern"),
+    ("ignore: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    (BOMB, None),
+    ("a: 1\n---\nb: 2\n", "2 YAML documents"),
+])
+def test_hostile_config_is_a_config_error(tmp_path, cli, config, message, monkeypatch):
+    from moecfg.sources import yaml_source
+
+    monkeypatch.setattr(yaml_source, "_MAX_NODES", 20_000)  # the same budget mechanism, a tenth of the time
+    start = time.perf_counter()
+    code, out, err = cli("check", _tree(tmp_path, config))
+    assert time.perf_counter() - start < 5
+    assert code in (1, 2) and "internal error" not in err and len(err) < 2000, err
+    if message:
+        assert code == 2 and message in err
+
+
+def test_pyproject_nested_5000_levels_is_a_config_error(tmp_path, cli):
+    code, _, err = cli("check", _tree(tmp_path, "[tool.moecfg]\nignore = " + "[" * 5000 + "]" * 5000 + "\n",
+                                      "pyproject.toml"))
+    assert code == 2 and "nested too deeply" in err
+
+
+def test_pyproject_of_blank_lines_is_scanned_in_linear_time(tmp_path, cli):
+    (tmp_path / "pyproject.toml").write_text("\n" * 200_000 + "[tool.black]\n")
+    (tmp_path / "a.yaml").write_text(GOOD)
+    start = time.perf_counter()
+    assert cli("check", str(tmp_path / "a.yaml"))[0] == 0
+    assert time.perf_counter() - start < 2
+
+
+def test_backtracking_glob_patterns_match_in_linear_time(tmp_path, cli):
+    config = "per-path-ignores:\n  '*a*a*a*a*a*a*a*az': [MC201]\n  '" + "**/" * 14 + "x.yaml': [MC201]\n"
+    d = tmp_path / ("a" * 60)
+    d.mkdir()
+    (d / ("a" * 60 + ".yaml")).write_text(BAD)
+    (tmp_path / ".moecfg.yaml").write_text(config)
+    start = time.perf_counter()
+    code, _, _ = cli("check", str(d))
+    assert code == 1 and time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("pattern,path,matches", [
+    ("*a*a*az", "xaaaz", True), ("*a*a*az", "xaaz", False), ("*a*a*az", "d/aXaYaz", True),
+    ("a*b*c", "abc", True), ("a*b*c", "aXbYc", True), ("a*b*c", "ab/c", False), ("*x?y*z", "1x2y3z", True),
+])
+def test_committed_chunks_keep_glob_semantics(pattern, path, matches):
+    assert bool(settings.gitignore_regex(pattern).match(path)) is matches
+
+
+@pytest.mark.parametrize("argv", [
+    ("buffer", "--set", "bs=0x_", "--set", "product=A3"),
+    ("buffer", "--set", "bs=" + "1" * 5000, "--set", "product=A3"),
+    ("check", "--cann", "9." + "1" * 5000, "{file}"),
+    ("buffer", "{file}", "--cann", "1" * 5000),
+])
+def test_hostile_flag_values_are_diagnostics(tmp_path, cli, argv):
+    (tmp_path / "a.yaml").write_text(GOOD)
+    code, out, err = cli(*(a.format(file=tmp_path / "a.yaml") for a in argv))
+    assert code in (0, 1) and "internal error" not in err and len(out) < 20_000
+
+
+@pytest.mark.parametrize("argv,message", [
+    (("check", "--cann", "", "{file}"), "--cann"),
+    (("check", "--output", "", "{file}"), "--output needs a file name"),
+    (("plan", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "128", "--set", "model.x=1"),
+     "`model` is already a value"),
+    (("plan", "--product", "A3", "--bs", "128", "--ep", "32", "--set", "a=1", "--set", "a.b=2"), "`a` is already"),
+    (("plan", "--product", "A3", "--model", "deepseek-v3", "--bs", "128", "--ep", "1:100000000000"), "at most 1024"),
+    (("plan", "--product", "A3", "--model", "deepseek-v3", "--bs", "128", "--ep", "1:100000"), "at most 1024"),
+    (("sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:10000000"), "at most 1024"),
+    (("sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:100000000000"), "at most 1024"),
+    (("sweep", "--kind", "deepep", "--mode", "normal", "--model", "deepseek-v3", "--num-ranks", "8:1024:8",
+      "--num-sms", "1:1024"), "at most 16384 per sweep"),
+    (("plan", "--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3", "--num-ranks", "16",
+      "--num-rdma-bytes", "²"), "write a number of bytes"),
+])
+def test_usage_errors(tmp_path, cli, argv, message):
+    (tmp_path / "a.yaml").write_text(GOOD)
+    start = time.perf_counter()
+    code, _, err = cli(*(a.format(file=tmp_path / "a.yaml") for a in argv))
+    assert code == 2 and message in err and time.perf_counter() - start < 2, err
+
+
+def test_buffer_with_overrides_on_a_deeply_nested_file(tmp_path, cli):
+    (tmp_path / "n.yaml").write_text(GOOD + "x: " + "[" * 450 + "]" * 450 + "\n")
+    code, _, err = cli("buffer", str(tmp_path / "n.yaml"), "--set", "bs=64")
+    assert code in (1, 2) and "internal error" not in err
+
+
+@pytest.mark.parametrize("make", ["zero", "fifo", "outside"])
+def test_config_file_that_is_no_regular_file_inside_the_tree(tmp_path, cli, make):
+    d = tmp_path / "repo"
+    d.mkdir()
+    (d / "a.yaml").write_text(GOOD)
+    cfg = d / ".moecfg.yaml"
+    if make == "fifo":
+        os.mkfifo(cfg)
+    else:
+        outside = tmp_path / "outside.yaml"
+        outside.write_text("fail-on: never\n")
+        cfg.symlink_to("/dev/zero" if make == "zero" else outside)
+    code, _, err = cli("check", str(d / "a.yaml"))
+    assert code == (2 if make == "outside" else 0), err  # devices and FIFOs are no config files: not opened
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000 + "]" * 100_000, '{"hidden_size": ' + "1" * 5000 + "}", None])
+def test_hostile_model_config_json_is_a_usage_error(tmp_path, cli, content):
+    cfg = tmp_path / "config.json"
+    if content is None:
+        cfg.symlink_to("/dev/zero")
+    else:
+        cfg.write_text(content)
+    code, _, err = cli("plan", "--product", "A3", "--model-config", str(cfg), "--ep", "32", "--bs", "128")
+    assert code == 2 and "internal error" not in err and len(err) < 1000, err
+
+
+def test_model_config_behind_a_cache_link_is_read(tmp_path, cli):
+    blob = tmp_path / "blobs" / "abc"
+    blob.parent.mkdir()
+    blob.write_text('{"hidden_size": 7168, "n_routed_experts": 256, "num_experts_per_tok": 8}')
+    snap = tmp_path / "snapshots" / "rev"
+    snap.mkdir(parents=True)
+    (snap / "config.json").symlink_to("../../blobs/abc")
+    code, out, err = cli("plan", "--product", "A3", "--model-config", str(snap), "--ep", "32", "--bs", "128")
+    assert code == 0, err
+
+
+@examples(max_examples=300, deadline=None)
+@given(pattern=st.text("ab*?/[]!", min_size=1, max_size=8), paths=st.lists(st.text("ab/", min_size=1, max_size=10),
+                                                                         min_size=1, max_size=10))
+def test_committed_chunks_match_exactly_what_pathspec_matches(pattern, paths):
+    import pathspec
+
+    if not pattern.strip() or pattern.strip()[0] in "!#":
+        return
+    try:
+        theirs = pathspec.GitIgnoreSpec.from_lines([pattern.strip()]).patterns[0].regex
+        ours = settings.gitignore_regex(pattern)
+    except Exception:  # invalid patterns are config errors (tested above)
+        return
+    for path in paths:
+        assert bool(theirs.match(path)) == bool(ours.match(path)), (pattern, path)
