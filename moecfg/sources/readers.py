@@ -10,10 +10,13 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from moecfg.core import launch_rules as L
-from moecfg.sources.launch import LaunchFile, Problem
-from moecfg.sources.yaml_source import YamlDocument
+
+if TYPE_CHECKING:  # launch.py's dataclasses load when a launch is read, not for every file's is-it-shell test
+    from moecfg.sources.launch import LaunchFile, Problem
+    from moecfg.sources.yaml_source import YamlDocument
 
 _SHEBANG = re.compile(r"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|da|z|k|a)?sh\b")
 _TEMPLATE = re.compile(r"\{\{-?\s*[^{}\n]*?-?\}\}|\{%-?[^%\n]*%\}")
@@ -27,6 +30,7 @@ def looks_like_shell(name: str, text: str) -> bool:
 
 def read_shell(text: str) -> LaunchFile:
     from moecfg.sources import shell
+    from moecfg.sources.launch import LaunchFile
     from moecfg.sources.textmap import SourceMap
     from moecfg.sources.yaml_launch import line_index
     out = LaunchFile()
@@ -53,6 +57,7 @@ def template_problem(text: str) -> Problem | None:
     m = _TEMPLATE.search(text)
     if m is None:
         return None
+    from moecfg.sources.launch import Problem
     from moecfg.sources.yaml_launch import line_index
     return Problem(L.TEMPLATE.code, f"template expression `{m.group()[:60]}`: this file is a template (Helm, "
                    "Jinja), not what runs; check the rendered output (`helm template ... | moecfg check -`)",
