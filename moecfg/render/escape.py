@@ -13,13 +13,13 @@ from __future__ import annotations
 import functools
 import re
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL = ("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _KEEP_NEWLINE = ("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour codes rich writes itself
 _XML_FORBIDDEN = ("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _WORKFLOW = re.compile(r"^([^\S\n]*):(?=:)", re.M)
-# _KEEP_NEWLINE and _XML_FORBIDDEN are compiled on first use (~1 ms each, the wide character ranges): only junit,
-# plan/sweep text and error messages need them, not a `moecfg check` of clean files.
+# _CONTROL, _KEEP_NEWLINE and _XML_FORBIDDEN are compiled on first use (~1 ms each, the wide character ranges):
+# printable ASCII text never needs them, and only junit, plan/sweep text and error messages need the other two.
 _compiled = functools.cache(re.compile)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -36,7 +36,9 @@ def _show(m: re.Match) -> str:
 
 def text(s: str) -> str:
     """One line of untrusted text: every control character shown escaped."""
-    return _CONTROL.sub(_show, s)
+    if s.isascii() and s.isprintable():  # the common case, exactly: no ASCII control character, nothing wider
+        return s
+    return _compiled(_CONTROL).sub(_show, s)
 
 
 def no_workflow_commands(s: str) -> str:
