@@ -12,10 +12,12 @@ import pytest
 from moecfg.cli import COMMANDS, cli
 
 ROOT = Path(__file__).resolve().parents[1]
-# Never imported by `moecfg check` on a plain YAML file: planner, calculator flags, docs, schema, pydantic, rich.
+# Never imported by `moecfg check` on a plain YAML file (stderr not a terminal): planner, calculator flags, docs,
+# schema, pydantic, rich, the launch readers, the model presets, the other ops' catalogs, the progress bar.
 NOT_ON_CHECK_PATH = ("moecfg.plan", "moecfg.cli.plan", "moecfg.cli.buffer", "moecfg.cli.docs", "moecfg.cli.launch",
-                     "moecfg.render.rule_docs", "moecfg.models", "moecfg.core.examples", "moecfg.presets.hf_config",
-                     "moecfg.backends.ascend.rules.examples_base", "pydantic", "rich", "jsonschema")
+                     "moecfg.render.rule_docs", "moecfg.models", "moecfg.core.examples", "moecfg.presets",
+                     "moecfg.backends.ascend.rules.examples_base", "moecfg.backends.ascend.catalog_ops",
+                     "moecfg.sources.launch", "moecfg.core.progress", "pydantic", "rich", "jsonschema")
 
 
 def _modules_after(argv: list[str]) -> set[str]:
