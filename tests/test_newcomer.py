@@ -293,3 +293,19 @@ def test_foreign_yaml_under_deploy_is_skipped_not_an_error(tmp_path):
 def test_a_moecfg_document_with_typos_is_still_ours():
     doc = "product: A3\ncann_version: 9.0.1\nbss: 128\nh: 7168\nk: 8\nep_world_sise: 32\nmoe_expert_num: 256\n"
     assert {"MC003", "MC005"} <= set(codes(doc))
+
+
+def test_deepep_sweep_marks_tokens_past_the_qp_depth():
+    import json
+
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    args = ["sweep", "--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3", "--num-ranks", "16",
+            "--tokens", "1:1024"]
+    (series,) = json.loads(CliRunner().invoke(cli, args + ["--format", "json"]).output)["series"]
+    # NVSHMEM_QP_DEPTH 1024 >= (T + 1) * 2 holds up to T = 511 (deep_ep/buffer.py; MC641)
+    assert series["rejected_by"][510] == [] and series["rejected_by"][511] == ["MC641"]  # T = 511, T = 512
+    text = CliRunner().invoke(cli, args).output
+    assert "rejected (MC641)" in text and "24 of 1024 rows shown" in text

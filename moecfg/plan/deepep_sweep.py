@@ -1,14 +1,15 @@
 """DeepEP sweeps: the NVL / RDMA buffers DeepEP needs against tokens per rank (low-latency) or num_ranks (normal).
 
-DeepEP's formulas only (through the deepep kind's `requirements`, so the numbers are the ones `moecfg check`
-compares with), no YAML and no rule engine: 10,000 points take well under a second (benchmarks/bench_sweep.py).
-A point DeepEP cannot size (a rank count without a default config, a hidden size the layout rejects) is None.
+DeepEP's formulas (through the deepep kind's `requirements`, so the numbers are the ones `moecfg check` compares
+with) and, per point, the codes of the DeepEP rule families that reject it (buffer sufficiency aside), with no YAML
+(benchmarks/bench_sweep.py times 10,000 points). A point DeepEP cannot size (a rank count without a default
+config, a hidden size the layout rejects) is None.
 Limit lines: the configured buffers, the device memory less the 32 MiB workspace, and DeepEP's own ceiling
 (the 32 GiB wall in low-latency mode, INT_MAX for a normal-mode RDMA buffer).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from moecfg.backends.deepep import formulas as fx
 from moecfg.plan.deepep_problem import TOKENS, DeepEPProblem
@@ -27,6 +28,7 @@ class DeepEPSeries:
     num_sms: int | None  # normal mode: the Buffer.num_sms of this series; None in low-latency mode
     required_bytes: list  # per x: bytes, or None where DeepEP cannot size the buffer
     show_sms: bool = False  # several num_sms compared: name them in the label
+    rejected: list = field(default_factory=list)  # per x: codes of the rules that reject the point (() if none)
 
     @property
     def label(self) -> str:
@@ -38,7 +40,8 @@ class DeepEPSeries:
 
     def to_json(self) -> dict:
         return {"label": self.label, "domain": self.domain, "num_sms": self.num_sms,
-                "required_bytes": self.required_bytes, "required_mb": self.required_mb}
+                "required_bytes": self.required_bytes, "required_mb": self.required_mb,
+                "rejected_by": [list(codes) for codes in self.rejected]}
 
 
 @dataclass
@@ -81,15 +84,27 @@ def run(p: DeepEPProblem, vs: str, xs: list, fixed: int, num_sms=(None,), nvl: i
     for sms in sms_list:
         extra = {} if sms is None else {"num_sms": sms}
         todo = track(xs, "sweeping" if sms is None else f"num_sms {sms}", 256)
-        if vs == TOKENS:
-            points = [p.required_bytes(fixed, x, **extra) for x in todo]
-        else:
-            points = [p.required_bytes(x, fixed, **extra) for x in todo]
+        at = [(fixed, x) if vs == TOKENS else (x, fixed) for x in todo]
+        points = [p.required_bytes(ranks, tokens, **extra) for ranks, tokens in at]
+        rejected = [rejected_by(p, ranks, tokens, **extra) for ranks, tokens in at]
         shown = sms if sms is not None else (None if p.low_latency else p.values["num_sms"])
         for domain in domains:
-            series.append(DeepEPSeries(domain, shown, [pt.get(domain) for pt in points], len(sms_list) > 1))
+            series.append(DeepEPSeries(domain, shown, [pt.get(domain) for pt in points], len(sms_list) > 1, rejected))
     fixed_axis = {"num_ranks": fixed} if vs == TOKENS else ({TOKENS: fixed} if p.low_latency else {})
     return DeepEPSweep(p.mode, vs, list(xs), fixed_axis, series, limits(p, nvl, rdma, device_memory_gb))
+
+
+def rejected_by(p: DeepEPProblem, num_ranks: int, tokens: int | None, **extra) -> tuple:
+    """Codes of the errors DeepEP's value gate and rule families give the point, buffer rules aside (sorted)."""
+    from moecfg.backends.deepep.kind import run_families
+    from moecfg.backends.deepep.model import derive
+    from moecfg.backends.deepep.rules.values import value_ranges
+    from moecfg.core.registry import RULES
+
+    d = p.deployment(num_ranks, tokens if p.low_latency else None, **extra)
+    found = list(value_ranges(d)) or [f for v in d.views() for f in run_families(v, derive(v))]
+    return tuple(sorted({f.code for f in found if (f.severity or RULES[f.code].severity) == "error"
+                         and "buffer" not in RULES[f.code].tags}))
 
 
 def limits(p: DeepEPProblem, nvl: int | None, rdma: int | None, device_memory_gb: float | None) -> dict:
