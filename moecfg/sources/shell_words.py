@@ -18,6 +18,7 @@ class Var:
     span: object  # Span of the assignment (or env entry)
     exported: bool = False
     is_set: bool = True
+    items: tuple | None = None  # a bash array's elements (Built words, shell_arrays.py); None: not an array
 
 
 class Variables(dict):
@@ -86,6 +87,10 @@ class Words:
         a, b = self.c.node_range(node)
         if node.type in ("word", "number", "raw_string") and self.c.text.find("\\", a, b) < 0:
             return [self.plain(a, b, 1 if node.type == "raw_string" else 0)]  # the common case, no escapes
+        if split and self.c.text.find("[", a, b) >= 0:
+            got = self.array_words(node, a, b)
+            if got is not None:
+                return got
         w = _W()
         self.pieces(node, w, quoted=False)
         lo, hi, exact = self.c.locate(a, b)
@@ -94,6 +99,16 @@ class Words:
         if not split or not w.split or not w.known:
             return [Built(w.value, w.map, span, exact, w.script)]
         return _split(w, self.r)
+
+    def array_words(self, node, a: int, b: int) -> list | None:
+        """`"${A[@]}"` and friends as command words; a quoted `[@]` inside a longer word is unknown (one word per
+        element in bash, with the surrounding text glued to the first and last)."""
+        from moecfg.sources import shell_arrays
+        got = shell_arrays.whole_word(self, node)
+        if got is None and node.type in ("string", "concatenation") and _quoted_all(node, self):
+            lo, hi, _ = self.c.locate(a, b)
+            got = [Built(None, SourceMap(), self.r.span(lo, hi), False)]
+        return got
 
     def plain(self, a: int, b: int, quote: int) -> Built:
         """A literal word (`quote` 1: a '...' string): value, map and span straight from the text."""
@@ -178,6 +193,9 @@ class Words:
     def expansion(self, node) -> str | None:
         """$X, ${X}, ${X:-w}, ${X-w}, ${X:=w}, ${X:+w}, ${X:?m}; any other form is unknown."""
         kids = [c for c in node.children if c.type not in ("${", "}", "$")]
+        if kids and (kids[0].type == "subscript" or kids[0].type == "#" and len(kids) > 1):
+            from moecfg.sources.shell_arrays import scalar
+            return scalar(self, node)[1]
         if not kids or kids[0].type not in ("variable_name", "special_variable_name"):
             return None
         var = self.lookup(self.c.node_text(kids[0]))
@@ -194,6 +212,16 @@ class Words:
         elif len(kids) == 2:
             word = ""
         return _operator(var, op, word)
+
+
+def _quoted_all(node, walk) -> bool:
+    """A `"...${A[@]}..."` piece inside `node` (a string or a concatenation of strings)."""
+    strings = [node] if node.type == "string" else [c for c in node.children if c.type == "string"]
+    for s in strings:
+        for c in s.named_children:
+            if c.type == "expansion" and "[@]" in walk.c.node_text(c):
+                return True
+    return False
 
 
 def _operator(var: Var | None, op: str, word: str | None) -> str | None:

@@ -1,0 +1,86 @@
+"""Bash arrays in launch scripts (sources/shell_arrays.py): each element keeps its own position; any form moecfg
+does not model is an unknown word, never guessed."""
+from __future__ import annotations
+
+import time
+
+from reader_helpers import after, at, pos, words
+
+from moecfg.sources.readers import read_shell
+
+
+def only(text: str, program: str = "torchrun"):
+    found = [x for x in read_shell(text).launches if x.argv and x.argv[0].value == program]
+    assert len(found) == 1, [words(x) for x in read_shell(text).launches]
+    return found[0]
+
+
+def test_quoted_array_expansion_keeps_each_element_and_its_position():
+    text = 'ARGS=(--a 1 --b "x y" \'q r\')\ntorchrun t.py "${ARGS[@]}" end\n'
+    launch = only(text)
+    assert words(launch) == ["torchrun", "t.py", "--a", "1", "--b", "x y", "q r", "end"]
+    assert pos(after(launch, "--a").span) == (1, 11, 1, 12)  # the `1` inside ARGS=( ... ) on line 1
+    assert after(launch, "--a").exact
+    assert at(text, after(launch, "--b").span) == '"x y"'
+    assert pos(launch.argv[-1].span) == (2, 28, 2, 31)
+
+
+def test_unquoted_expansion_splits_elements_at_blanks_with_their_own_columns():
+    text = 'L=("--tokenizer-type NullTokenizer" --mock)\ntorchrun t.py ${L[@]} ${L[*]}\n'
+    launch = only(text)
+    assert words(launch)[2:] == ["--tokenizer-type", "NullTokenizer", "--mock"] * 2
+    assert pos(launch.argv[2].span) == (1, 5, 1, 21) and pos(launch.argv[3].span) == (1, 22, 1, 35)
+    assert all(w.exact for w in launch.argv[2:5])
+
+
+def test_append_declare_local_and_nested_arrays():
+    text = ("declare -a A=(--x 1)\nA+=(--y 2)\nB=(pre \"${A[@]}\" post)\nf() {\n  local -a C=(--c 3)\n"
+            "  torchrun fn.py \"${C[@]}\"\n}\ntorchrun t.py \"${B[@]}\"\n")
+    launches = [words(x) for x in read_shell(text).launches if x.argv[0].value == "torchrun"]
+    assert launches == [["torchrun", "fn.py", "--c", "3"], ["torchrun", "t.py", "pre", "--x", "1", "--y", "2", "post"]]
+
+
+def test_scalar_forms_index_count_and_star_join():
+    text = 'A=(a "b c" d)\nS="${A[*]}"\ntorchrun t.py ${A[1]} ${#A[@]} "$S" "${A[*]}" ${A[7]} "$A"\n'
+    # ${A[1]} unquoted: split; ${A[7]}: past the end, empty (kept as "" like the reader's other empty expansions)
+    assert words(only(text))[2:] == ["b", "c", "3", "a b c d", "a b c d", "", "a"]
+
+
+def test_array_appended_in_a_branch_keeps_its_elements_plus_one_unknown_word():
+    text = "A=(--a 1)\nif [ -n \"$W\" ]; then\n  A+=(--w 2)\nfi\ntorchrun t.py \"${A[@]}\" --z 3\n"
+    launch = only(text)
+    assert words(launch) == ["torchrun", "t.py", "--a", "1", None, "--z", "3"]
+    assert pos(launch.argv[4].span) == (3, 3, 3, 13)  # the unknown word points at the append in the branch
+    assert after(launch, "--a").exact
+
+
+def test_unsupported_forms_are_unknown_never_guessed():
+    text = ("A=(--a 1 --b 2)\nA[1]=9\nB=(--b 2)\nunset 'B[0]'\ndeclare -A M=([k]=v)\nC=(x $U y)\nD=(--d 4)\n"
+            "torchrun t.py \"${A[@]}\" \"${B[@]}\" \"${M[@]}\" \"${C[@]}\" ${D[@]:1} \"p ${D[@]}\" ${!D[@]} "
+            "\"${Q[@]}\" ${#C[@]}\n")
+    launch = only(text)
+    assert words(launch)[2:] == [None, None, None, "x", None, "y", None, None, None, None, None]
+    assert at(text, launch.argv[-3].span) == "${!D[@]}"
+
+
+def test_an_empty_array_expands_to_no_word():
+    launch = only("E=()\nlocal -a F\ntorchrun t.py \"${E[@]}\" ${F[@]} end\n")
+    assert words(launch) == ["torchrun", "t.py", "end"]
+
+
+def test_a_huge_array_stays_fast_and_an_oversized_one_is_unknown():
+    big = "A=(" + " ".join(f"--f{i} {i}" for i in range(20_000)) + ")\ntorchrun t.py \"${A[@]}\" \"${A[@]}\"\n"
+    t = time.perf_counter()
+    launch = only(big)
+    assert len(launch.argv) == 2 + 80_000 and time.perf_counter() - t < 10
+    assert pos(after(launch, "--f19999").span)[1] > 200_000
+    over = "A=(" + "x " * 100_001 + ")\ntorchrun t.py \"${A[@]}\"\n"
+    assert words(only(over)) == ["torchrun", "t.py", None]
+
+
+def test_arrays_copied_deeply_and_self_appends_stay_linear():
+    chain = "A0=(--a 1)\n" + "".join(f"A{i}=(\"${{A{i - 1}[@]}}\" --x{i} {i})\n" for i in range(1, 300))
+    launch = only(chain + "torchrun t.py \"${A299[@]}\"\n")
+    assert len(launch.argv) == 2 + 2 + 2 * 299 and after(launch, "--x299").value == "299"
+    loop = "A=(s)\n" + "A+=(\"${A[@]}\")\n" * 16 + "torchrun t.py ${#A[@]}\n"
+    assert words(only(loop))[-1] == str(2 ** 16)
