@@ -12,8 +12,8 @@ from bisect import bisect_left
 from dataclasses import replace
 
 from moecfg.core import launch_rules as L
-from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources import shell_arrays, sourced
+from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell_words import Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 from moecfg.sources.wrappers import Stripper

@@ -84,3 +84,37 @@ def test_arrays_copied_deeply_and_self_appends_stay_linear():
     assert len(launch.argv) == 2 + 2 + 2 * 299 and after(launch, "--x299").value == "299"
     loop = "A=(s)\n" + "A+=(\"${A[@]}\")\n" * 16 + "torchrun t.py ${#A[@]}\n"
     assert words(only(loop))[-1] == str(2 ** 16)
+
+
+def megatron_launch(name: str):
+    from reader_helpers import FIXTURES
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    lf = read_shell(text)
+    (launch,) = [x for x in lf.launches if any(w.value == "pretrain_gpt.py" for w in x.argv)]
+    return text, lf, launch
+
+
+def test_megatron_mixtral_example_flags_come_from_its_arrays():
+    text, lf, launch = megatron_launch("megatron-mixtral-8x7b-alltoall.sh")
+    assert lf.problems == []
+    dispatcher = after(launch, "--moe-token-dispatcher-type")
+    assert (dispatcher.value, pos(dispatcher.span), dispatcher.exact) == ("alltoall", (57, 33, 57, 41), True)
+    assert (after(launch, "--num-experts").value, pos(after(launch, "--num-experts").span)) == ("8", (52, 19, 52, 20))
+    assert after(launch, "--expert-model-parallel-size").value == "8"
+    assert after(launch, "--nproc_per_node").value == "8"  # GPUS_PER_NODE=8, via DISTRIBUTED_ARGS
+    assert after(launch, "--nnodes").value is None  # ${SLURM_NNODES:-"1"}: the caller's environment
+    assert words(launch)[-1] is None  # LOGGING_ARGS+=(...) only when WANDB_API_KEY is set: maybe more words
+    assert at(text, launch.argv[-1].span).startswith("LOGGING_ARGS+=(")
+
+
+def test_megatron_gptoss_example_with_quoted_multi_word_elements():
+    text, lf, launch = megatron_launch("megatron-gptoss-20b-train.sh")
+    # `source "$DISTRIBUTED_CONFIG_FILE"` (a path given at run time) is reported, and what it could set is unknown
+    assert [(p.code, pos(p.span)) for p in lf.problems] == [("MC023", (85, 9, 85, 42))]
+    assert words(launch)[:3] == ["python", "-m", "torch.distributed.run"]
+    assert after(launch, "--nproc_per_node").value is None  # GPUS_PER_NODE=${GPUS_PER_NODE:-8} after the source
+    assert (after(launch, "--num-experts").value, pos(after(launch, "--num-experts").span)) == ("4", (159, 19, 159, 20))
+    ep = after(launch, "--expert-model-parallel-size")
+    assert (ep.value, ep.exact, at(text, ep.span)) == ("1", False, "${EP_SIZE}")
+    assert after(launch, "--hidden-size").value == "512" and after(launch, "--seq-length").value == "8192"
+    assert None in words(launch)  # DATA_ARGS_LIST: filled in an if/else, so unknown
