@@ -4,6 +4,11 @@ Variables are tracked in order (`A=B`, `export`, `declare -x`, `unset`, `A=B cmd
 the script does not set (or sets in only some branches of an `if`/`case`/loop) is unknown (None), never
 guessed. Words keep a source map into the file (textmap.py), so a word of a `bash -c` string inside a YAML
 block scalar still has its own line and column.
+
+Also read: bash arrays (shell_arrays.py), wrappers before the program (wrappers.py), `source FILE` through the
+engine's hook (sourced.py), and a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`).
+Out of scope: heredoc bodies that are YAML/JSON configs written for a launch (`cat > cfg.yaml <<EOF`): they
+are data, not commands, and are skipped.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ _PARSER = None
 _MAX_RECOVERIES = 50  # re-parses after an unterminated quote swallowed the rest of a script
 _SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
 _REDIRECTS = {"file_redirect", "herestring_redirect", "heredoc_redirect", "comment"}
+_HEREDOC_RUNNERS = _SHELLS | {"sbatch"}  # commands that run a script given on stdin (`sbatch <<EOF`)
 _OPAQUE = set("Anilu")  # declare flags whose value moecfg does not model
 _BRANCHY = {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement"}
 
@@ -189,6 +195,7 @@ class _Walk(Words):
 
     def __init__(self, reader: ShellReader, chunk: _Chunk, variables: dict, bad_rows: set):
         self.r, self.c, self.vars, self.bad_rows = reader, chunk, variables, bad_rows
+        self.heredoc = None  # (body node, quoted) of the heredoc fed to the command being read
 
     def statements(self, node) -> None:
         stack = [node]
@@ -211,8 +218,22 @@ class _Walk(Words):
                 self.scoped(n)
             elif t in ("command_substitution", "process_substitution"):
                 continue
+            elif t == "redirected_statement" and n.named_children and n.named_children[0].type == "command":
+                self.redirected(n)
             else:
                 stack.extend(reversed(n.named_children))
+
+    def redirected(self, node) -> None:
+        """A command with redirects: a heredoc may be the script it runs (`sbatch <<EOF`)."""
+        redirect = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None) if redirect else None
+        start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None) if redirect else None
+        if body is not None and start is not None:
+            self.heredoc = (body, self.c.node_text(start)[:1] in "'\"\\")
+        try:
+            self.command(node.named_children[0])
+        finally:
+            self.heredoc = None
 
     # --- control flow: values set in only some paths become unknown --------------------------------------
     def scoped(self, node) -> None:
@@ -258,16 +279,16 @@ class _Walk(Words):
                 prior = shell_arrays.items_of(self, name) if old is not None else None
                 items = None if prior is None else prior + items
             return name, shell_arrays.array_var(items, self.node_span(node), exported)
-        if value_node is None:
-            value = ""
-        else:
+        value, script = "", None
+        if value_node is not None:
             words = self.word(value_node, split=False)
             value = words[0].value if words else ""
+            script = words[0].script if words and value is None else None  # known in parts (bash -c text)
         if append:
             value = None if value is None or old is None or old.value is None else old.value + value
-            if old is not None and old.items is not None:  # A+=x on an array appends to element 0
+            if value is None or old.items is not None:  # A+=x on an array appends to element 0
                 return name, Var(None, self.node_span(node), exported)
-        return name, Var(value, self.node_span(node), exported=exported)
+        return name, Var(value, self.node_span(node), exported=exported, script=script)
 
     def assignments(self, node, exported: bool | None) -> None:
         items = node.named_children if node.type == "variable_assignments" else [node]
@@ -416,7 +437,7 @@ class _Command:
         if not argv:
             return
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
-        if name in _SHELLS and self.inline_script(argv):
+        if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
         if name in ("source", ".") and len(self.argv) == len(argv):
             self.walk.source(argv)
@@ -431,16 +452,28 @@ class _Command:
         while i < len(argv) and argv[i].value and argv[i].value[:1] in "-+" and argv[i].value != "--":
             has_c = has_c or bool(_SCRIPT_OPTS.match(argv[i].value))
             i += 1 + (argv[i].value in ("-o", "+o", "-O", "+O"))
-        if not has_c or i >= len(argv) or self.walk.r.depth >= 4:
+        if not has_c or i >= len(argv):
             return False
         script = argv[i]
-        text = script.value if script.value is not None else script.script
-        if text is None or len(text) != script.map.length:
+        return self.read_inner(script.value if script.value is not None else script.script, script.map)
+
+    def heredoc_script(self, argv: list) -> bool:
+        """`sbatch <<EOF` / `bash <<EOF` (no script operand): the body, expanded by this shell unless the
+        delimiter is quoted, is the script that runs."""
+        heredoc = self.walk.heredoc
+        shell = argv[0].value.rsplit("/", 1)[-1] in _SHELLS
+        if heredoc is None or shell and any(not (w.value or "-").startswith("-") or w.value == "-c" for w in argv[1:]):
+            return False
+        w = self.walk.heredoc_body(*heredoc)
+        return self.read_inner(w.script, w.map)
+
+    def read_inner(self, text: str | None, smap) -> bool:
+        if text is None or len(text) != smap.length or self.walk.r.depth >= 4:
             return False
         env = {n: Var(e.value, e.span, exported=True) for n, e in self.walk.environment(self.prefix,
                                                                                        self.wrap.clear).items()}
         reader = self.walk.r
         depth = reader.depth
-        reader.read(Decoded(text, script.map), env, depth + 1)
+        reader.read(Decoded(text, smap), env, depth + 1)
         reader.depth = depth
         return True

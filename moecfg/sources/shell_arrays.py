@@ -10,11 +10,13 @@ word unknown, never guessed.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
-from moecfg.sources.shell_words import Built, Var
+from moecfg.sources.shell_words import _UNKNOWN, Built, Var
 from moecfg.sources.textmap import SourceMap
 
+_SUBSCRIPTED = re.compile(r"\[[^\]]*\]\+?=")  # ([k]=v): an element with an explicit index
 MAX_ELEMENTS = 100_000  # an array this long is not a launch's argument list; beyond it the array is unknown
 
 
@@ -33,7 +35,7 @@ def elements(walk, node) -> tuple | None:
     for child in node.named_children:
         if child.type == "comment":
             continue
-        if child.type == "concatenation" and walk.c.node_text(child).startswith("["):
+        if child.type == "concatenation" and _SUBSCRIPTED.match(walk.c.node_text(child)):
             return None  # ([k]=v ...): associative or sparse, not read
         out.extend(walk.word(child))
         if len(out) > MAX_ELEMENTS:
@@ -94,6 +96,16 @@ def scalar(walk, node) -> tuple[bool, str | None]:
     return True, " ".join(b.value for b in items)
 
 
+def joined_script(walk, node) -> str | None:
+    """`${A[@]}` / `${A[*]}` in one word with some elements unknown: the elements joined by blanks, each unknown
+    one as an unknown reference (so a `bash -c "... ${A[@]}"` script still reads the known ones)."""
+    got = ref(walk, node)
+    items = items_of(walk, got[1]) if got is not None and got[0] == "all" else None
+    if not items:
+        return None
+    return " ".join(b.value if b.value is not None else b.script or _UNKNOWN for b in items)
+
+
 def whole_word(walk, node) -> list | None:
     """The words of an argument that is exactly `${A[@]}`, `${A[*]}` or `"${A[@]}"`: each element keeps its own
     position; unquoted, elements are split at blanks (as bash does). None: not such an argument."""
@@ -143,7 +155,7 @@ def merge_branch(before: Var | None, after: Var) -> Var:
             and len(after.items) > len(before.items) and all(x is y for x, y in zip(before.items, after.items)):
         more = Built(None, SourceMap(), after.span, False)
         return array_var(before.items + (more,), after.span, after.exported)
-    return replace(after, value=None, items=None)
+    return replace(after, value=None, items=None, script=None)
 
 
 def respan(var: Var, span) -> Var:

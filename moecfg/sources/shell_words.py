@@ -10,6 +10,7 @@ from moecfg.sources.textmap import SourceMap
 
 _IFS = " \t\n"
 _UNKNOWN = "${__moecfg_unknown__}"  # stands for an unknown piece inside a `bash -c` script
+_ESCAPED = {"dquote": '$`"\\\n', "heredoc": "$`\\\n"}  # what a backslash escapes inside "..." / a heredoc
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,7 @@ class Var:
     exported: bool = False
     is_set: bool = True
     items: tuple | None = None  # a bash array's elements (Built words, shell_arrays.py); None: not an array
+    script: str | None = None  # an unknown value known in parts (`"cd $DIR; run"`): the text with unknown pieces
 
 
 class Variables(dict):
@@ -58,6 +60,12 @@ class _W:
 
     def __init__(self):
         self.parts, self.map, self.known, self.split, self.expanded = [], SourceMap(), True, None, False
+
+    def add_partial(self, script: str, smap: SourceMap) -> None:
+        """An unknown value known in parts: the word is unknown, a `bash -c` script still reads the known parts."""
+        self.known, self.expanded = False, True
+        self.parts.append(script)
+        self.map.extend(smap)
 
     def add(self, text: str | None, smap: SourceMap, splittable: bool = False, expanded: bool = False) -> None:
         self.expanded = self.expanded or expanded or text is None
@@ -110,6 +118,25 @@ class Words:
             got = [Built(None, SourceMap(), self.r.span(lo, hi), False)]
         return got
 
+    def heredoc_body(self, body, quoted: bool) -> _W:
+        """A heredoc body as the shell feeds it: expanded (`$X`, `\\$`) unless its delimiter is quoted."""
+        a, b = self.c.node_range(body)
+        w, pos = _W(), a
+        for child in [] if quoted else body.named_children:
+            ca, cb = _start(self, child)
+            if child.type == "heredoc_content":
+                continue
+            if ca > pos:
+                self.literal(pos, ca, w, "heredoc")
+            self.pieces(child, w, quoted=True)
+            pos = cb
+        if b > pos:
+            if quoted:
+                w.add(self.c.text[pos:b], self.c.map_of(pos, b))
+            else:
+                self.literal(pos, b, w, "heredoc")
+        return w
+
     def plain(self, a: int, b: int, quote: int) -> Built:
         """A literal word (`quote` 1: a '...' string): value, map and span straight from the text."""
         text, smap = self.c.text[a + quote:b - quote], self.c.map_of(a + quote, b - quote)
@@ -131,7 +158,12 @@ class Words:
             for child in node.children:
                 self.pieces(child, w, quoted)
         elif t in ("simple_expansion", "expansion"):
+            a, b = _start(self, node)
             text = self.expansion(node)
+            part = self.partial(node) if text is None else None
+            if part is not None:
+                w.add_partial(part, self.c.map_of(a, b).whole(len(part)))
+                return
             w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
             value = _arith(node, self)
@@ -143,13 +175,14 @@ class Words:
             self.literal(a, b, w, "unquoted")
 
     def literal(self, a: int, b: int, w: _W, mode: str) -> None:
-        """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline)."""
+        """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline; in a
+        heredoc body: $ ` \\ newline)."""
         text, i, run = self.c.text, a, a
         if text.find("\\", a, b) < 0:  # no escapes: one literal run
             w.add(text[a:b], self.c.map_of(a, b))
             return
         while i < b:
-            if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in '$`"\\\n'):
+            if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in _ESCAPED[mode]):
                 if i > run:
                     w.add(text[run:i], self.c.map_of(run, i))
                 if text[i + 1] != "\n":
@@ -166,7 +199,7 @@ class Words:
         pos = a + 1 + (node.type == "translated_string")
         end = b - 1 if b - a >= 2 and self.c.text[b - 1] == '"' else b
         for child in node.named_children:
-            ca, cb = self.c.node_range(child)
+            ca, cb = _start(self, child)
             if child.type == "string_content":
                 continue
             if ca > pos:
@@ -186,6 +219,16 @@ class Words:
         except (UnicodeDecodeError, UnicodeEncodeError):
             value = None
         w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
+
+    def partial(self, node) -> str | None:
+        """`$X` / `${X}` / `${A[@]}` whose value is unknown but known in parts: the text, unknown pieces as
+        an unknown reference (None: nothing known)."""
+        kids = [c for c in node.children if c.type not in ("${", "}", "$")]
+        if len(kids) == 1 and kids[0].type == "variable_name":
+            var = self.lookup(self.c.node_text(kids[0]))
+            return var.script if var is not None and var.value is None else None
+        from moecfg.sources.shell_arrays import joined_script
+        return joined_script(self, node)
 
     def lookup(self, name: str) -> Var | None:
         return self.vars.get(name)
@@ -212,6 +255,15 @@ class Words:
         elif len(kids) == 2:
             word = ""
         return _operator(var, op, word)
+
+
+def _start(walk, node) -> tuple[int, int]:
+    """A node's range without the blanks tree-sitter-bash puts into a `${` token (`"a ${X} ${Y}"`: the second
+    expansion node starts at the blank, which is literal text of the string)."""
+    a, b = walk.c.node_range(node)
+    while a < b and walk.c.text[a] in " \t\n":
+        a += 1
+    return a, b
 
 
 def _quoted_all(node, walk) -> bool:

@@ -5,7 +5,8 @@ Each wrapper is stripped with its own option table (options that take a value, p
 program), so argv[0] is the program the frameworks recognise (`torchrun`, `python -m torch.distributed.run`,
 `vllm` stay: they are what frameworks/ look for). Environment the wrapper gives the program (`env A=1`,
 `mpirun -x A=1` / `-genv A 1`, `srun --export=A=1`) joins the launch's environment. An option a table does not
-list is taken as a flag; a word that cannot be known stops the stripping (it may be the program).
+list is taken as a flag; a word that cannot be known (unless written `--opt=$X`) stops the stripping (it may be
+the program).
 Checked against the tools' --help: coreutils 9 (env, nohup, timeout, stdbuf, nice), util-linux 2.39 (taskset,
 ionice), numactl 2.0, Slurm 23 srun, Open MPI 4/5 mpirun and MPICH/Intel hydra mpiexec.
 """
@@ -51,6 +52,11 @@ WRAPPERS = {
 }
 
 
+def _text(word) -> str:
+    """An option word as written: `--container-image=${IMAGE}` is an option even when its value is unknown."""
+    return word.value if word.value is not None else getattr(word, "script", None) or ""
+
+
 class Stripper:
     """Strips wrappers off `argv` (Built words); `prefix` gains the environment they set, `clear` is set
     by `env -i`. `launches` is False when the wrappers run no program (`taskset -p MASK PID`)."""
@@ -72,8 +78,8 @@ class Stripper:
 
     def options(self, spec: Wrapper, argv: list) -> list:
         i = 0
-        while i < len(argv) and argv[i].value and argv[i].value.startswith("-") and argv[i].value != "-":
-            opt = argv[i].value
+        while i < len(argv) and _text(argv[i]).startswith("-") and _text(argv[i]) != "-":
+            opt = _text(argv[i])
             if opt == "--":
                 i += 1
                 break

@@ -86,11 +86,11 @@ def test_arrays_copied_deeply_and_self_appends_stay_linear():
     assert words(only(loop))[-1] == str(2 ** 16)
 
 
-def megatron_launch(name: str):
+def megatron_launch(name: str, entry: str = "pretrain_gpt.py"):
     from reader_helpers import FIXTURES
     text = (FIXTURES / name).read_text(encoding="utf-8")
     lf = read_shell(text)
-    (launch,) = [x for x in lf.launches if any(w.value == "pretrain_gpt.py" for w in x.argv)]
+    (launch,) = [x for x in lf.launches if any(w.value == entry for w in x.argv)]
     return text, lf, launch
 
 
@@ -118,3 +118,23 @@ def test_megatron_gptoss_example_with_quoted_multi_word_elements():
     assert (ep.value, ep.exact, at(text, ep.span)) == ("1", False, "${EP_SIZE}")
     assert after(launch, "--hidden-size").value == "512" and after(launch, "--seq-length").value == "8192"
     assert None in words(launch)  # DATA_ARGS_LIST: filled in an if/else, so unknown
+
+
+def test_glob_like_and_bracketed_elements_are_ordinary_words():
+    launch = only("A=(--moe-layer-freq [0]*3+[1]*58 --x [a])\ntorchrun t.py \"${A[@]}\"\n")
+    assert words(launch)[2:] == ["--moe-layer-freq", "[0]*3+[1]*58", "--x", "[a]"]
+
+
+def test_megatron_fsdp_deepseek_v3_sbatch_heredoc():
+    # the launch runs inside `sbatch <<EOF ... srun ... bash -x -c "${TRAINING_CMD}"`; TRAINING_CMD joins
+    # PRETRAIN_ARGS, which three `if` blocks may extend (FSDP, profiling, W&B): each adds one unknown word
+    text, lf, launch = megatron_launch("megatron-fsdp-deepseek-v3-sbatch.sh", "python")
+    assert lf.problems == []
+    assert (after(launch, "--moe-token-dispatcher-type").value, after(launch, "--moe-flex-dispatcher-backend").value) \
+        == ("flex", "hybridep")
+    assert [after(launch, f).value for f in ("--hidden-size", "--num-experts", "--moe-router-topk", "--seq-length")] \
+        == ["7168", "256", "8", "4096"]
+    assert after(launch, "--expert-model-parallel-size").value is None  # EP=${EP:-8}: the caller may set EP
+    assert words(launch)[-3:] == [None, None, None]
+    assert at(text, after(launch, "--num-experts").span) == "${TRAINING_CMD}"  # where the text enters
+    assert launch.argv[launch.words().index("python") + 1].value is None  # ${MEGATRON_PATH}/pretrain_gpt.py

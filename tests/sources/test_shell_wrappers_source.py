@@ -113,3 +113,23 @@ def test_a_fan_out_of_sources_is_capped(tmp_path):
     lf = read_shell(text, Includes.for_script(script))
     assert time.perf_counter() - t < 5
     assert after(lf.launches[-1], "--v").value == "0"  # set after the (partly unread) nested sources
+
+
+def test_sbatch_heredoc_is_the_script_that_runs():
+    text = ("export HCCL_BUFFSIZE=512\nN=2\nsbatch --nodes $N <<EOF\n#!/bin/bash\n#SBATCH -N $N\n"
+            "srun --container-image=\\${IMG} -l vllm serve m --tp $N --x \\$Y\nEOF\n"
+            "bash <<'EOF'\nvllm serve q --tp $N\nEOF\n")
+    first_launch, quoted = [x for x in read_shell(text).launches if x.argv[0].value == "vllm"]
+    assert words(first_launch) == ["vllm", "serve", "m", "--tp", "2", "--x", None]  # \$Y: expanded at run time
+    assert pos(first_launch.argv[0].span) == (6, 35, 6, 39) and first_launch.argv[0].exact
+    assert pos(after(first_launch, "--tp").span) == (6, 53, 6, 55)  # the `$N` in the body
+    assert first_launch.env["HCCL_BUFFSIZE"].value == "512"
+    assert after(quoted, "--tp").value is None  # <<'EOF': the body is not expanded; N is not exported
+
+
+def test_a_string_known_in_parts_still_gives_its_known_words_to_bash_c():
+    text = ('ARGS=(--a 1)\nif [ -n "$P" ]; then ARGS+=(--p 2); fi\nCMD="cd $DIR; vllm serve m ${ARGS[@]} --tp 4"\n'
+            'bash -c "$CMD"\n')
+    launch = next(x for x in read_shell(text).launches if x.argv[0].value == "vllm")
+    assert words(launch) == ["vllm", "serve", "m", "--a", "1", None, "--tp", "4"]
+    assert pos(launch.argv[0].span) == (4, 10, 4, 14)  # $CMD: where the text enters the command
