@@ -84,6 +84,7 @@ class ShellReader:
         self.make_launch = make_launch or (lambda argv, env: Launch(tuple(argv), env, context))
         self.launches: list[Launch] = []
         self.capture: list | None = None  # set: collect each command's words instead of running it
+        self.array_budget = shell_arrays.WORD_BUDGET
         self.depth = 0
 
     def span(self, lo: int, hi: int):
@@ -277,7 +278,8 @@ class _Walk(Words):
             items = shell_arrays.elements(self, value_node)
             if append and items is not None:
                 prior = shell_arrays.items_of(self, name) if old is not None else None
-                items = None if prior is None else prior + items
+                big = prior is None or len(prior) + len(items) > shell_arrays.MAX_ELEMENTS
+                items = None if big else prior + items
             return name, shell_arrays.array_var(items, self.node_span(node), exported)
         value, script = "", None
         if value_node is not None:
@@ -404,10 +406,12 @@ class _Walk(Words):
         key, text = got
         try:
             sub = ShellReader(LineIndex(text), [], self.r.context, include=self.r.include)
+            sub.array_budget = self.r.array_budget
             result = sub.read(Decoded(text, SourceMap.identity(len(text))), dict(self.vars), self.r.depth + 1,
                               self.vars.allexport)
         finally:
             self.r.include.leave(key)
+        self.r.array_budget = sub.array_budget
         for name, var in result.items():
             if self.vars.get(name) is not var:
                 self.vars[name] = shell_arrays.respan(var, span)

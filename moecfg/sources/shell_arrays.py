@@ -17,7 +17,8 @@ from moecfg.sources.shell_words import _UNKNOWN, Built, Var
 from moecfg.sources.textmap import SourceMap
 
 _SUBSCRIPTED = re.compile(r"\[[^\]]*\]\+?=")  # ([k]=v): an element with an explicit index
-MAX_ELEMENTS = 100_000  # an array this long is not a launch's argument list; beyond it the array is unknown
+MAX_ELEMENTS = 10_000  # an array this long is not a launch's argument list; beyond it the array is unknown
+WORD_BUDGET = 1_000_000  # words all `${A[@]}` of one script may produce; beyond it each is one unknown word
 
 
 def array_var(items: tuple | None, span, exported: bool = False) -> Var:
@@ -119,8 +120,9 @@ def whole_word(walk, node) -> list | None:
     if got is None or got[0] != "all" or quoted and got[2] == "*":
         return None
     items = items_of(walk, got[1])
-    if items is None:
+    if items is None or len(items) > walk.r.array_budget:
         return [Built(None, SourceMap(), walk.node_span(node), False)]
+    walk.r.array_budget -= len(items)
     if quoted:
         return list(items)
     out: list = []
