@@ -133,3 +133,13 @@ def test_a_string_known_in_parts_still_gives_its_known_words_to_bash_c():
     launch = next(x for x in read_shell(text).launches if x.argv[0].value == "vllm")
     assert words(launch) == ["vllm", "serve", "m", "--a", "1", None, "--tp", "4"]
     assert pos(launch.argv[0].span) == (4, 10, 4, 14)  # $CMD: where the text enters the command
+
+
+def test_check_reads_a_sourced_file_next_to_the_script(tmp_path):
+    from moecfg.core.engine import check_paths
+    write(tmp_path, "moe.sh", "MOE_ARGS=(--num-experts 256 --moe-token-dispatcher-type flex --expert-model-parallel-size 8)\n")
+    write(tmp_path, "run.sh", "source ./moe.sh\ntorchrun --nproc_per_node 8 pretrain_gpt.py --hidden-size 7168 "
+          "--seq-length 4096 \"${MOE_ARGS[@]}\"\n")
+    (result,) = [r for r in check_paths([str(tmp_path)]).results if r.file.endswith("run.sh")]
+    assert result.kind == "deepep" and result.launch["framework"] == "megatron"
+    assert [d.code for d in result.diagnostics if d.code == "MC023"] == []
