@@ -19,7 +19,7 @@ from dataclasses import replace
 from moecfg.core import launch_rules as L
 from moecfg.sources import shell_arrays, sourced
 from moecfg.sources.launch import EnvEntry, Launch, Problem
-from moecfg.sources.shell_words import Var, Variables, Words
+from moecfg.sources.shell_words import _UNKNOWN, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 from moecfg.sources.wrappers import Stripper
 from moecfg.sources.yaml_source import Span
@@ -281,16 +281,17 @@ class _Walk(Words):
                 big = prior is None or len(prior) + len(items) > shell_arrays.MAX_ELEMENTS
                 items = None if big else prior + items
             return name, shell_arrays.array_var(items, self.node_span(node), exported)
-        value, script = "", None
+        value, partial = "", None
         if value_node is not None:
             words = self.word(value_node, split=False)
             value = words[0].value if words else ""
-            script = words[0].script if words and value is None else None  # known in parts (bash -c text)
+            known_part = words and value is None and (words[0].script or "").replace(_UNKNOWN, "")
+            partial = words[0] if known_part else None  # known in parts: for bash -c "$X"
         if append:
             value = None if value is None or old is None or old.value is None else old.value + value
             if value is None or old.items is not None:  # A+=x on an array appends to element 0
                 return name, Var(None, self.node_span(node), exported)
-        return name, Var(value, self.node_span(node), exported=exported, script=script)
+        return name, Var(value, self.node_span(node), exported=exported, partial=partial)
 
     def assignments(self, node, exported: bool | None) -> None:
         items = node.named_children if node.type == "variable_assignments" else [node]

@@ -97,14 +97,25 @@ def scalar(walk, node) -> tuple[bool, str | None]:
     return True, " ".join(b.value for b in items)
 
 
-def joined_script(walk, node) -> str | None:
+def joined_script(walk, node) -> Built | None:
     """`${A[@]}` / `${A[*]}` in one word with some elements unknown: the elements joined by blanks, each unknown
-    one as an unknown reference (so a `bash -c "... ${A[@]}"` script still reads the known ones)."""
+    one as an unknown reference, each with its own map (so a `bash -c "... ${A[@]}"` script still reads the
+    known ones, at their places in the array assignment)."""
     got = ref(walk, node)
     items = items_of(walk, got[1]) if got is not None and got[0] == "all" else None
-    if not items:
+    if not items or len(items) > walk.r.array_budget:
         return None
-    return " ".join(b.value if b.value is not None else b.script or _UNKNOWN for b in items)
+    walk.r.array_budget -= len(items)
+    here = walk.c.map_of(*walk.c.node_range(node))
+    parts, smap = [], SourceMap()
+    for i, b in enumerate(items):
+        piece = b.value if b.value is not None else b.script or _UNKNOWN
+        if i:
+            parts.append(" ")
+            smap.extend(here.whole(1))
+        parts.append(piece)
+        smap.extend(b.map if b.map.length == len(piece) else here.whole(len(piece)))
+    return Built(None, smap, walk.node_span(node), False, "".join(parts))
 
 
 def whole_word(walk, node) -> list | None:
@@ -157,10 +168,10 @@ def merge_branch(before: Var | None, after: Var) -> Var:
             and len(after.items) > len(before.items) and all(x is y for x, y in zip(before.items, after.items)):
         more = Built(None, SourceMap(), after.span, False)
         return array_var(before.items + (more,), after.span, after.exported)
-    return replace(after, value=None, items=None, script=None)
+    return replace(after, value=None, items=None, partial=None)
 
 
 def respan(var: Var, span) -> Var:
     """A variable set by a sourced file: its positions are in that file, so point at the `source` command."""
     items = None if var.items is None else tuple(Built(b.value, SourceMap(), span, False) for b in var.items)
-    return replace(var, span=span, items=items)
+    return replace(var, span=span, items=items, partial=None)

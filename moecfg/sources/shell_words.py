@@ -20,7 +20,7 @@ class Var:
     exported: bool = False
     is_set: bool = True
     items: tuple | None = None  # a bash array's elements (Built words, shell_arrays.py); None: not an array
-    script: str | None = None  # an unknown value known in parts (`"cd $DIR; run"`): the text with unknown pieces
+    partial: Built | None = None  # an unknown value known in parts (`"cd $DIR; run"`): its text and map
 
 
 class Variables(dict):
@@ -161,8 +161,9 @@ class Words:
             a, b = _start(self, node)
             text = self.expansion(node)
             part = self.partial(node) if text is None else None
-            if part is not None:
-                w.add_partial(part, self.c.map_of(a, b).whole(len(part)))
+            if part is not None:  # a bash -c script's words keep where they were written (PRETRAIN_ARGS=(...))
+                exact = part.map.length == len(part.script)
+                w.add_partial(part.script, part.map if exact else self.c.map_of(a, b).whole(len(part.script)))
                 return
             w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
@@ -220,13 +221,13 @@ class Words:
             value = None
         w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
 
-    def partial(self, node) -> str | None:
-        """`$X` / `${X}` / `${A[@]}` whose value is unknown but known in parts: the text, unknown pieces as
-        an unknown reference (None: nothing known)."""
+    def partial(self, node) -> Built | None:
+        """`$X` / `${X}` / `${A[@]}` whose value is unknown but known in parts: its text (unknown pieces as an
+        unknown reference) and map (None: nothing known)."""
         kids = [c for c in node.children if c.type not in ("${", "}", "$")]
         if len(kids) == 1 and kids[0].type == "variable_name":
             var = self.lookup(self.c.node_text(kids[0]))
-            return var.script if var is not None and var.value is None else None
+            return var.partial if var is not None and var.value is None else None
         from moecfg.sources.shell_arrays import joined_script
         return joined_script(self, node)
 

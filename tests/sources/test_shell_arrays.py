@@ -148,5 +148,10 @@ def test_megatron_fsdp_deepseek_v3_sbatch_heredoc():
         == ["7168", "256", "8", "4096"]
     assert after(launch, "--expert-model-parallel-size").value is None  # EP=${EP:-8}: the caller may set EP
     assert words(launch)[-3:] == [None, None, None]
-    assert at(text, after(launch, "--num-experts").span) == "${TRAINING_CMD}"  # where the text enters
+    # through the heredoc, bash -c "${TRAINING_CMD}" and the string joining PRETRAIN_ARGS, each word still points
+    # at its place in PRETRAIN_ARGS=( ... )
+    experts, backend = after(launch, "--num-experts"), after(launch, "--moe-flex-dispatcher-backend")
+    assert (pos(experts.span), experts.exact, pos(backend.span)) == ((88, 19, 88, 22), True, (95, 35, 95, 43))
+    assert at(text, after(launch, "--expert-model-parallel-size").span) == "${EP}"
+    assert at(text, launch.argv[-1].span) == "${PRETRAIN_ARGS[@]}"  # the words the `if` blocks may add
     assert launch.argv[launch.words().index("python") + 1].value is None  # ${MEGATRON_PATH}/pretrain_gpt.py

@@ -132,7 +132,8 @@ def test_a_string_known_in_parts_still_gives_its_known_words_to_bash_c():
             'bash -c "$CMD"\n')
     launch = next(x for x in read_shell(text).launches if x.argv[0].value == "vllm")
     assert words(launch) == ["vllm", "serve", "m", "--a", "1", None, "--tp", "4"]
-    assert pos(launch.argv[0].span) == (4, 10, 4, 14)  # $CMD: where the text enters the command
+    assert pos(launch.argv[0].span) == (3, 15, 3, 19)  # `vllm` in CMD="..." on line 3
+    assert pos(after(launch, "--a").span) == (1, 11, 1, 12)  # `1` in ARGS=(--a 1) on line 1
 
 
 def test_check_reads_a_sourced_file_next_to_the_script(tmp_path):
