@@ -144,3 +144,11 @@ def test_check_reads_a_sourced_file_next_to_the_script(tmp_path):
     (result,) = [r for r in check_paths([str(tmp_path)]).results if r.file.endswith("run.sh")]
     assert result.kind == "deepep" and result.launch["framework"] == "megatron"
     assert [d.code for d in result.diagnostics if d.code == "MC023"] == []
+
+
+def test_heredocs_that_are_data_are_not_read_as_commands():
+    # out of scope: a YAML/JSON config written for the launch, or a Python program on stdin
+    text = ("cat > cfg.yaml <<EOF\nserver_cmd: vllm serve m --tp 8\nEOF\npython - <<'PY'\nimport os\nPY\n"
+            "bash -c 'vllm serve m' <<EOF\nvllm serve ignored\nEOF\n")
+    assert [words(x)[0] for x in read_shell(text).launches] == ["cat", "python", "vllm"]
+    assert words(read_shell(text).launches[-1]) == ["vllm", "serve", "m"]
