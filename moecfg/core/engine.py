@@ -3,16 +3,18 @@ from __future__ import annotations
 
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
-from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, json_pointer
+from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
 from moecfg.core.policy import FileSettings, fill_defaults
 from moecfg.core.policy import apply as apply_settings
 from moecfg.core.registry import RULES
 from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
 
+MAX_MESSAGE = 2000  # characters of one diagnostic message
+
 def _diag(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
-    r = RULES[code]
-    return Diagnostic(code, r.name, severity or r.severity, message, json_pointer(path),
+    r = RULES[code]  # the message is clipped as a last resort; checks quote values with diagnostics.shown/clip
+    return Diagnostic(code, r.name, severity or r.severity, clip(message, MAX_MESSAGE), json_pointer(path),
                       span.line, span.column, span.end_line, span.end_column)
 
 
@@ -122,6 +124,9 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting."""
     report = Report()
+    from moecfg.core.routing import SKIPPED
+
+    SKIPPED.clear()  # what this run skipped (--verbose); a long-lived process must not accumulate it
     for entry in discover(paths):
         name = "<stdin>" if entry.path == "-" else entry.path
         policy = settings.for_file(entry.path) if settings is not None else None

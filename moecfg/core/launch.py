@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
-from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, json_pointer
-from moecfg.core.registry import RULES
+from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
+from moecfg.core.engine import _diag as diagnostic  # one builder: messages clipped alike
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
 
@@ -33,10 +33,6 @@ class LaunchDocument:
         return self.start
 
 
-def diagnostic(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
-    r = RULES[code]
-    return Diagnostic(code, r.name, severity or r.severity, message, json_pointer(path),
-                      span.line, span.column, span.end_line, span.end_column)
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,

@@ -30,6 +30,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.sglang.gpu_rules",
     "moecfg.frameworks.vllm.rules",
     "moecfg.frameworks.budget",
+    "moecfg.frameworks.ascend_budget",
     "moecfg.frameworks.megatron.rules",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",

@@ -54,8 +54,10 @@ def table(buffers: list[tuple[str, int, str]], device: str | None, device_how: s
     return out
 
 
-def over_headroom(budget: dict, fraction_flag: str, span, fixes: str) -> list[Note]:
-    """MC985 when the buffers exceed the memory outside the fraction; `fixes` names the flags that shrink them."""
+def over_headroom(budget: dict, fraction_flag: str, span, fixes: str, code: str = OVER_HEADROOM.code,
+                  seen: str = "uccl#924") -> list[Note]:
+    """MC985 (or the Ascend `code`) when the buffers exceed the memory outside the fraction; `fixes` names the flags
+    that shrink them, `seen` the published failure."""
     headroom = budget.get("headroom_bytes")
     if headroom is None or headroom >= 0:
         return []
@@ -64,7 +66,7 @@ def over_headroom(budget: dict, fraction_flag: str, span, fixes: str) -> list[No
     best = int(most * 100) / 100
     parts = " + ".join(f"{n} {v['bytes'] / GIB:.2f} GB" for n, v in budget["buffers"].items())
     advice = f"set {fraction_flag} <= {best:.2f}" if best > 0 else f"the buffers do not fit even with {fraction_flag} 0"
-    return [Note(OVER_HEADROOM.code, f"communication buffers per rank ({parts} = {total / GIB:.2f} GB) exceed the "
+    return [Note(code, f"communication buffers per rank ({parts} = {total / GIB:.2f} GB) exceed the "
                  f"{budget['outside_fraction_bytes'] / GIB:.2f} GB {budget['device_memory']} leaves outside "
                  f"{fraction_flag} {budget['framework_fraction']:g} (headroom {headroom / GIB:.2f} GB): the buffer "
-                 f"allocation runs out of memory (uccl#924); {advice}, or {fixes}", span)]
+                 f"allocation runs out of memory ({seen}); {advice}, or {fixes}", span)]

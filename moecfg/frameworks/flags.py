@@ -139,6 +139,8 @@ def json_value(flag: Flag) -> dict:
         data = json.loads(flag.value)
     except ValueError as exc:
         raise JsonFlagError(f"{flag.name} is not valid JSON: {exc}") from None
+    except RecursionError:  # json recurses per nesting level: '{"a":' x 50000
+        raise JsonFlagError(f"{flag.name} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise JsonFlagError(f"{flag.name} must be a JSON object, got {type(data).__name__}")
     return data

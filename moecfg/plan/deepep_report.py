@@ -62,7 +62,7 @@ def plan_text(answers, problem, color: bool = False) -> str:
                 con.print(f"  {r}")
     valid = sum(a.ok for a in answers)
     con.print(f"{valid} of {len(answers)} rank count{'s' if len(answers) != 1 else ''} valid")
-    return escape.terminal(con.file.getvalue())
+    return escape.terminal(con.file.getvalue(), colour=color)
 
 
 def plan_json(answers, problem) -> str:

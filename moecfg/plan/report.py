@@ -56,7 +56,7 @@ def plan_text(answers, problem, color: bool = False) -> str:
                 con.print(f"  {r}")
     valid = sum(a.ok for a in answers)
     con.print(f"{valid} of {len(answers)} EP size{'s' if len(answers) != 1 else ''} valid")
-    return escape.terminal(con.file.getvalue())
+    return escape.terminal(con.file.getvalue(), colour=color)
 
 
 def plan_json(answers, problem) -> str:
@@ -105,7 +105,7 @@ def sweep_text(sw, color: bool = False) -> str:
         table.add_row(str(sw.xs[i]), *["n/a" if m[i] is None else str(m[i]) for m in mbs])
     con.print(table)
     con.print(chart(sw, rows))
-    return escape.terminal(con.file.getvalue())
+    return escape.terminal(con.file.getvalue(), colour=color)
 
 
 def chart(sw, rows) -> str:

@@ -45,9 +45,11 @@ def lines(items) -> str:
     return no_workflow_commands("\n".join(text(line) for line in items)) + "\n"
 
 
-def terminal(s: str) -> str:
-    """A whole rendered text (rich tables, charts): line breaks and rich's colour codes kept, every other
-    control character escaped, no workflow commands."""
+def terminal(s: str, colour: bool = False) -> str:
+    """A whole rendered text (rich tables, charts, messages): line breaks kept, and with `colour` rich's colour
+    codes (SGR); every other control character escaped, no workflow commands."""
+    if not colour:
+        return no_workflow_commands(_KEEP_NEWLINE.sub(_show, s))
     kept = _SGR.split(s)
     codes = _SGR.findall(s)
     out = [_KEEP_NEWLINE.sub(_show, part) for part in kept]

@@ -127,4 +127,4 @@ def _render_rich(report, command: str) -> str:
         s = report.summary()
         style = "bold red" if s["errors"] else ("yellow" if s["warnings"] else "green")
         console.print(Text(_summary(report), style=style))
-    return escape.terminal(cap.get())  # file text never reaches the terminal raw (nor rich markup)
+    return escape.terminal(cap.get(), colour=True)  # file text never reaches the terminal raw (nor rich markup)

@@ -6,6 +6,9 @@ import os
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
 from moecfg.core import settings
@@ -51,6 +54,12 @@ def test_hostile_config_is_a_config_error(tmp_path, cli, config, message, monkey
     assert code in (1, 2) and "internal error" not in err and len(err) < 2000, err
     if message:
         assert code == 2 and message in err
+
+
+def test_pyproject_nested_5000_levels_is_a_config_error(tmp_path, cli):
+    code, _, err = cli("check", _tree(tmp_path, "[tool.moecfg]\nignore = " + "[" * 5000 + "]" * 5000 + "\n",
+                                      "pyproject.toml"))
+    assert code == 2 and "nested too deeply" in err
 
 
 def test_pyproject_of_blank_lines_is_scanned_in_linear_time(tmp_path, cli):
@@ -156,3 +165,20 @@ def test_model_config_behind_a_cache_link_is_read(tmp_path, cli):
     (snap / "config.json").symlink_to("../../blobs/abc")
     code, out, err = cli("plan", "--product", "A3", "--model-config", str(snap), "--ep", "32", "--bs", "128")
     assert code == 0, err
+
+
+@examples(max_examples=300, deadline=None)
+@given(pattern=st.text("ab*?/[]!", min_size=1, max_size=8), paths=st.lists(st.text("ab/", min_size=1, max_size=10),
+                                                                         min_size=1, max_size=10))
+def test_committed_chunks_match_exactly_what_pathspec_matches(pattern, paths):
+    import pathspec
+
+    if not pattern.strip() or pattern.strip()[0] in "!#":
+        return
+    try:
+        theirs = pathspec.GitIgnoreSpec.from_lines([pattern.strip()]).patterns[0].regex
+        ours = settings.gitignore_regex(pattern)
+    except Exception:  # invalid patterns are config errors (tested above)
+        return
+    for path in paths:
+        assert bool(theirs.match(path)) == bool(ours.match(path)), (pattern, path)

@@ -66,3 +66,10 @@ def test_utf32_file_with_bom_is_read_as_utf32():
     for codec in ("utf-32-le", "utf-32-be"):
         raw = "\ufeff".encode(codec) + GOOD.encode(codec)
         assert [d.code for r in lint_bytes(raw, "t.yaml") for d in r.diagnostics] == []
+
+
+def test_launch_json_flag_nested_50000_levels():
+    script = ("#!/bin/bash\nvllm serve m --enable-expert-parallel --additional-config '"
+              + '{"a":' * 50_000 + "1" + "}" * 50_000 + "'\n")
+    results = lint_bytes(script.encode(), "run.sh")
+    assert "MC021" in [d.code for r in results for d in r.diagnostics]

@@ -105,3 +105,5 @@ def test_escape_helpers():
     assert escape.no_workflow_commands("ok\n  ::warning::x\n::") == "ok\n  \\x3a:warning::x\n\\x3a:"
     assert escape.github_property("a:b,c%\r\n\x1b") == r"a%3Ab%2Cc%25%0D%0A\x1b"
     assert escape.xml("<a>\x00\x1b\t</a>") == "<a>\\x00\\x1b\t</a>"
+    assert escape.terminal("a\x1b[1mb\n::c") == "a\\x1b[1mb\n\\x3a:c"  # no colour: every escape shown
+    assert escape.terminal("a\x1b[1mb\x1b[2J", colour=True) == "a\x1b[1mb\\x1b[2J"  # colour codes only

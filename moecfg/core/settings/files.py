@@ -55,6 +55,8 @@ def _toml_table(raw: bytes, path: str) -> dict:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses per nesting level
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     table = doc.get("tool", {}).get("moecfg", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.moecfg] must be a table")

@@ -22,7 +22,7 @@ from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import FlagSpec, Flags
 from moecfg.frameworks.models import resolve_model, unresolved_reason
-from moecfg.frameworks.sglang import rules
+from moecfg.frameworks.sglang import npu_memory, rules
 
 S, D, U = "server_args.py @001067f", "token_dispatcher/deepep.py @003a81b", "layers/moe/utils.py"
 DEFAULT_T = 128  # environ.py SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK = EnvInt(128)
@@ -34,7 +34,8 @@ FLAGS = (
     FlagSpec("--cuda-graph-bs", nargs="+"), FlagSpec("--speculative-num-draft-tokens"),
     FlagSpec("--speculative-algorithm"), FlagSpec("--ep-num-redundant-experts"), FlagSpec("--device"),
     FlagSpec("--disaggregation-mode"), FlagSpec("--quantization"), FlagSpec("--max-prefill-tokens"),
-    FlagSpec("--context-length"),
+    FlagSpec("--context-length"), FlagSpec("--mem-fraction-static"),
+    FlagSpec("--pp-size", ("--pipeline-parallel-size",)),
 )
 ENV_NAMES = tuple(f.name for f in ENV_FIELDS)
 
@@ -95,6 +96,8 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
         out.calls.append(_normal_call(c, phases["normal"], base, src, why))
     if "low_latency" in phases:
         out.calls.append(_ll_call(c, phases["low_latency"], base, src, why))
+    for call in out.calls:  # the per-rank HCCL memory table (npu_memory.py, MC954)
+        call.notes.extend(npu_memory.budget(c, ctx, call, *parallel(c)))
 
 
 def _phases(c: _Ctx) -> dict:

@@ -34,7 +34,7 @@ from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
 S, D, U = "sglang@001067f server_args.py", "sglang@003a81b token_dispatcher/deepep.py", "sglang layers/moe/utils.py"
 DEFAULT_T = ascend.DEFAULT_T
-FLAGS = ascend.FLAGS + (FlagSpec("--deepep-config"), FlagSpec("--mem-fraction-static"),
+FLAGS = ascend.FLAGS + (FlagSpec("--deepep-config"),
                         FlagSpec("--moe-runner-backend"), FlagSpec("--nnodes"))
 _BF16_RUNNERS = ("cutlass", "flashinfer_cutedsl")
 

@@ -20,13 +20,17 @@ _SRC = "vllm-project/vllm-ascend@182b75e"
 BUFFER_EXCEEDS_MEMORY = rule(
     "MC950", "vllm-ascend-hccl-buffsize-memory", ERROR, "HCCL_BUFFSIZE makes the HCCL buffers of a vllm-ascend "
     "rank larger than its device memory (2 x buffer per communicator)", family=_F,
-    source=f"{_SRC} vllm_ascend/utils.py:968-991 (mc2 group: process HCCL_BUFFSIZE; other groups: pg_options "
-    "200 MB) + CANN HCCL guide (2 x HCCL_BUFFSIZE per communicator)",
+    source=f"{_SRC} vllm_ascend/utils.py:968-1005 (mc2 group: process HCCL_BUFFSIZE; dp: max(ceil((DP+1) x 4 B / "
+    "MiB), 50) MB; dynamic_eplb 100 MB; other groups: pg_options 200 MB) + patch/worker/patch_distributed.py:156-166 "
+    "+ distributed/parallel_state.py:76-134 + CANN HCCL guide (2 x HCCL_BUFFSIZE per communicator)",
     why="vllm-ascend gives the mc2 communicator no pg_options, so it allocates 2 x HCCL_BUFFSIZE (send + receive); "
-    "with the TP communicator's 2 x 200 MB the rank runs out of device memory when HCCL initialises the group.",
+    "every other group of more than one rank (vLLM's tp, dcp, pcp, pp, dp, ep; vllm-ascend's dynamic_eplb and "
+    "fine-grained TP groups) allocates 2 x its pg_options buffer. When the sum exceeds the device the rank runs out "
+    "of memory as HCCL initialises the groups. Below the device but above the memory outside "
+    "--gpu-memory-utilization, MC954 reports it.",
     fix="Lower the HCCL_BUFFSIZE export to what the op needs (the message names the largest value that fits).",
     fail_text="`export HCCL_BUFFSIZE=40000` before `vllm serve ... --tensor-parallel-size 4 "
-    "--enable-expert-parallel` on A3 (64 GB per die).", pass_example=_PASS)
+    "--enable-expert-parallel` on A3 (64 GB per die): mc2 2 x 40000 MB alone exceeds 65536 MB.", pass_example=_PASS)
 HIERARCHY_TOKEN_CAP = rule(
     "MC951", "vllm-ascend-hierarchy-token-cap", ERROR, "vllm-ascend caps MC2 tokens per rank at 512, but with "
     "hierarchical communication CANN accepts at most 256", family=_F,
@@ -66,10 +70,13 @@ RECV_BELOW_SAFE = rule(
 
 def check_calls(args, rel, ctx, calls) -> None:
     """Add MC95x notes to the op calls of one launch."""
+    from moecfg.frameworks.vllm_ascend import memory
+
+    reads = memory.read(args, rel) if any(c.kind == "ascend" for c in calls) else None
     for call in calls:
         if call.kind != "ascend":
             continue
-        call.notes.extend(_buffer(args, rel, ctx, call))
+        call.notes.extend(_buffer(args, ctx, call, reads, rel))
         call.notes.extend(_hierarchy(args, ctx, call))
         call.notes.extend(_megamoe_prefill(args, rel, call))
         call.notes.extend(_recv(args, rel, call))
@@ -80,28 +87,27 @@ def _span(call, name, args):
     return spans[0] if spans else args.start
 
 
-def _buffer(args, rel, ctx, call) -> list[Note]:
-    from moecfg.backends.device.devices import device_bytes, describe
+def _buffer(args, ctx, call, reads, rel) -> list[Note]:
+    """MC950 when the HCCL buffer pairs exceed the device, else MC954 when they (+ the fused op's workspace) exceed
+    what --gpu-memory-utilization leaves; the table goes to call.derived["memory_budget"] (memory.py)."""
+    from moecfg.backends.device.devices import MIB, describe
+    from moecfg.frameworks.vllm_ascend import memory
 
-    env = call.arguments.get("env", {})
-    try:
-        mc2 = int(env["HCCL_BUFFSIZE"])
-    except (KeyError, TypeError, ValueError):
+    comms = memory.communicators(reads, call)
+    tab = memory.table(reads, ctx, call, comms)
+    if tab is None or "device_bytes" not in tab:
         return []
-    limit = device_bytes(call.arguments["product"], ctx.device_memory_gb)
-    if limit is None:
-        return []
-    tp = args.flag("--tensor-parallel-size", 1).value or 1
-    others = [("TP", F.HCCL_DEFAULT_BUFFER_MB)] if tp > 1 else []
-    total_mb = 2 * mc2 + sum(2 * mb for _, mb in others)
-    limit_mb = limit // (1024 * 1024)
-    if total_mb <= limit_mb:
-        return []
-    fits = (limit_mb - sum(2 * mb for _, mb in others)) // 2
-    parts = " + ".join([f"mc2 2 x {mc2} MB"] + [f"{g} 2 x {mb} MB (pg_options)" for g, mb in others])
-    return [Note(BUFFER_EXCEEDS_MEMORY.code, f"HCCL_BUFFSIZE={mc2}: {parts} = {total_mb} MB > "
-                 f"{describe(call.arguments['product'], ctx.device_memory_gb)}; set HCCL_BUFFSIZE <= {fits} "
-                 f"({rel.cite['buffer']})", _span(call, "env.HCCL_BUFFSIZE", args))]
+    hccl = sum(c.bytes for c in comms)
+    if hccl <= tab["device_bytes"]:
+        return memory.headroom_notes(reads, args, call, tab)
+    mc2 = next(c for c in comms if c.name == "mc2")
+    others = hccl - mc2.bytes
+    fits = (tab["device_bytes"] - others) // (2 * MIB)
+    parts = " + ".join(f"{c.name} 2 x {c.mb} MB" for c in comms)
+    advice = f"set HCCL_BUFFSIZE <= {fits}" if fits > 0 else "the other groups' buffers alone exceed the device"
+    return [Note(BUFFER_EXCEEDS_MEMORY.code, f"HCCL_BUFFSIZE={mc2.mb}: {parts} = {hccl // MIB} MB > "
+                 f"{describe(call.arguments['product'], ctx.device_memory_gb)}: HCCL runs out of device memory when it "
+                 f"initialises the groups; {advice} ({rel.cite['buffer']})", _span(call, "env.HCCL_BUFFSIZE", args))]
 
 
 def hierarchy_bs_limit(product: str, cann: str | None) -> int | None:
