@@ -365,6 +365,9 @@ class _Walk(Words):
             return
         if argv and argv[0].value == "set":
             self.set_options([w.value or "" for w in argv[1:]])
+        if argv and argv[0].value in shell_arrays.READERS:
+            for name in shell_arrays.names_read(argv):
+                self.forget(name, argv[0].span)
         _Command(self, argv, prefix).run()
 
     def unset_prefix(self, saved: dict) -> None:

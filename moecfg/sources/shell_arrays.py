@@ -175,3 +175,28 @@ def respan(var: Var, span) -> Var:
     """A variable set by a sourced file: its positions are in that file, so point at the `source` command."""
     items = None if var.items is None else tuple(Built(b.value, SourceMap(), span, False) for b in var.items)
     return replace(var, span=span, items=items, partial=None)
+
+
+# Builtins that set variables from input at run time: (options taking a value, the option naming an array,
+# the default name when none is given). `read -a A`, `mapfile -t A < f`, `printf -v X ...`: unknown afterwards.
+READERS = {
+    "read": ("-a -d -i -n -N -p -t -u", "-a", "REPLY"),
+    "mapfile": ("-d -n -O -s -u -C -c", "", "MAPFILE"),
+    "readarray": ("-d -n -O -s -u -C -c", "", "MAPFILE"),
+    "printf": ("", "-v", ""),
+}
+
+
+def names_read(argv: list) -> list[str]:
+    """The variables `read` / `mapfile` / `printf -v` set (only their names are known, never their values)."""
+    values, named, default = READERS[argv[0].value]
+    out, i, values = [], 1, values.split()
+    while i < len(argv) and (argv[i].value or "").startswith("-") and argv[i].value != "--":
+        if argv[i].value == named and i + 1 < len(argv):
+            out.append(argv[i + 1].value)
+        i += 2 if argv[i].value in values or argv[i].value == named else 1
+    rest = [w.value for w in argv[i + (i < len(argv) and argv[i].value == "--"):]]
+    if argv[0].value == "printf":
+        return [n for n in out if n]
+    names = rest if argv[0].value == "read" else rest[:1]
+    return [n for n in out + names if n] or [default]

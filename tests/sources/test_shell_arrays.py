@@ -155,3 +155,9 @@ def test_megatron_fsdp_deepseek_v3_sbatch_heredoc():
     assert at(text, after(launch, "--expert-model-parallel-size").span) == "${EP}"
     assert at(text, launch.argv[-1].span) == "${PRETRAIN_ARGS[@]}"  # the words the `if` blocks may add
     assert launch.argv[launch.words().index("python") + 1].value is None  # ${MEGATRON_PATH}/pretrain_gpt.py
+
+
+def test_builtins_that_read_input_make_their_variables_unknown():
+    text = ("A=(--a 1)\nB=(--b 2)\nX=1\nY=2\nREPLY=3\nread -ra A <<< \"$IN\"\nmapfile -t B < args.txt\n"
+            "read -p 'x' X Y\nprintf -v P '%s' 4\nread\ntorchrun \"${A[@]}\" \"${B[@]}\" $X $Y $REPLY\n")
+    assert words(only(text)) == ["torchrun", None, None, None, None, None]
