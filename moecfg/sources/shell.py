@@ -230,7 +230,7 @@ class _Walk(Words):
         body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None) if redirect else None
         start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None) if redirect else None
         if body is not None and start is not None:
-            self.heredoc = (body, self.c.node_text(start)[:1] in "'\"\\")
+            self.heredoc = (body, any(q in self.c.node_text(start) for q in "'\"\\"))  # <<'EOF': not expanded
         try:
             self.command(node.named_children[0])
         finally:
