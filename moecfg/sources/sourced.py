@@ -2,7 +2,8 @@
 
 Only a literal path is followed, resolved against the script's own folder (launch scripts are run from there;
 bash itself resolves it against the working directory, which moecfg cannot know), and only when it resolves
-(symbolic links included) to a regular file inside that folder, at most MAX_BYTES long, UTF-8 text. A file
+(symbolic links included) to a regular file inside the folder being checked (`moecfg check DIR`; the script's
+own folder for a script named on the command line), at most MAX_BYTES long, UTF-8 text. A file
 already being read in the chain (`a.sh` sources `b.sh` sources `a.sh`), a chain deeper than MAX_DEPTH or more
 than MAX_FILES files per script is not read again: the reader then treats the `source` as unreadable (every
 variable it could set becomes unknown), exactly as for a missing file.
@@ -44,21 +45,24 @@ def may_set(names: tuple[str, ...], name: str) -> bool:
 
 
 class Includes:
-    def __init__(self, script_path: str):
-        self.root = os.path.realpath(os.path.dirname(os.path.abspath(script_path)))
+    def __init__(self, script_path: str, root: str | None = None):
+        self.base = os.path.realpath(os.path.dirname(os.path.abspath(script_path)))
+        self.root = os.path.realpath(root) if root else self.base
+        if os.path.commonpath([self.base, self.root]) != self.root:
+            self.root = self.base  # a script outside the checked folder (a followed link): its own folder only
         self.stack = [os.path.realpath(script_path)]
         self.files = 0
 
     @classmethod
-    def for_script(cls, name: str) -> Includes | None:
+    def for_script(cls, name: str, root: str | None = None) -> Includes | None:
         """The hook for a script read from file `name` (None for stdin or text without a file)."""
-        return cls(name) if name and os.path.isfile(name) else None
+        return cls(name, root) if name and os.path.isfile(name) else None
 
     def enter(self, path: str) -> tuple[str, str] | None:
         """(key, text) of sourced `path`; call leave(key) after reading it. None: not read (see module doc)."""
         if not path or "\x00" in path or len(self.stack) > MAX_DEPTH or self.files >= MAX_FILES:
             return None
-        real = os.path.realpath(os.path.join(self.root, path))
+        real = os.path.realpath(os.path.join(self.base, path))
         if real in self.stack or os.path.commonpath([real, self.root]) != self.root:
             return None
         text = _read(real)

@@ -152,3 +152,15 @@ def test_heredocs_that_are_data_are_not_read_as_commands():
             "bash -c 'vllm serve m' <<EOF\nvllm serve ignored\nEOF\n")
     assert [words(x)[0] for x in read_shell(text).launches] == ["cat", "python", "vllm"]
     assert words(read_shell(text).launches[-1]) == ["vllm", "serve", "m"]
+
+
+def test_check_of_a_folder_allows_sources_anywhere_inside_it(tmp_path):
+    from moecfg.core.engine import check_paths
+    os.mkdir(os.path.join(tmp_path, "jobs"))
+    write(tmp_path, "common.sh", "MOE=(--num-experts 256 --moe-token-dispatcher-type flex --expert-model-parallel-size 8)\n")
+    run = "source ../common.sh\ntorchrun pretrain_gpt.py --hidden-size 7168 \"${MOE[@]}\"\n"
+    write(os.path.join(tmp_path, "jobs"), "run.sh", run)
+    (folder,) = [r for r in check_paths([str(tmp_path)]).results if r.file.endswith("run.sh")]
+    assert folder.kind == "deepep"  # ../common.sh is inside the checked folder
+    (named,) = check_paths([os.path.join(tmp_path, "jobs", "run.sh")]).results
+    assert "MC023" in [d.code for d in named.diagnostics]  # named alone: only its own folder may be read
