@@ -298,7 +298,7 @@ class Built:
     script: str | None = None  # the text with unknown pieces as an unknown reference (for `bash -c`)
 
     def word(self) -> Word:
-        return Word(self.value, self.span, self.exact)
+        return Word(self.value, self.span, self.exact, None if self.value is not None else self.script)
 
 
 def _split(w: _W, reader) -> list:

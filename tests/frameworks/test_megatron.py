@@ -121,3 +121,17 @@ def test_array_launch_with_flex_derives_hybridep_at_the_array_lines():
     assert (a["hidden_dim"], a["max_num_of_tokens_per_rank"], a["num_local_experts"]) == (7168, 16384, 32)
     assert call.sources["num_local_experts"][0].line == 3  # --num-experts inside MOE_ARGS=( ... )
     assert call.sources["api"][0].line == 5
+
+
+def test_entry_script_behind_an_unknown_root_is_recognised():
+    # Megatron-LM's own sbatch scripts run `${MEGATRON_PATH}/pretrain_gpt.py` with MEGATRON_PATH from the caller:
+    # the word's value is unknown, its pattern still ends in the literal entry script name.
+    from moecfg.core.engine import lint_text
+
+    script = ("MOE=(--num-experts 64 --moe-router-topk 8 --expert-model-parallel-size 8 "
+              "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep)\n"
+              "torchrun --nproc-per-node 8 ${MEGATRON_PATH}/pretrain_gpt.py --hidden-size 4096 "
+              "--seq-length 4096 --micro-batch-size 1 \"${MOE[@]}\"\n")
+    [r] = lint_text(script, "train.sh")
+    assert r.launch["framework"] == "megatron" and r.kind == "deepep"
+    assert (r.arguments["num_ranks"], r.arguments["hidden"], r.arguments["num_experts"]) == (8, 4096, 64)
