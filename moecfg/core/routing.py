@@ -100,9 +100,12 @@ def _run(lf: LaunchFile | None, name: str, options, policy, first: int) -> list[
     return results
 
 
-def lint_shell(text: str, name: str, options, policy) -> list[DocumentResult]:
+def lint_shell(text: str, name: str, options, policy, root: str | None = None) -> list[DocumentResult]:
     readers = _readers()
-    return _run(readers.read_shell(text) if readers else None, name, options, policy, 0)
+    if readers is None:
+        return []
+    from moecfg.sources.sourced import Includes
+    return _run(readers.read_shell(text, Includes.for_script(name, root)), name, options, policy, 0)
 
 
 def lint_yaml_launch(doc, text: str, name: str, options, policy, first: int) -> list[DocumentResult]:
