@@ -53,3 +53,18 @@ def test_static_short_help_is_the_commands_own(name):
 def test_unknown_command_is_a_usage_error():
     r = subprocess.run([sys.executable, "-m", "moecfg", "chek"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "No such command 'chek'" in r.stderr
+
+
+def test_command_line_exit_skips_teardown_but_keeps_output_exit_code_and_atexit(tmp_path):
+    """runner._exit_now: the process's own command line ends with os._exit after flushing (start-up budget);
+    the exit code, every byte of the report and the atexit handlers are kept."""
+    code = ("import atexit, sys\natexit.register(lambda: print('ATEXIT RAN'))\nsys.argv[0] = 'moecfg'\n"
+            "from moecfg.cli import main\nmain()\n")
+    fixtures = ROOT / "tests" / "integration" / "fixtures"
+    out = subprocess.run([sys.executable, "-c", code, "check", "--format", "json", str(fixtures)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1  # the fixtures have errors
+    body, _, tail = out.stdout.rpartition("}\n")
+    import json
+
+    assert json.loads(body + "}")["summary"]["errors"] > 0 and tail == "ATEXIT RAN\n"
