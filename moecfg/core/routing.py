@@ -7,11 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from moecfg import backends
-from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import DocumentResult
-from moecfg.sources.yaml_source import Span
 
-if TYPE_CHECKING:  # the launch readers load only when a file needs them (not for plain moecfg YAML)
+if TYPE_CHECKING:  # the launch stage loads only when a file holds a launch: plain YAML checks stay light
     from moecfg.sources.launch import LaunchFile
 
 # Keys too generic to make a foreign YAML file a moecfg document on their own.
@@ -21,6 +19,8 @@ SKIPPED: list[tuple[str, str]] = []  # (file, why) of documents skipped in this 
 
 
 def is_shell(name: str, text: str) -> bool:
+    if name.endswith((".yaml", ".yml")):  # the common case decides without loading the launch readers
+        return False
     readers = _readers()
     return bool(readers and readers.looks_like_shell(name, text))
 
@@ -131,4 +131,4 @@ def template_result(text: str, name: str) -> DocumentResult | None:
     return DocumentResult(file=name, document=0, diagnostics=[diagnostic(problem.code, problem.message, problem.span)])
 
 
-__all__ = ["is_shell", "is_moecfg_document", "lint_shell", "lint_yaml_launch", "template_result", "Span", "L"]
+__all__ = ["is_shell", "is_moecfg_document", "lint_shell", "lint_yaml_launch", "template_result"]
