@@ -54,8 +54,11 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
             result.diagnostics = sorted(notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
-        if not derivation.calls and launch_notes:
-            results.append(DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes))
+        if not derivation.calls and launch_notes:  # recognised, but no op call derivable (the notes say why)
+            result = DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes)
+            result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
+                             "line": launch.span.line, "role": "serve"}
+            results.append(result)
     if loose:
         if results:
             results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))

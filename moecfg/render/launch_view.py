@@ -37,7 +37,7 @@ def render(report) -> str:
     if not launches:
         return "no framework launch found (moecfg reads vllm serve, sglang.launch_server, ... in scripts and manifests)\n"
     for r in launches:
-        lines.append(_title(r))
+        lines.append(_title(r) + ("no op call derived (see the findings below)" if r.op is None else ""))
         if r.op == "none":
             lines.extend(f"  {d.message}" for d in r.diagnostics if d.code == "MC041")
         derivation = r.derivation or {}

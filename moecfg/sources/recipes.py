@@ -44,6 +44,19 @@ def read_recipe(doc: YamlDocument) -> LaunchFile | None:
     return out
 
 
+def read_megatron_test(doc: YamlDocument) -> LaunchFile | None:
+    """A Megatron-LM functional-test model_config.yaml: `MODEL_ARGS: {--flag: value}` is the pretrain_gpt.py
+    command line and `ENV_VARS` its environment (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/test_cases/
+    */model_config.yaml, run by tests/functional_tests/shell_test_utils/run_ci_test.sh)."""
+    args = doc.data.get("MODEL_ARGS") if isinstance(doc.data, dict) else None
+    if not isinstance(args, dict) or not any(isinstance(k, str) and k.startswith("--") for k in args):
+        return None
+    at = _span(doc, ("MODEL_ARGS",), key=True)
+    argv = [Word("python", at), Word("pretrain_gpt.py", at)] + _flags(doc, ("MODEL_ARGS",), args, prefix="")
+    env = _env(doc, ("ENV_VARS",), doc.data.get("ENV_VARS"))
+    return LaunchFile(launches=[Launch(tuple(argv), env, "yaml")])
+
+
 def _span(doc, path, key=False) -> Span:
     table = doc.keys if key else doc.values
     return table.get(path) or doc.keys.get(path) or doc.values.get(path[:-1]) or Span(1, 1, 1, 1)
@@ -63,13 +76,13 @@ def _text(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _flags(doc, path, cfg: dict) -> list[Word]:
+def _flags(doc, path, cfg: dict, prefix: str = "--") -> list[Word]:
     words = []
     for key, value in cfg.items():
         if not isinstance(key, str) or value is None or value is False or isinstance(value, dict):
             continue
         kpath = path + (key,)
-        words.append(Word("--" + key, _span(doc, kpath, key=True)))
+        words.append(Word(prefix + key, _span(doc, kpath, key=True)))
         if value is True:
             continue
         items = value if isinstance(value, list) else [value]
