@@ -57,7 +57,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         if not derivation.calls and launch_notes:  # recognised, but no op call derivable (the notes say why)
             result = DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes)
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
-                             "line": launch.span.line, "role": "serve"}
+                             "line": launch.span.line, "role": _phase(launch)}
             results.append(result)
     if loose:
         if results:
@@ -65,6 +65,12 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         else:
             results.append(DocumentResult(file=name, document=first_index, diagnostics=loose))
     return results
+
+
+def _phase(launch) -> str:
+    """The role of a launch with no op call: its phase when the container / recipe entry names one, else serve."""
+    name = (launch.container or "").lower()
+    return next((p for p in ("prefill", "decode") if p in name), "serve")
 
 
 def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:

@@ -22,22 +22,42 @@ PHASES = ("prefill", "decode", "aggregated", "agg")
 
 
 def is_recipe(data) -> bool:
-    backend = data.get("backend") if isinstance(data, dict) else None
-    return isinstance(backend, dict) and isinstance(backend.get("sglang_config"), dict)
+    return _root(data) is not None
+
+
+def _root(data) -> tuple | None:
+    """Where the recipe sits: the document, or `base:` in srtctl's override format (NVIDIA/srt-slurm@c88ef73
+    src/srtctl/cli/submit.py:1189-1199; the override_* / zip_override_* variants are merged onto it, not read here)."""
+    for root in ((), ("base",)):
+        node = data
+        for key in root:
+            node = node.get(key) if isinstance(node, dict) else None
+        backend = node.get("backend") if isinstance(node, dict) else None
+        if isinstance(backend, dict) and isinstance(backend.get("sglang_config"), dict):
+            return root
+    return None
+
+
+def _at(data, root: tuple) -> dict:
+    for key in root:
+        data = data[key]
+    return data
 
 
 def read_recipe(doc: YamlDocument) -> LaunchFile | None:
-    if not is_recipe(doc.data):
+    root = _root(doc.data)
+    if root is None:
         return None
     out = LaunchFile()
-    backend = doc.data["backend"]
-    hints = _hints(doc)
+    data = _at(doc.data, root)
+    backend = data["backend"]
+    hints = _hints(doc, data, root)
     for phase, cfg in backend["sglang_config"].items():
         if phase not in PHASES or not isinstance(cfg, dict):
             continue
-        path = ("backend", "sglang_config", phase)
-        argv = _head(doc, path) + _flags(doc, path, cfg)
-        env = _env(doc, ("backend", f"{phase}_environment"), backend.get(f"{phase}_environment"))
+        path = root + ("backend", "sglang_config", phase)
+        argv = _head(doc, data, root, path) + _flags(doc, path, cfg)
+        env = _env(doc, root + ("backend", f"{phase}_environment"), backend.get(f"{phase}_environment"))
         out.launches.append(Launch(tuple(argv), env, "recipe", None, phase, hints))
     if not out.launches:
         out.skipped = "srt-slurm recipe without prefill/decode/aggregated sglang_config"
@@ -62,13 +82,13 @@ def _span(doc, path, key=False) -> Span:
     return table.get(path) or doc.keys.get(path) or doc.values.get(path[:-1]) or Span(1, 1, 1, 1)
 
 
-def _head(doc, path) -> list[Word]:
+def _head(doc, data, root, path) -> list[Word]:
     at = _span(doc, path, key=True)
     words = [Word("python3", at), Word("-m", at), Word("sglang.launch_server", at)]
-    model = doc.data.get("model")
+    model = data.get("model")
     if isinstance(model, dict) and isinstance(model.get("path"), str):
-        words += [Word("--model-path", _span(doc, ("model", "path"), key=True)),
-                  Word(model["path"], _span(doc, ("model", "path")))]
+        words += [Word("--model-path", _span(doc, root + ("model", "path"), key=True)),
+                  Word(model["path"], _span(doc, root + ("model", "path")))]
     return words
 
 
@@ -99,9 +119,9 @@ def _env(doc, path, table) -> dict:
             for k, v in table.items()}
 
 
-def _hints(doc) -> tuple:
-    res = doc.data.get("resources")
+def _hints(doc, data, root) -> tuple:
+    res = data.get("resources")
     gpu = res.get("gpu_type") if isinstance(res, dict) else None
     if not isinstance(gpu, str):
         return ()
-    return ((f"nvidia {gpu}", _span(doc, ("resources", "gpu_type"))),)
+    return ((f"nvidia {gpu}", _span(doc, root + ("resources", "gpu_type"))),)

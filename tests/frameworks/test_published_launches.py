@@ -15,9 +15,9 @@ from moecfg.sources.yaml_source import parse_stream
 from gpu_helpers import FIXTURES
 
 
-def run(name: str, product: str | None = "A3", cann: str | None = None):
+def run(name: str, product: str | None = "A3", cann: str | None = None, models=()):
     text = (FIXTURES / name).read_text()
-    ctx = LaunchContext(product=product, product_source="--product" if product else "", cann=cann)
+    ctx = LaunchContext(product=product, product_source="--product" if product else "", cann=cann, models=models)
     if name.endswith(".sh"):
         return lint_launch_file(read_shell(text), name, ctx, Options())
     files = [read_yaml_document(d, text) for d in parse_stream(text) if d.data]
@@ -155,3 +155,42 @@ def test_megatron_functional_test_hybridep():
 def test_megatron_fsdp_deepseek_v3_script():
     (r,) = run("megatron-fsdp-deepseek-v3-hybridep.sh", product=None)
     assert r.arguments["num_ranks"] == 8
+
+
+def test_srt_slurm_gb200_fp8_max_tpt():
+    # `model.path: dsr1-fp8` is an srtctl alias: without `models:` h/k/experts stay unknown (MC042 at line 16)
+    r = by_role(run("srt-slurm-gb200-fp8-1k1k-max-tpt.yaml", product=None))
+    assert at(r["decode"], "MC042") == 16
+    r = by_role(run("srt-slurm-gb200-fp8-1k1k-max-tpt.yaml", product=None, models=(("dsr1-fp8", "deepseek-r1"),)))
+    d = r["decode"].arguments
+    # decode: tp 32 = EP (deepep sets ep = tp), 256 + 32 redundant experts, T = 768 from decode_environment,
+    # low-latency RDMA hint for (768, 7168, 32 ranks, 288 experts) = 12881758592 B; GB200 from gpu_type
+    assert (d["num_ranks"], d["num_experts"], d["num_max_dispatch_tokens_per_rank"], d["device"]) == (32, 288, 768, "GB200")
+    assert d["num_rdma_bytes"] == 12881758592
+    # 45000 // dp 32 = 1406 requests per DP rank x 1 token > T 768 -> MC976 at `max-running-requests` (line 142);
+    # cuda-graph-max-bs 768 <= 768: no MC975
+    (f,) = [x for x in r["decode"].diagnostics if x.code == "MC976"]
+    assert f.line == 142 and "1406 tokens per rank" in f.message
+    assert "MC975" not in codes(r["decode"])
+    # prefill: tp 8 normal mode, 8 ranks <= 8 NVL peers -> no RDMA buffer
+    p = r["prefill"].arguments
+    assert (p["num_ranks"], p["mode"], p["num_rdma_bytes"]) == (8, "normal", 0)
+
+
+def test_srt_slurm_override_format_base_is_read():
+    # srtctl's override format nests the recipe under `base:`; GLM-5 FP8 without --moe-a2a-backend: no DeepEP
+    r = by_role(run("srt-slurm-b200-fp8-glm5-override.yaml", product=None))
+    assert set(r) == {"prefill", "decode"} and r["prefill"].op == r["decode"].op == "none"
+    assert (r["prefill"].launch["line"], r["decode"].launch["line"]) == (55, 94)
+
+
+@pytest.mark.parametrize("value, op, error", [("true", "mega_moe", False), ("false", "dispatch_combine_v2", False),
+                                              ("1.0", "mega_moe", False), ("2", "dispatch_combine_v2", True)])
+def test_fused_mc2_json_values_as_python_compares_them(value, op, error):
+    # main asserts `enable_fused_mc2 in (0, 1)`: True / 1.0 == 1 and False == 0 pass; 2 fails at start-up (MC023 error)
+    text = ("vllm serve vllm-ascend/DeepSeek-R1-W8A8 --quantization ascend --enable-expert-parallel -dp 4 -tp 4 "
+            f"--max-num-seqs 16 --additional-config '{{\"enable_fused_mc2\": {value}}}'\n")
+    ctx = LaunchContext(product="A3", product_source="--product")
+    (r, *_) = lint_launch_file(read_shell(text), "t", ctx, Options())
+    assert r.op == op
+    assert ("MC023" in codes(r)) == error
