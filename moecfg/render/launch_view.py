@@ -21,7 +21,8 @@ def _budget_lines(budget) -> list[str]:
     """The per-rank memory table: each communication buffer, then the memory the framework leaves for them."""
     if not budget:
         return []
-    out = [f"  memory per rank on {budget.get('device', '?')} ({budget.get('device_from', '')}):"]
+    source = f" ({budget['device_from']})" if budget.get("device_from") else ""
+    out = [f"  memory per rank on {budget.get('device', '?')}{source}:"]
     for name, b in budget.get("buffers", {}).items():
         out.append(f"      {name:<18} {_gib(b['bytes']):>11}  ({b.get('from', '')})")
     out.append(f"      {'total':<18} {_gib(budget.get('total_bytes', 0)):>11}")

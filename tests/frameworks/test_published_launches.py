@@ -194,3 +194,23 @@ def test_fused_mc2_json_values_as_python_compares_them(value, op, error):
     (r, *_) = lint_launch_file(read_shell(text), "t", ctx, Options())
     assert r.op == op
     assert ("MC023" in codes(r)) == error
+
+
+def test_llm_d_wide_ep_prefill():
+    # image ghcr.io/llm-d/llm-d-cuda:v0.4.0 is llm-d's tag, not vLLM's: main is assumed, where the env is ignored
+    # (MC970 on the env entry, line 110, saying the version was assumed)
+    (r,) = run("llm-d-wide-ep-lws-prefill.yaml", product=None)
+    assert r.op == "none"
+    (w,) = [d for d in r.diagnostics if d.code == "MC970"]
+    assert w.line == 110 and "version is assumed" in w.message
+    # pinned to a vLLM that reads it: DeepEP normal mode. DP = $((LWS_GROUP_SIZE * DP_SIZE_LOCAL)) = 2 x 8 = 16
+    # (LWS_GROUP_SIZE = leaderWorkerTemplate.size, injected by the LWS controller) x TP 1 = 16 ranks; 256 + 32
+    # redundant experts (--eplb-config); buffers VLLM_DEEPEP_BUFFER_SIZE_MB 1024 MiB each, 16 ranks > 8: RDMA too
+    v11 = LaunchContext(framework_versions=(("vllm", "0.11.0"),))
+    text = (FIXTURES / "llm-d-wide-ep-lws-prefill.yaml").read_text()
+    (lf,) = [read_yaml_document(d, text) for d in parse_stream(text) if d.data]
+    (r,) = lint_launch_file(lf, "t", v11, Options())
+    a = r.arguments
+    assert (a["mode"], a["num_ranks"], a["num_experts"], a["hidden"]) == ("normal", 16, 288, 7168)
+    assert a["num_nvl_bytes"] == a["num_rdma_bytes"] == 1024 * 2**20
+    assert "MC658" in codes(r)  # RDMA 1 GiB vs the 91887744 B hint: info, not an error
