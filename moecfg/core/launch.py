@@ -75,13 +75,13 @@ def _phase(launch) -> str:
 
 def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:
     """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
-    if ctx.product or not launch.hints:
+    if ctx.product:
         return ctx
     from dataclasses import replace
 
-    from moecfg.frameworks.hints import product_from_hints
+    from moecfg.frameworks.hints import product_from_env, product_from_hints
 
-    found = product_from_hints(launch.hints)
+    found = product_from_hints(launch.hints) or product_from_env(launch.env)
     if found is None:
         return ctx
     product, text, span = found

@@ -214,3 +214,32 @@ def test_llm_d_wide_ep_prefill():
     assert (a["mode"], a["num_ranks"], a["num_experts"], a["hidden"]) == ("normal", 16, 288, 7168)
     assert a["num_nvl_bytes"] == a["num_rdma_bytes"] == 1024 * 2**20
     assert "MC658" in codes(r)  # RDMA 1 GiB vs the 91887744 B hint: info, not an error
+
+
+def test_nightly_glm51_prefill_mc2_a3_from_ascend_a3_enable():
+    # `ASCEND_A3_ENABLE: "1"` in envs (line 19) names A3 (the GLM-5 tutorial's A3-only setting); enable_prefill_mc2:
+    # capacity from max_num_batched_tokens 4096 -> ceil(4096 / TP 16) = 256 per rank (<= 512) -> bs 256, EP 16 (DP 1)
+    (r,) = run("vllm-ascend-nightly-single-node-GLM-5.1-W8A8-PrefillMC2.yaml", product=None)
+    a = r.arguments
+    assert (a["product"], r.derivation["product"]) == ("A3", "A3 <- hint ASCEND_A3_ENABLE=1 (line 19)")
+    assert (r.op, a["bs"], a["ep_world_size"], a["h"], a["moe_expert_num"]) == ("dispatch_combine_v2", 256, 16, 6144, 256)
+    assert a["env"] == {"HCCL_BUFFSIZE": "1800"}
+
+
+def test_nightly_kimi_k25_a2_dual_nodes_hierarchy():
+    # A2: 384 experts / EP 16 = 24 per device <= 24 and EP 16 >= 16 -> MC2; capture sizes max 256 / TP 8 = 32;
+    # HCCL_INTRA_PCIE_ENABLE=1 + HCCL_INTRA_ROCE_ENABLE=0 -> hierarchy (global_bs 0); prefill 8192 > 256: all-gather
+    res = run("vllm-ascend-nightly-multi-node-Kimi-K2_5-W4A8-A2-dual-nodes.yaml", product="A2")
+    assert [(r.launch["line"], r.launch["role"], r.op) for r in res] == [
+        (25, "decode", "dispatch_combine_v2"), (25, "prefill", "none"),
+        (53, "decode", "dispatch_combine_v2"), (53, "prefill", "none")]
+    a = res[0].arguments
+    assert (a["bs"], a["ep_world_size"], a["moe_expert_num"], a["global_bs"], a["quant_mode"]) == (32, 16, 384, 0, 2)
+    assert "MC302" in codes(res[0])  # comm_alg resolved to hierarchy
+
+
+def test_nightly_qwen3_235b_a2_no_speculation_text():
+    # min(128 x 1, 512) = 128 <= 2048 -> / TP 8 = 16; A2: 128 / 16 = 8 experts per device, EP 16 -> MC2
+    (d, _, d2, _) = run("vllm-ascend-nightly-multi-node-Qwen3-235B-A22B-A2.yaml", product="A2")
+    assert (d.arguments["bs"], d.arguments["quant_mode"]) == (16, 0)
+    assert d.derivation["bs"].startswith("16 <- min(--max-num-seqs 128 x 1 = 128, 512, max_num_batched_tokens 2048)")
