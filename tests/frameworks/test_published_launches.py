@@ -243,3 +243,27 @@ def test_nightly_qwen3_235b_a2_no_speculation_text():
     (d, _, d2, _) = run("vllm-ascend-nightly-multi-node-Qwen3-235B-A22B-A2.yaml", product="A2")
     assert (d.arguments["bs"], d.arguments["quant_mode"]) == (16, 0)
     assert d.derivation["bs"].startswith("16 <- min(--max-num-seqs 128 x 1 = 128, 512, max_num_batched_tokens 2048)")
+
+
+def test_nightly_kimi_k2_thinking_tp16():
+    # TP 16, DP 1: min(12 x 1, 512) = 12 <= 8192 -> ceil(12 / 16) = 1 per rank, capacity 16; 384 experts;
+    # int4 weights with bf16 activations -> no dispatch quantisation (quant_mode 0); prefill 8192 > 16: all-to-all
+    d, p = run("vllm-ascend-nightly-single-node-Kimi-K2-Thinking.yaml", product="A3")
+    assert (d.op, p.op) == ("dispatch_combine_v2", "none")
+    a = d.arguments
+    assert (a["bs"], a["ep_world_size"], a["moe_expert_num"], a["quant_mode"]) == (1, 16, 384, 0)
+
+
+def test_sglang_docs_pd_deepseek_multinode_fp8_sizing():
+    # --tp-size 16 with deepep: EP 16; default --deepep-mode auto: one Buffer; FP8 dispatch -> SGLang sizes the
+    # normal NVL buffer with hidden x 1 byte: 10 channels x 8 NVL ranks x 288 tokens x (7168 + 8 + 128 x 8 + 2 x 128 x 4)
+    # + heads = 212523264 B (DeepEP@dd758ca config.hpp:53-73, 16-rank configs Config(20, 36|4, 288, ..)); the internode
+    # combine moves BF16: 10 x 8 x 288 x 14384 B = 331407360 B per rank into it (internode.cu:1758,1796) -> MC644
+    res = run("sglang-gpu-docs-pd-deepseek-multinode.sh", product=None)
+    assert [(r.launch["line"], r.launch["role"]) for r in res] == [(3, "prefill"), (19, "decode")]
+    a = res[0].arguments
+    assert (a["num_ranks"], a["mode"], a["dtype"], a["num_max_dispatch_tokens_per_rank"]) == (16, "auto", "fp8", 128)
+    assert (a["num_nvl_bytes"], a["num_rdma_bytes"], a["num_qps_per_rank"]) == (212523264, 1908410496, 20)
+    assert "MC644" in codes(res[0]) and "MC644" in codes(res[1])
+    # decode: --max-running-requests 128 // dp 8 = 16 requests per DP rank <= T 128: no MC976
+    assert "MC976" not in codes(res[1])
