@@ -24,19 +24,20 @@ def _file_problem(name: str, code: str, exc: YamlProblem) -> DocumentResult:
 
 
 def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
-               policy: FileSettings | None = None) -> list[DocumentResult]:
+               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
     """`policy` (optional): the file's settings (config defaults, suppressions, ignores, severity overrides),
-    resolved once by core/settings; applied here by core/policy, without calling back into settings."""
+    resolved once by core/settings; applied here by core/policy, without calling back into settings.
+    `root` (optional): the folder being checked; a shell script may `source` files anywhere inside it."""
     try:
         text = decode(raw)
     except YamlProblem as exc:
         return _finish([_file_problem(name, R.NOT_TEXT.code, exc)], None, (), policy)
-    return lint_text(text, name, options, policy)
+    return lint_text(text, name, options, policy, root)
 
 
 def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
-              policy: FileSettings | None = None) -> list[DocumentResult]:
-    results, starts = _lint_text(text, name, options, policy)
+              policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
+    results, starts = _lint_text(text, name, options, policy, root)
     return _finish(results, text, starts, policy)
 
 
@@ -46,11 +47,11 @@ def _finish(results, text, starts, policy: FileSettings | None) -> list[Document
     return results
 
 
-def _lint_text(text: str, name: str, options: kinds.Options, policy):
+def _lint_text(text: str, name: str, options: kinds.Options, policy, root: str | None = None):
     from moecfg.core import routing
 
     if routing.is_shell(name, text):
-        results = routing.lint_shell(text, name, options, policy)
+        results = routing.lint_shell(text, name, options, policy, root)
         return results, [1] * len(results)
     try:
         docs = parse_stream(text)
@@ -137,7 +138,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None) 
                 raise PathError(f"{entry.path}: {exc}") from None
             results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
         else:
-            results = lint_bytes(raw, name, options, policy)
+            results = lint_bytes(raw, name, options, policy, entry.root)
         report.results.extend(results)
         report.files += 1
     return report

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import difflib
 
+from typing import TYPE_CHECKING
+
 from moecfg import backends
-from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import DocumentResult
-from moecfg.sources.launch import LaunchFile
-from moecfg.sources.yaml_source import Span
+
+if TYPE_CHECKING:  # the launch stage loads only when a file holds a launch: plain YAML checks stay light
+    from moecfg.sources.launch import LaunchFile
 
 # Keys too generic to make a foreign YAML file a moecfg document on their own.
 _GENERIC = frozenset({"env", "model", "device", "mode", "dtype", "scales", "k", "h", "name", "op"})
@@ -19,6 +21,8 @@ SKIPPED: list[tuple[str, str]] = []  # (file, why) of documents skipped in this 
 
 
 def is_shell(name: str, text: str) -> bool:
+    if name.endswith((".yaml", ".yml")):  # the common case decides without loading the launch readers
+        return False
     readers = _readers()
     return bool(readers and readers.looks_like_shell(name, text))
 
@@ -93,9 +97,12 @@ def _run(lf: LaunchFile | None, name: str, options, policy, first: int) -> list[
     return results
 
 
-def lint_shell(text: str, name: str, options, policy) -> list[DocumentResult]:
+def lint_shell(text: str, name: str, options, policy, root: str | None = None) -> list[DocumentResult]:
     readers = _readers()
-    return _run(readers.read_shell(text) if readers else None, name, options, policy, 0)
+    if readers is None:
+        return []
+    from moecfg.sources.sourced import Includes
+    return _run(readers.read_shell(text, Includes.for_script(name, root)), name, options, policy, 0)
 
 
 def lint_yaml_launch(doc, text: str, name: str, options, policy, first: int) -> list[DocumentResult]:
@@ -121,4 +128,4 @@ def template_result(text: str, name: str) -> DocumentResult | None:
     return DocumentResult(file=name, document=0, diagnostics=[diagnostic(problem.code, problem.message, problem.span)])
 
 
-__all__ = ["is_shell", "is_moecfg_document", "lint_shell", "lint_yaml_launch", "template_result", "Span", "L"]
+__all__ = ["is_shell", "is_moecfg_document", "lint_shell", "lint_yaml_launch", "template_result"]

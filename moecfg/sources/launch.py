@@ -19,6 +19,7 @@ class Word:
     value: str | None  # None: not knowable statically (unset variable, command substitution, template)
     span: Span  # exact where the text is literal, else the whole enclosing scalar or word
     exact: bool = True
+    pattern: str | None = None  # value None: the word with its unknown parts as `${...}` (`${ROOT}/pretrain_gpt.py`)
 
 
 @dataclass(frozen=True, slots=True)

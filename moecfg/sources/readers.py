@@ -1,7 +1,8 @@
 """The launch readers' entry points (the engine calls these): file text -> LaunchFile.
 
 - `looks_like_shell(name, text)`: a `*.sh` / `*.bash` file or one with a shell shebang.
-- `read_shell(text)`: a whole script (tree-sitter-bash, imported only here).
+- `read_shell(text, include)`: a whole script (tree-sitter-bash, imported only here); `include` reads the files
+  it sources (sourced.Includes.for_script(path)).
 - `read_yaml_document(doc, text)`: one YAML document: a Kubernetes object with a pod template, a
   docker-compose file, a recipe spelling flags as keys (recipes.py), or a YAML config holding a launch command;
   None when it is none of these.
@@ -25,12 +26,13 @@ def looks_like_shell(name: str, text: str) -> bool:
     return bool(_SHEBANG.match(text.lstrip("\ufeff")[:200]))
 
 
-def read_shell(text: str) -> LaunchFile:
+def read_shell(text: str, include=None) -> LaunchFile:
+    """`include`: sourced.Includes for a script read from a file (`source FILE` next to it is read)."""
     from moecfg.sources import shell
     from moecfg.sources.textmap import SourceMap
     from moecfg.sources.yaml_launch import line_index
     out = LaunchFile()
-    reader = shell.ShellReader(line_index(text), out.problems, "shell")
+    reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
     out.launches = reader.launches
     if not out.launches and not out.problems:

@@ -4,6 +4,11 @@ Variables are tracked in order (`A=B`, `export`, `declare -x`, `unset`, `A=B cmd
 the script does not set (or sets in only some branches of an `if`/`case`/loop) is unknown (None), never
 guessed. Words keep a source map into the file (textmap.py), so a word of a `bash -c` string inside a YAML
 block scalar still has its own line and column.
+
+Also read: bash arrays (shell_arrays.py), wrappers before the program (wrappers.py), `source FILE` through the
+engine's hook (sourced.py), and a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`).
+Out of scope: heredoc bodies that are YAML/JSON configs written for a launch (`cat > cfg.yaml <<EOF`): they
+are data, not commands, and are skipped.
 """
 from __future__ import annotations
 
@@ -12,15 +17,19 @@ from bisect import bisect_left
 from dataclasses import replace
 
 from moecfg.core import launch_rules as L
+from moecfg.sources import shell_arrays, sourced
 from moecfg.sources.launch import EnvEntry, Launch, Problem
-from moecfg.sources.shell_words import Var, Variables, Words
+from moecfg.sources.shell_words import _UNKNOWN, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
+from moecfg.sources.wrappers import Stripper
+from moecfg.sources.yaml_source import Span
 
 _PARSER = None
 _MAX_RECOVERIES = 50  # re-parses after an unterminated quote swallowed the rest of a script
 _SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
-_WRAPPERS = {"exec", "nohup", "time", "env"}
 _REDIRECTS = {"file_redirect", "herestring_redirect", "heredoc_redirect", "comment"}
+_HEREDOC_RUNNERS = _SHELLS | {"sbatch"}  # commands that run a script given on stdin (`sbatch <<EOF`)
+_OPAQUE = set("Anilu")  # declare flags whose value moecfg does not model
 _BRANCHY = {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement"}
 
 
@@ -69,22 +78,25 @@ class _Chunk:
 class ShellReader:
     """Reads one script (a whole file or a `bash -c` string) into launches; problems go to `problems`."""
 
-    def __init__(self, lines: LineIndex, problems: list, context: str = "shell", make_launch=None):
+    def __init__(self, lines: LineIndex, problems: list, context: str = "shell", make_launch=None, include=None):
         self.lines, self.problems, self.context = lines, problems, context
+        self.include = include  # sourced.Includes: reads `source FILE` (None: no file, sourced values unknown)
         self.make_launch = make_launch or (lambda argv, env: Launch(tuple(argv), env, context))
         self.launches: list[Launch] = []
         self.capture: list | None = None  # set: collect each command's words instead of running it
+        self.array_budget = shell_arrays.WORD_BUDGET
         self.depth = 0
 
     def span(self, lo: int, hi: int):
         return self.lines.span(lo, hi)
 
     # --- entry ----------------------------------------------------------------------------------------
-    def read(self, script: Decoded, env: dict[str, Var], depth: int = 0) -> dict[str, Var]:
+    def read(self, script: Decoded, env: dict[str, Var], depth: int = 0, allexport: bool = False) -> Variables:
         """Read `script` with variables `env` in effect; returns the variables at its end. After an
         unterminated quote (which swallows the rest of the text) reading resumes on the next line."""
         self.depth = depth
         base, variables = 0, Variables(env)
+        variables.allexport = allexport
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
             tree = _parser().parse(chunk.data)
@@ -142,6 +154,10 @@ class _Error:
             self.what, self.fix = f"the shell cannot parse `{text[:30]}`", "fix the syntax here"
 
 
+def _join(a, b) -> tuple[int, int, int, int]:
+    return a.line, a.column, b.end_line, b.end_column
+
+
 def _open_quote(text: str, a: int, b: int) -> int | None:
     """Offset of the quote in [a, b) that is never closed (backslash escapes honoured outside '...')."""
     i = a
@@ -180,6 +196,7 @@ class _Walk(Words):
 
     def __init__(self, reader: ShellReader, chunk: _Chunk, variables: dict, bad_rows: set):
         self.r, self.c, self.vars, self.bad_rows = reader, chunk, variables, bad_rows
+        self.heredoc = None  # (body node, quoted) of the heredoc fed to the command being read
 
     def statements(self, node) -> None:
         stack = [node]
@@ -202,8 +219,22 @@ class _Walk(Words):
                 self.scoped(n)
             elif t in ("command_substitution", "process_substitution"):
                 continue
+            elif t == "redirected_statement" and n.named_children and n.named_children[0].type == "command":
+                self.redirected(n)
             else:
                 stack.extend(reversed(n.named_children))
+
+    def redirected(self, node) -> None:
+        """A command with redirects: a heredoc may be the script it runs (`sbatch <<EOF`)."""
+        redirect = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None) if redirect else None
+        start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None) if redirect else None
+        if body is not None and start is not None:
+            self.heredoc = (body, any(q in self.c.node_text(start) for q in "'\"\\"))  # <<'EOF': not expanded
+        try:
+            self.command(node.named_children[0])
+        finally:
+            self.heredoc = None
 
     # --- control flow: values set in only some paths become unknown --------------------------------------
     def scoped(self, node) -> None:
@@ -222,7 +253,7 @@ class _Walk(Words):
             self.statements(child)
         for name, v in list(self.vars.items()):
             if before.get(name) is not v:
-                self.vars[name] = replace(v, value=None)
+                self.vars[name] = shell_arrays.merge_branch(before.get(name), v)
 
     # --- assignments ------------------------------------------------------------------------------------
     def node_span(self, node):
@@ -231,21 +262,36 @@ class _Walk(Words):
 
     def assignment(self, node) -> tuple[str, Var] | None:
         name_node = node.child_by_field_name("name")
+        if name_node is not None and name_node.type == "subscript":  # A[3]=x: the array is no longer known
+            base = name_node.child_by_field_name("name")
+            name = self.c.node_text(base) if base is not None else ""
+            old = self.vars.get(name)
+            return (name, Var(None, self.node_span(node), bool(old and old.exported))) if name else None
         if name_node is None or name_node.type != "variable_name":
             return None
         name = self.c.node_text(name_node)
         value_node = node.child_by_field_name("value")
-        if value_node is None:
-            value = ""
-        elif value_node.type == "array":
-            value = None
-        else:
+        old = self.vars.get(name)
+        exported = bool(old and old.exported)
+        append = any(c.type == "+=" for c in node.children)
+        if value_node is not None and value_node.type == "array":
+            items = shell_arrays.elements(self, value_node)
+            if append and items is not None:
+                prior = shell_arrays.items_of(self, name) if old is not None else None
+                big = prior is None or len(prior) + len(items) > shell_arrays.MAX_ELEMENTS
+                items = None if big else prior + items
+            return name, shell_arrays.array_var(items, self.node_span(node), exported)
+        value, partial = "", None
+        if value_node is not None:
             words = self.word(value_node, split=False)
             value = words[0].value if words else ""
-        old = self.vars.get(name)
-        if any(c.type == "+=" for c in node.children):
+            known_part = words and value is None and (words[0].script or "").replace(_UNKNOWN, "")
+            partial = words[0] if known_part else None  # known in parts: for bash -c "$X"
+        if append:
             value = None if value is None or old is None or old.value is None else old.value + value
-        return name, Var(value, self.node_span(node), exported=bool(old and old.exported))
+            if value is None or old.items is not None:  # A+=x on an array appends to element 0
+                return name, Var(None, self.node_span(node), exported)
+        return name, Var(value, self.node_span(node), exported=exported, partial=partial)
 
     def assignments(self, node, exported: bool | None) -> None:
         items = node.named_children if node.type == "variable_assignments" else [node]
@@ -258,21 +304,39 @@ class _Walk(Words):
 
     def declaration(self, node) -> None:
         keyword = node.children[0].type if node.children else ""
-        exported = keyword == "export" or any(
-            c.type == "word" and self.c.node_text(c).startswith("-") and "x" in self.c.node_text(c)
-            for c in node.named_children)
+        flags = "".join(self.c.node_text(c)[1:] for c in node.named_children
+                        if c.type == "word" and self.c.node_text(c).startswith("-"))
+        exported = keyword == "export" or "x" in flags
         for child in node.named_children:
             if child.type == "variable_assignment":
                 self.assignments(child, exported or None)
-            elif child.type == "variable_name" and exported:
+                if set(flags) & _OPAQUE:  # -A assoc, -n nameref, -i integer, -l/-u case: value not read
+                    name = child.child_by_field_name("name")
+                    if name is not None and name.type == "variable_name":
+                        self.forget(self.c.node_text(name), self.node_span(child))
+            elif child.type == "variable_name":
                 name = self.c.node_text(child)
                 old = self.vars.get(name)
-                self.vars[name] = replace(old, exported=True) if old else Var(None, self.node_span(child), True)
+                if exported:
+                    self.vars[name] = replace(old, exported=True) if old else Var(None, self.node_span(child), True)
+                elif "a" in flags and (old is None or keyword == "local"):  # local -a A: a new empty array
+                    self.vars[name] = shell_arrays.array_var((), self.node_span(child))
+                elif set(flags) & _OPAQUE or keyword == "local" and old is not None:
+                    self.forget(name, self.node_span(child))
+
+    def forget(self, name: str, span) -> None:
+        old = self.vars.get(name)
+        self.vars[name] = Var(None, span, bool(old and old.exported))
 
     def unset(self, node) -> None:
-        for child in node.named_children:
-            if child.type in ("variable_name", "word"):
-                self.vars[self.c.node_text(child)] = Var("", self.node_span(child), is_set=False)
+        kids = node.named_children
+        for i, child in enumerate(kids):
+            text = self.c.node_text(child).strip("'\"")
+            nxt = kids[i + 1] if i + 1 < len(kids) else None
+            if "[" in text or nxt is not None and nxt.start_byte == child.end_byte:  # unset 'A[1]': one element
+                self.forget(text.split("[", 1)[0], self.node_span(child))
+            elif child.type in ("variable_name", "word") and (i == 0 or kids[i - 1].end_byte != child.start_byte):
+                self.vars[text] = Var("", self.node_span(child), is_set=False)
 
     # --- commands ---------------------------------------------------------------------------------------
     def command(self, node) -> None:
@@ -301,6 +365,9 @@ class _Walk(Words):
             return
         if argv and argv[0].value == "set":
             self.set_options([w.value or "" for w in argv[1:]])
+        if argv and argv[0].value in shell_arrays.READERS:
+            for name in shell_arrays.names_read(argv):
+                self.forget(name, argv[0].span)
         _Command(self, argv, prefix).run()
 
     def unset_prefix(self, saved: dict) -> None:
@@ -321,6 +388,39 @@ class _Walk(Words):
             elif arg in ("-o", "+o") and i + 1 < len(args) and args[i + 1] == "allexport":
                 self.vars.allexport = on
 
+    def source(self, argv: list) -> None:
+        """`source FILE` / `. FILE`: its assignments and exports, read through the engine's hook; a file that
+        cannot be read makes every variable it could set unknown from here on (MC023 says so)."""
+        span = Span(*_join(argv[0].span, argv[min(len(argv), 2) - 1].span))
+        path = argv[1].value if len(argv) > 1 else None
+        names = sourced.installed_script_names(argv[1].script or "") if len(argv) == 2 else None
+        if names is not None:  # a venv's activate, CANN's set_env.sh: only their own names change
+            for name in [n for n in self.vars if sourced.may_set(names, n)]:
+                self.vars[name] = Var(None, span, self.vars[name].exported)
+            return
+        got = self.r.include.enter(path) if self.r.include is not None and path else None
+        if got is None:
+            for name, var in list(self.vars.items()):
+                self.vars[name] = Var(None, span, var.exported)
+            self.r.problems.append(Problem(L.VALUE_UNKNOWN.code, f"`{argv[0].value} {path or '...'}`: the sourced file "
+                                           "is not read (a path known only at run time, missing, outside the script's "
+                                           "folder, or already being read), so every variable after it is unknown; "
+                                           "set the values in this script or keep the file next to it", span))
+            return
+        key, text = got
+        try:
+            sub = ShellReader(LineIndex(text), [], self.r.context, include=self.r.include)
+            sub.array_budget = self.r.array_budget
+            result = sub.read(Decoded(text, SourceMap.identity(len(text))), dict(self.vars), self.r.depth + 1,
+                              self.vars.allexport)
+        finally:
+            self.r.include.leave(key)
+        self.r.array_budget = sub.array_budget
+        for name, var in result.items():
+            if self.vars.get(name) is not var:
+                self.vars[name] = shell_arrays.respan(var, span)
+        self.vars.allexport = result.allexport
+
     def environment(self, prefix: dict[str, EnvEntry], clear: bool = False) -> dict[str, EnvEntry]:
         env = {} if clear else dict(self.vars.exported)
         env.update(prefix)
@@ -333,49 +433,26 @@ _SCRIPT_OPTS = re.compile(r"^-[a-zA-Z]*c[a-zA-Z]*$")
 
 
 class _Command:
-    """One simple command: strip wrappers (exec, env, nohup, time), recurse into `sh -c`, emit a Launch."""
+    """One simple command: strip wrappers (wrappers.py), recurse into `sh -c`, read `source`, emit a Launch."""
 
     def __init__(self, walk: _Walk, argv: list, prefix: dict):
-        self.walk, self.argv, self.prefix, self.clear = walk, argv, dict(prefix), False
+        self.walk, self.argv = walk, argv
+        self.wrap = Stripper(dict(prefix))
+        self.prefix = self.wrap.prefix
 
     def run(self) -> None:
-        argv = self.strip(self.argv)
+        argv = self.wrap.strip(self.argv)
         if not argv:
             return
-        if argv[0].value and argv[0].value.rsplit("/", 1)[-1] in _SHELLS and self.inline_script(argv):
+        name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
+        if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
-        env = self.walk.environment(self.prefix, self.clear)
+        if name in ("source", ".") and len(self.argv) == len(argv):
+            self.walk.source(argv)
+        env = self.walk.environment(self.prefix, self.wrap.clear)
+        for removed in self.wrap.removed:
+            env.pop(removed, None)
         self.walk.r.launches.append(self.walk.r.make_launch([b.word() for b in argv], env))
-
-    def strip(self, argv: list) -> list:
-        while argv and argv[0].value:
-            name = argv[0].value.rsplit("/", 1)[-1]
-            if name not in _WRAPPERS:
-                break
-            argv = argv[1:]
-            if name == "env":
-                argv = self.env_args(argv)
-            else:
-                while argv and argv[0].value and argv[0].value.startswith("-") and name in ("exec", "time"):
-                    argv = argv[1 + (argv[0].value == "-a"):]
-        return argv
-
-    def env_args(self, argv: list) -> list:
-        while argv and argv[0].value is not None:
-            text = argv[0].value
-            if text in ("-i", "-", "--ignore-environment"):
-                self.clear = True
-            elif text in ("-u", "--unset", "-C", "--chdir"):
-                argv = argv[1:]
-            elif text.startswith("-"):
-                pass
-            elif "=" in text and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", text):
-                name, _, value = text.partition("=")
-                self.prefix[name] = EnvEntry(name, value, argv[0].span)
-            else:
-                break
-            argv = argv[1:]
-        return argv
 
     def inline_script(self, argv: list) -> bool:
         """`bash -c 'script'`: read the script with this command's environment (depth-limited)."""
@@ -383,16 +460,28 @@ class _Command:
         while i < len(argv) and argv[i].value and argv[i].value[:1] in "-+" and argv[i].value != "--":
             has_c = has_c or bool(_SCRIPT_OPTS.match(argv[i].value))
             i += 1 + (argv[i].value in ("-o", "+o", "-O", "+O"))
-        if not has_c or i >= len(argv) or self.walk.r.depth >= 4:
+        if not has_c or i >= len(argv):
             return False
         script = argv[i]
-        text = script.value if script.value is not None else script.script
-        if text is None or len(text) != script.map.length:
+        return self.read_inner(script.value if script.value is not None else script.script, script.map)
+
+    def heredoc_script(self, argv: list) -> bool:
+        """`sbatch <<EOF` / `bash <<EOF` (no script operand): the body, expanded by this shell unless the
+        delimiter is quoted, is the script that runs."""
+        heredoc = self.walk.heredoc
+        shell = argv[0].value.rsplit("/", 1)[-1] in _SHELLS
+        if heredoc is None or shell and any(not (w.value or "-").startswith("-") or w.value == "-c" for w in argv[1:]):
+            return False
+        w = self.walk.heredoc_body(*heredoc)
+        return self.read_inner(w.script, w.map)
+
+    def read_inner(self, text: str | None, smap) -> bool:
+        if text is None or len(text) != smap.length or self.walk.r.depth >= 4:
             return False
         env = {n: Var(e.value, e.span, exported=True) for n, e in self.walk.environment(self.prefix,
-                                                                                       self.clear).items()}
+                                                                                       self.wrap.clear).items()}
         reader = self.walk.r
         depth = reader.depth
-        reader.read(Decoded(text, script.map), env, depth + 1)
+        reader.read(Decoded(text, smap), env, depth + 1)
         reader.depth = depth
         return True

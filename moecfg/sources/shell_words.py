@@ -10,6 +10,7 @@ from moecfg.sources.textmap import SourceMap
 
 _IFS = " \t\n"
 _UNKNOWN = "${__moecfg_unknown__}"  # stands for an unknown piece inside a `bash -c` script
+_ESCAPED = {"dquote": '$`"\\\n', "heredoc": "$`\\\n"}  # what a backslash escapes inside "..." / a heredoc
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +19,8 @@ class Var:
     span: object  # Span of the assignment (or env entry)
     exported: bool = False
     is_set: bool = True
+    items: tuple | None = None  # a bash array's elements (Built words, shell_arrays.py); None: not an array
+    partial: Built | None = None  # an unknown value known in parts (`"cd $DIR; run"`): its text and map
 
 
 class Variables(dict):
@@ -58,6 +61,12 @@ class _W:
     def __init__(self):
         self.parts, self.map, self.known, self.split, self.expanded = [], SourceMap(), True, None, False
 
+    def add_partial(self, script: str, smap: SourceMap) -> None:
+        """An unknown value known in parts: the word is unknown, a `bash -c` script still reads the known parts."""
+        self.known, self.expanded = False, True
+        self.parts.append(script)
+        self.map.extend(smap)
+
     def add(self, text: str | None, smap: SourceMap, splittable: bool = False, expanded: bool = False) -> None:
         self.expanded = self.expanded or expanded or text is None
         if text is None:
@@ -86,6 +95,10 @@ class Words:
         a, b = self.c.node_range(node)
         if node.type in ("word", "number", "raw_string") and self.c.text.find("\\", a, b) < 0:
             return [self.plain(a, b, 1 if node.type == "raw_string" else 0)]  # the common case, no escapes
+        if split and self.c.text.find("[", a, b) >= 0:
+            got = self.array_words(node, a, b)
+            if got is not None:
+                return got
         w = _W()
         self.pieces(node, w, quoted=False)
         lo, hi, exact = self.c.locate(a, b)
@@ -94,6 +107,35 @@ class Words:
         if not split or not w.split or not w.known:
             return [Built(w.value, w.map, span, exact, w.script)]
         return _split(w, self.r)
+
+    def array_words(self, node, a: int, b: int) -> list | None:
+        """`"${A[@]}"` and friends as command words; a quoted `[@]` inside a longer word is unknown (one word per
+        element in bash, with the surrounding text glued to the first and last)."""
+        from moecfg.sources import shell_arrays
+        got = shell_arrays.whole_word(self, node)
+        if got is None and node.type in ("string", "concatenation") and _quoted_all(node, self):
+            lo, hi, _ = self.c.locate(a, b)
+            got = [Built(None, SourceMap(), self.r.span(lo, hi), False)]
+        return got
+
+    def heredoc_body(self, body, quoted: bool) -> _W:
+        """A heredoc body as the shell feeds it: expanded (`$X`, `\\$`) unless its delimiter is quoted."""
+        a, b = self.c.node_range(body)
+        w, pos = _W(), a
+        for child in [] if quoted else body.named_children:
+            ca, cb = _start(self, child)
+            if child.type == "heredoc_content":
+                continue
+            if ca > pos:
+                self.literal(pos, ca, w, "heredoc")
+            self.pieces(child, w, quoted=True)
+            pos = cb
+        if b > pos:
+            if quoted:
+                w.add(self.c.text[pos:b], self.c.map_of(pos, b))
+            else:
+                self.literal(pos, b, w, "heredoc")
+        return w
 
     def plain(self, a: int, b: int, quote: int) -> Built:
         """A literal word (`quote` 1: a '...' string): value, map and span straight from the text."""
@@ -116,7 +158,13 @@ class Words:
             for child in node.children:
                 self.pieces(child, w, quoted)
         elif t in ("simple_expansion", "expansion"):
+            a, b = _start(self, node)
             text = self.expansion(node)
+            part = self.partial(node) if text is None else None
+            if part is not None:  # a bash -c script's words keep where they were written (PRETRAIN_ARGS=(...))
+                exact = part.map.length == len(part.script)
+                w.add_partial(part.script, part.map if exact else self.c.map_of(a, b).whole(len(part.script)))
+                return
             w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
             value = _arith(node, self)
@@ -128,13 +176,14 @@ class Words:
             self.literal(a, b, w, "unquoted")
 
     def literal(self, a: int, b: int, w: _W, mode: str) -> None:
-        """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline)."""
+        """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline; in a
+        heredoc body: $ ` \\ newline)."""
         text, i, run = self.c.text, a, a
         if text.find("\\", a, b) < 0:  # no escapes: one literal run
             w.add(text[a:b], self.c.map_of(a, b))
             return
         while i < b:
-            if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in '$`"\\\n'):
+            if text[i] == "\\" and i + 1 < b and (mode == "unquoted" or text[i + 1] in _ESCAPED[mode]):
                 if i > run:
                     w.add(text[run:i], self.c.map_of(run, i))
                 if text[i + 1] != "\n":
@@ -151,7 +200,7 @@ class Words:
         pos = a + 1 + (node.type == "translated_string")
         end = b - 1 if b - a >= 2 and self.c.text[b - 1] == '"' else b
         for child in node.named_children:
-            ca, cb = self.c.node_range(child)
+            ca, cb = _start(self, child)
             if child.type == "string_content":
                 continue
             if ca > pos:
@@ -172,12 +221,25 @@ class Words:
             value = None
         w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
 
+    def partial(self, node) -> Built | None:
+        """`$X` / `${X}` / `${A[@]}` whose value is unknown but known in parts: its text (unknown pieces as an
+        unknown reference) and map (None: nothing known)."""
+        kids = [c for c in node.children if c.type not in ("${", "}", "$")]
+        if len(kids) == 1 and kids[0].type == "variable_name":
+            var = self.lookup(self.c.node_text(kids[0]))
+            return var.partial if var is not None and var.value is None else None
+        from moecfg.sources.shell_arrays import joined_script
+        return joined_script(self, node)
+
     def lookup(self, name: str) -> Var | None:
         return self.vars.get(name)
 
     def expansion(self, node) -> str | None:
         """$X, ${X}, ${X:-w}, ${X-w}, ${X:=w}, ${X:+w}, ${X:?m}; any other form is unknown."""
         kids = [c for c in node.children if c.type not in ("${", "}", "$")]
+        if kids and (kids[0].type == "subscript" or kids[0].type == "#" and len(kids) > 1):
+            from moecfg.sources.shell_arrays import scalar
+            return scalar(self, node)[1]
         if not kids or kids[0].type not in ("variable_name", "special_variable_name"):
             return None
         var = self.lookup(self.c.node_text(kids[0]))
@@ -194,6 +256,25 @@ class Words:
         elif len(kids) == 2:
             word = ""
         return _operator(var, op, word)
+
+
+def _start(walk, node) -> tuple[int, int]:
+    """A node's range without the blanks tree-sitter-bash puts into a `${` token (`"a ${X} ${Y}"`: the second
+    expansion node starts at the blank, which is literal text of the string)."""
+    a, b = walk.c.node_range(node)
+    while a < b and walk.c.text[a] in " \t\n":
+        a += 1
+    return a, b
+
+
+def _quoted_all(node, walk) -> bool:
+    """A `"...${A[@]}..."` piece inside `node` (a string or a concatenation of strings)."""
+    strings = [node] if node.type == "string" else [c for c in node.children if c.type == "string"]
+    for s in strings:
+        for c in s.named_children:
+            if c.type == "expansion" and "[@]" in walk.c.node_text(c):
+                return True
+    return False
 
 
 def _operator(var: Var | None, op: str, word: str | None) -> str | None:
@@ -217,7 +298,7 @@ class Built:
     script: str | None = None  # the text with unknown pieces as an unknown reference (for `bash -c`)
 
     def word(self) -> Word:
-        return Word(self.value, self.span, self.exact)
+        return Word(self.value, self.span, self.exact, None if self.value is not None else self.script)
 
 
 def _split(w: _W, reader) -> list:

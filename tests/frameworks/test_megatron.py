@@ -95,7 +95,43 @@ def test_memory_table_without_fraction():
     assert table["total_bytes"] == 369_264_256 and "training" in table["framework_fraction"]
 
 
-def test_mixtral_example_arrays_are_not_guessed():
-    # Megatron's own example passes its flags through bash arrays (${MOE_ARGS[@]}): unknown words, no guess
+def test_mixtral_example_arrays_are_read():
+    # Megatron's own example passes its flags through bash arrays (${MOE_ARGS[@]}): read element by element;
+    # --moe-token-dispatcher-type alltoall (MOE_ARGS, line 57 of the fixture) -> NCCL all-to-all, no DeepEP buffer
     d = derive((FIXTURES / "megatron-mixtral-8x7b-alltoall.sh").read_text())
-    assert d.calls == [] and "MC023" in note_codes(d)
+    (call,) = d.calls
+    assert (call.kind, call.why_none) == ("none", "--moe-token-dispatcher-type alltoall: NCCL all-to-all, no DeepEP "
+                                          "buffer") and d.notes == []
+
+
+def test_gptoss_example_through_torch_distributed_run():
+    d = derive((FIXTURES / "megatron-gptoss-20b-train.sh").read_text())
+    assert [c.why_none for c in d.calls] == ["--moe-token-dispatcher-type alltoall: NCCL all-to-all, no DeepEP buffer"]
+
+
+def test_array_launch_with_flex_derives_hybridep_at_the_array_lines():
+    text = ("EP=8\nMOE_ARGS=(\n    --num-experts 256\n    --moe-token-dispatcher-type flex\n"
+            "    --moe-flex-dispatcher-backend hybridep\n)\nMODEL=(--hidden-size 7168 --seq-length 4096 "
+            "--micro-batch-size 4)\nMODEL+=(--expert-model-parallel-size ${EP})\n"
+            "srun -N 2 --container-image=img numactl -N 0 -- python pretrain_gpt.py ${MODEL[@]} \\\n"
+            "    \"${MOE_ARGS[@]}\"\n")
+    (call,) = derive(text).calls
+    a = call.arguments
+    # 4096 tokens x micro-batch 4 / CP 1 = 16384 tokens per rank; 256 experts / EP 8 = 32 local experts
+    assert (a["hidden_dim"], a["max_num_of_tokens_per_rank"], a["num_local_experts"]) == (7168, 16384, 32)
+    assert call.sources["num_local_experts"][0].line == 3  # --num-experts inside MOE_ARGS=( ... )
+    assert call.sources["api"][0].line == 5
+
+
+def test_entry_script_behind_an_unknown_root_is_recognised():
+    # Megatron-LM's own sbatch scripts run `${MEGATRON_PATH}/pretrain_gpt.py` with MEGATRON_PATH from the caller:
+    # the word's value is unknown, its pattern still ends in the literal entry script name.
+    from moecfg.core.engine import lint_text
+
+    script = ("MOE=(--num-experts 64 --moe-router-topk 8 --expert-model-parallel-size 8 "
+              "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep)\n"
+              "torchrun --nproc-per-node 8 ${MEGATRON_PATH}/pretrain_gpt.py --hidden-size 4096 "
+              "--seq-length 4096 --micro-batch-size 1 \"${MOE[@]}\"\n")
+    [r] = lint_text(script, "train.sh")
+    assert r.launch["framework"] == "megatron" and r.kind == "deepep"
+    assert (r.arguments["num_ranks"], r.arguments["hidden"], r.arguments["num_experts"]) == (8, 4096, 64)

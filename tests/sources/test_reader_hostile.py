@@ -47,3 +47,19 @@ def test_random_manifests_never_crash(container, style, shape):
         lf = read_yaml_document(doc, text)
         assert lf is None or all(p.code in ("MC020", "MC023", "MC024") for p in lf.problems)
     template_problem(text)
+
+
+@pytest.mark.parametrize("text", [
+    "A=(" * 3000 + "x" + ")" * 3000 + "\nvllm serve \"${A[@]}\"",
+    "A=(x)\n" + "A=(\"${A[@]}\" \"${A[@]}\")\n" * 40 + "vllm serve \"${A[@]}\" ${#A[@]}",
+    "A=(" + "$(" * 500 + ")" * 500 + ")\nvllm serve ${A[@]}",
+    "sbatch <<EOF\n" + "bash <<E2\n" * 50 + "vllm serve m\n" + "E2\n" * 50 + "EOF\n",
+    "declare -A M=(" + "[k]=v " * 5000 + ")\nvllm serve \"${M[@]}\" ${M[k]}",
+    "source ./x.sh\n. \n. '' \nsource /dev/zero\n" * 200 + "vllm serve m",
+], ids=["deep-array", "doubling-array", "deep-substitution-element", "nested-heredocs", "assoc", "sources"])
+def test_hostile_arrays_heredocs_and_sources_stay_fast(text):
+    import time
+    t = time.perf_counter()
+    lf = read_shell(text)
+    assert time.perf_counter() - t < 5
+    assert all(p.code in ("MC020", "MC023") for p in lf.problems)

@@ -197,3 +197,9 @@ def test_yaml_only_reading_does_not_import_tree_sitter():
             "assert [read_yaml_document(d, t) for d in parse_stream(t)] == [None, None]\n"
             "assert 'tree_sitter' not in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_blank_before_a_braced_expansion_in_double_quotes_is_kept():
+    # tree-sitter-bash puts the blank before `${` into the expansion node; the shell keeps it as text
+    launch = only('X=1\nY=2\nvllm serve "a ${X} ${Y}" --z "${X}  ${Y}"\n')
+    assert words(launch)[2:] == ["a 1 2", "--z", "1  2"]

@@ -20,8 +20,9 @@ _ENTRY = re.compile(r"^pretrain_\w+\.py$")  # Megatron-LM's entry scripts: pretr
 
 def command_start(launch: Launch) -> int | None:
     """Index of the first argument after the Megatron entry script, or None."""
-    for i, w in enumerate(launch.words()):
-        if w is not None and _ENTRY.match(os.path.basename(w)):
+    for i, word in enumerate(launch.argv):
+        text = word.value if word.value is not None else word.pattern  # `${MEGATRON_PATH}/pretrain_gpt.py`
+        if text is not None and _ENTRY.match(os.path.basename(text)):
             return i + 1
     return None
 

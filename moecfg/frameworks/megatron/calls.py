@@ -66,11 +66,12 @@ def _backend(a: _Args) -> tuple[str, str]:
 
 
 def _unknown_words(a: _Args) -> bool:
-    """Words the reader could not know (`${MOE_ARGS[@]}` arrays, unset variables): flags may hide in them."""
+    """Words the reader could not know (unset variables, an array extended only in some branches): flags may
+    hide in them."""
     unknown = [w for w in a.flags.positionals if w.value is None]
     if unknown:
         a.notes.append(Note("MC023", f"{len(unknown)} argument word(s) of the Megatron command are not known statically "
-                            "(bash arrays such as ${MOE_ARGS[@]}, unset variables): the MoE dispatcher settings may be "
+                            "(unset variables, an array such as MOE_ARGS extended only inside an `if`): the MoE dispatcher settings may be "
                             "among them, so no buffer is derived; write the flags literally or check an expanded "
                             "command (`set -x` output)", unknown[0].span))
     return bool(unknown)

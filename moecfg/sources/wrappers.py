@@ -1,0 +1,135 @@
+"""Commands that run another command: `nohup`, `exec -a n`, `time -p`, `env -u X A=1`, `numactl -N 0 --`,
+`taskset -c 0-7`, `timeout 600`, `stdbuf -oL`, `nice -n 5`, `ionice -c 2`, `srun ...`, `mpirun -np 8 -x A=1`.
+
+Each wrapper is stripped with its own option table (options that take a value, positional words before the
+program), so argv[0] is the program the frameworks recognise (`torchrun`, `python -m torch.distributed.run`,
+`vllm` stay: they are what frameworks/ look for). Environment the wrapper gives the program (`env A=1`,
+`mpirun -x A=1` / `-genv A 1`, `srun --export=A=1`) joins the launch's environment. An option a table does not
+list is taken as a flag; a word that cannot be known (unless written `--opt=$X`) stops the stripping (it may be
+the program).
+Checked against the tools' --help: coreutils 9 (env, nohup, timeout, stdbuf, nice), util-linux 2.39 (taskset,
+ionice), numactl 2.0, Slurm 23 srun, Open MPI 4/5 mpirun and MPICH/Intel hydra mpiexec.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from moecfg.sources.launch import EnvEntry
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    values: frozenset = frozenset()  # options followed by one value word
+    pairs: frozenset = frozenset()  # options followed by two words (mpirun --mca key value)
+    positionals: int = 0  # words before the program (timeout DURATION, taskset MASK)
+    stop: frozenset = frozenset()  # options after which no program follows (taskset -p: a running pid)
+
+
+def _w(values: str = "", pairs: str = "", positionals: int = 0, stop: str = "") -> Wrapper:
+    return Wrapper(frozenset(values.split()), frozenset(pairs.split()), positionals, frozenset(stop.split()))
+
+
+_MPI = _w("-np -n -c -N -H -host --host -hosts -hostfile --hostfile -machinefile --machinefile -f --map-by "
+          "-map-by --bind-to -bind-to --rank-by -wdir --wdir -wd --prefix -npernode --npernode -ppn -iface "
+          "-bootstrap --output-filename -output-filename -x", "-mca --mca -gmca --gmca -genv -env")
+WRAPPERS = {
+    "nohup": _w(), "exec": _w("-a"), "time": _w("-f -o --format --output"),
+    "numactl": _w("-C -N -m -i -p -P -w --physcpubind --cpunodebind --membind --interleave --preferred "
+                  "--preferred-many --weighted-interleave"),
+    "taskset": _w(positionals=1, stop="-p --pid"),
+    "timeout": _w("-s -k --signal --kill-after", positionals=1),
+    "stdbuf": _w("-i -o -e --input --output --error"),
+    "nice": _w("-n --adjustment"), "ionice": _w("-c -n -p -P -u --class --classdata --pid --pgid --uid"),
+    "srun": _w("-A -b -c -d -D -e -G -i -J -L -m -M -n -N -o -p -q -S -t -T -w -x -W --account --nodes --ntasks "
+               "--ntasks-per-node --cpus-per-task --gpus --gpus-per-node --gpus-per-task --gres --partition "
+               "--time --job-name --output --error --container-image --container-mounts --container-workdir "
+               "--container-name --mpi --export --nodelist --exclude --distribution --cpu-bind --mem --qos "
+               "--reservation --constraint --dependency --chdir"),
+    "mpirun": _MPI, "mpiexec": _MPI, "orterun": _MPI,
+}
+
+
+def _text(word) -> str:
+    """An option word as written: `--container-image=${IMAGE}` is an option even when its value is unknown."""
+    return word.value if word.value is not None else getattr(word, "script", None) or ""
+
+
+class Stripper:
+    """Strips wrappers off `argv` (Built words); `prefix` gains the environment they set, `clear` is set
+    by `env -i`. `launches` is False when the wrappers run no program (`taskset -p MASK PID`)."""
+
+    def __init__(self, prefix: dict):
+        self.prefix, self.clear, self.launches = prefix, False, True
+        self.removed: set[str] = set()  # env -u X
+
+    def strip(self, argv: list) -> list:
+        while argv and argv[0].value:
+            name = argv[0].value.rsplit("/", 1)[-1]
+            if name == "env":
+                argv = self.env_args(argv[1:])
+            elif name in WRAPPERS:
+                argv = self.options(WRAPPERS[name], argv[1:])
+            else:
+                break
+        return argv
+
+    def options(self, spec: Wrapper, argv: list) -> list:
+        i = 0
+        while i < len(argv) and _text(argv[i]).startswith("-") and _text(argv[i]) != "-":
+            opt = _text(argv[i])
+            if opt == "--":
+                i += 1
+                break
+            if opt in spec.stop:
+                self.launches = False
+                return []
+            key = opt.split("=", 1)[0]
+            step = 1 if "=" in opt and key.startswith("--") else 3 if opt in spec.pairs else \
+                2 if opt in spec.values else 1
+            self.exported(key, argv[i:i + step], "=" in opt and opt.split("=", 1)[1])
+            i += step
+        return argv[i + spec.positionals:]
+
+    def exported(self, key: str, words: list, inline) -> None:
+        """mpirun -x A=1, mpiexec -genv A 1, srun --export=ALL,A=1: the program's environment."""
+        if key == "-x" and len(words) == 2 and words[1].value and _NAME.match(words[1].value):
+            self.set(words[1].value, words[1])
+        elif key in ("-genv", "-env") and len(words) == 3 and words[1].value:
+            self.prefix[words[1].value] = EnvEntry(words[1].value, words[2].value, words[2].span)
+        elif key == "--export" and (inline or len(words) == 2):
+            text = inline or words[1].value or ""
+            for item in text.split(","):
+                if item == "NONE":
+                    self.clear = True
+                elif _NAME.match(item):
+                    self.set(item, words[-1])
+
+    def set(self, assignment: str, word) -> None:
+        name, _, value = assignment.partition("=")
+        self.prefix[name] = EnvEntry(name, value, word.span)
+
+    def env_args(self, argv: list) -> list:
+        while argv and argv[0].value is not None:
+            text = argv[0].value
+            if text in ("-i", "-", "--ignore-environment"):
+                self.clear = True
+            elif text in ("-u", "--unset") and len(argv) > 1:
+                self.removed.add(argv[1].value or "")
+                self.prefix.pop(argv[1].value or "", None)
+                argv = argv[1:]
+            elif text in ("-C", "--chdir"):
+                argv = argv[1:]
+            elif text == "--":
+                argv = argv[1:]
+                break
+            elif text.startswith("-"):
+                pass
+            elif _NAME.match(text):
+                self.set(text, argv[0])
+            else:
+                break
+            argv = argv[1:]
+        return argv
