@@ -54,8 +54,11 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
             result.diagnostics = sorted(notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
-        if not derivation.calls and launch_notes:
-            results.append(DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes))
+        if not derivation.calls and launch_notes:  # recognised, but no op call derivable (the notes say why)
+            result = DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes)
+            result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
+                             "line": launch.span.line, "role": _phase(launch)}
+            results.append(result)
     if loose:
         if results:
             results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))
@@ -64,15 +67,21 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     return results
 
 
+def _phase(launch) -> str:
+    """The role of a launch with no op call: its phase when the container / recipe entry names one, else serve."""
+    name = (launch.container or "").lower()
+    return next((p for p in ("prefill", "decode") if p in name), "serve")
+
+
 def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchContext:
     """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
-    if ctx.product or not launch.hints:
+    if ctx.product:
         return ctx
     from dataclasses import replace
 
-    from moecfg.frameworks.hints import product_from_hints
+    from moecfg.frameworks.hints import product_from_env, product_from_hints
 
-    found = product_from_hints(launch.hints)
+    found = product_from_hints(launch.hints) or product_from_env(launch.env)
     if found is None:
         return ctx
     product, text, span = found

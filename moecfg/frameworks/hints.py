@@ -23,6 +23,16 @@ def product_from_hints(hints) -> tuple[str, str, object] | None:
     return None
 
 
+def product_from_env(env: dict) -> tuple[str, str, object] | None:
+    """`ASCEND_A3_ENABLE=1`, which the vllm-ascend GLM-5 / GLM-5.2 tutorials and nightly A3 configs set ("A3-specific
+    optimizations for communication aggregation", vllm-project/vllm-ascend@182b75e docs/source/tutorials/models/
+    GLM5.md), names A3; any other value names nothing."""
+    entry = env.get("ASCEND_A3_ENABLE")
+    if entry is None or (entry.value or "").strip() not in ("1", "true", "True"):
+        return None
+    return "A3", f"ASCEND_A3_ENABLE={entry.value}", entry.span
+
+
 _ASCEND = re.compile(r"ascend|huawei|\b910|atlas", re.I)
 
 

@@ -21,7 +21,8 @@ def _budget_lines(budget) -> list[str]:
     """The per-rank memory table: each communication buffer, then the memory the framework leaves for them."""
     if not budget:
         return []
-    out = [f"  memory per rank on {budget.get('device', '?')} ({budget.get('device_from', '')}):"]
+    source = f" ({budget['device_from']})" if budget.get("device_from") else ""
+    out = [f"  memory per rank on {budget.get('device', '?')}{source}:"]
     for name, b in budget.get("buffers", {}).items():
         out.append(f"      {name:<18} {_gib(b['bytes']):>11}  ({b.get('from', '')})")
     out.append(f"      {'total':<18} {_gib(budget.get('total_bytes', 0)):>11}")
@@ -37,7 +38,7 @@ def render(report) -> str:
     if not launches:
         return "no framework launch found (moecfg reads vllm serve, sglang.launch_server, ... in scripts and manifests)\n"
     for r in launches:
-        lines.append(_title(r))
+        lines.append(_title(r) + ("no op call derived (see the findings below)" if r.op is None else ""))
         if r.op == "none":
             lines.extend(f"  {d.message}" for d in r.diagnostics if d.code == "MC041")
         derivation = r.derivation or {}

@@ -40,20 +40,35 @@ def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
             for i, c in enumerate(spec.get(key) or []):
                 if isinstance(c, dict) and (c.get("command") or c.get("args")):
                     found_command = True
-                    _container(r, spec_path + (key, i), c, hints)
+                    _container(r, spec_path + (key, i), c, hints, _lws_env(r, spec_path))
     if not found_command and not r.out.problems:
         r.out.skipped = _NO_LAUNCH
     return r.out
 
 
-def _container(r: Y.DocReader, path: tuple, c: dict, hints) -> None:
+def _lws_env(r: Y.DocReader, spec_path: tuple) -> dict:
+    """LWS_GROUP_SIZE, which the LeaderWorkerSet controller injects into every container of a group (unless the
+    container sets it): spec.leaderWorkerTemplate.size (kubernetes-sigs/lws@060ab4d pkg/utils/pod/pod_utils.go:
+    131-178 AddLWSVariables, pkg/controllers/leaderworkerset_controller.go:799 the size annotation). The leader
+    address and worker index differ per pod and stay unknown."""
+    data = r.doc.data
+    if data.get("kind") != "LeaderWorkerSet" or spec_path[:2] != ("spec", "leaderWorkerTemplate"):
+        return {}
+    template = Y.get(data, ("spec", "leaderWorkerTemplate"))
+    size = template.get("size", 1) if isinstance(template, dict) else None  # CRD default 1 (leaderworkerset_types.go:164)
+    if not isinstance(size, int) or isinstance(size, bool):
+        return {}
+    return {"LWS_GROUP_SIZE": Var(str(size), r.span(("spec", "leaderWorkerTemplate", "size")), exported=True)}
+
+
+def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | None = None) -> None:
     image = c.get("image") if isinstance(c.get("image"), str) else None
     name = c.get("name") if isinstance(c.get("name"), str) else None
 
     def make(argv, env):
         return Launch(tuple(argv), env, "k8s", image, name, hints)
 
-    variables = _k8s_env(r, path, c.get("env"))
+    variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"))}  # the container's own env wins
     items = [p for key in ("command", "args") for p, _ in Y.scalar_items(c.get(key), path + (key,))]
     first = r.doc.raw_scalars.get(items[0], "") if items else ""
     via_shell = isinstance(first, str) and first.rsplit("/", 1)[-1] in S._SHELLS

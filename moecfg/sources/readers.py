@@ -50,8 +50,8 @@ def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
         return kubernetes.read_kubernetes(doc, text) or yaml_commands.read_yaml_commands(doc, text)
     if compose.is_compose(doc.data):
         return compose.read_compose(doc, text)
-    from moecfg.sources.recipes import read_recipe  # srt-slurm recipes: flags spelled as keys
-    return read_recipe(doc) or yaml_commands.read_yaml_commands(doc, text)
+    from moecfg.sources.recipes import read_megatron_test, read_recipe  # flags spelled as keys
+    return read_recipe(doc) or read_megatron_test(doc) or yaml_commands.read_yaml_commands(doc, text)
 
 
 def template_problem(text: str) -> Problem | None:

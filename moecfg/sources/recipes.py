@@ -22,26 +22,59 @@ PHASES = ("prefill", "decode", "aggregated", "agg")
 
 
 def is_recipe(data) -> bool:
-    backend = data.get("backend") if isinstance(data, dict) else None
-    return isinstance(backend, dict) and isinstance(backend.get("sglang_config"), dict)
+    return _root(data) is not None
+
+
+def _root(data) -> tuple | None:
+    """Where the recipe sits: the document, or `base:` in srtctl's override format (NVIDIA/srt-slurm@c88ef73
+    src/srtctl/cli/submit.py:1189-1199; the override_* / zip_override_* variants are merged onto it, not read here)."""
+    for root in ((), ("base",)):
+        node = data
+        for key in root:
+            node = node.get(key) if isinstance(node, dict) else None
+        backend = node.get("backend") if isinstance(node, dict) else None
+        if isinstance(backend, dict) and isinstance(backend.get("sglang_config"), dict):
+            return root
+    return None
+
+
+def _at(data, root: tuple) -> dict:
+    for key in root:
+        data = data[key]
+    return data
 
 
 def read_recipe(doc: YamlDocument) -> LaunchFile | None:
-    if not is_recipe(doc.data):
+    root = _root(doc.data)
+    if root is None:
         return None
     out = LaunchFile()
-    backend = doc.data["backend"]
-    hints = _hints(doc)
+    data = _at(doc.data, root)
+    backend = data["backend"]
+    hints = _hints(doc, data, root)
     for phase, cfg in backend["sglang_config"].items():
         if phase not in PHASES or not isinstance(cfg, dict):
             continue
-        path = ("backend", "sglang_config", phase)
-        argv = _head(doc, path) + _flags(doc, path, cfg)
-        env = _env(doc, ("backend", f"{phase}_environment"), backend.get(f"{phase}_environment"))
+        path = root + ("backend", "sglang_config", phase)
+        argv = _head(doc, data, root, path) + _flags(doc, path, cfg)
+        env = _env(doc, root + ("backend", f"{phase}_environment"), backend.get(f"{phase}_environment"))
         out.launches.append(Launch(tuple(argv), env, "recipe", None, phase, hints))
     if not out.launches:
         out.skipped = "srt-slurm recipe without prefill/decode/aggregated sglang_config"
     return out
+
+
+def read_megatron_test(doc: YamlDocument) -> LaunchFile | None:
+    """A Megatron-LM functional-test model_config.yaml: `MODEL_ARGS: {--flag: value}` is the pretrain_gpt.py
+    command line and `ENV_VARS` its environment (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/test_cases/
+    */model_config.yaml, run by tests/functional_tests/shell_test_utils/run_ci_test.sh)."""
+    args = doc.data.get("MODEL_ARGS") if isinstance(doc.data, dict) else None
+    if not isinstance(args, dict) or not any(isinstance(k, str) and k.startswith("--") for k in args):
+        return None
+    at = _span(doc, ("MODEL_ARGS",), key=True)
+    argv = [Word("python", at), Word("pretrain_gpt.py", at)] + _flags(doc, ("MODEL_ARGS",), args, prefix="")
+    env = _env(doc, ("ENV_VARS",), doc.data.get("ENV_VARS"))
+    return LaunchFile(launches=[Launch(tuple(argv), env, "yaml")])
 
 
 def _span(doc, path, key=False) -> Span:
@@ -49,13 +82,13 @@ def _span(doc, path, key=False) -> Span:
     return table.get(path) or doc.keys.get(path) or doc.values.get(path[:-1]) or Span(1, 1, 1, 1)
 
 
-def _head(doc, path) -> list[Word]:
+def _head(doc, data, root, path) -> list[Word]:
     at = _span(doc, path, key=True)
     words = [Word("python3", at), Word("-m", at), Word("sglang.launch_server", at)]
-    model = doc.data.get("model")
+    model = data.get("model")
     if isinstance(model, dict) and isinstance(model.get("path"), str):
-        words += [Word("--model-path", _span(doc, ("model", "path"), key=True)),
-                  Word(model["path"], _span(doc, ("model", "path")))]
+        words += [Word("--model-path", _span(doc, root + ("model", "path"), key=True)),
+                  Word(model["path"], _span(doc, root + ("model", "path")))]
     return words
 
 
@@ -63,13 +96,13 @@ def _text(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _flags(doc, path, cfg: dict) -> list[Word]:
+def _flags(doc, path, cfg: dict, prefix: str = "--") -> list[Word]:
     words = []
     for key, value in cfg.items():
         if not isinstance(key, str) or value is None or value is False or isinstance(value, dict):
             continue
         kpath = path + (key,)
-        words.append(Word("--" + key, _span(doc, kpath, key=True)))
+        words.append(Word(prefix + key, _span(doc, kpath, key=True)))
         if value is True:
             continue
         items = value if isinstance(value, list) else [value]
@@ -86,9 +119,9 @@ def _env(doc, path, table) -> dict:
             for k, v in table.items()}
 
 
-def _hints(doc) -> tuple:
-    res = doc.data.get("resources")
+def _hints(doc, data, root) -> tuple:
+    res = data.get("resources")
     gpu = res.get("gpu_type") if isinstance(res, dict) else None
     if not isinstance(gpu, str):
         return ()
-    return ((f"nvidia {gpu}", _span(doc, ("resources", "gpu_type"))),)
+    return ((f"nvidia {gpu}", _span(doc, root + ("resources", "gpu_type"))),)

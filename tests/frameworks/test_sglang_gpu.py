@@ -120,9 +120,9 @@ def test_cuda_graph_cap_just_inside_and_outside():
 
 
 def test_running_requests_cap_just_inside_and_outside():
-    # 2048 / dp 16 = 128 = T; 2049 -> ceil(2049 / 16) = 129 > 128
-    assert "MC976" not in codes(lint(f"{DPA16} --max-running-requests 2048"))
-    d = finding(lint(f"{DPA16} --max-running-requests 2049"), "MC976")
+    # SGLang floors: 2063 // dp 16 = 128 = T (inside); 2064 // 16 = 129 > 128 (model_runner.py max_running_requests)
+    assert "MC976" not in codes(lint(f"{DPA16} --max-running-requests 2063"))
+    d = finding(lint(f"{DPA16} --max-running-requests 2064"), "MC976")
     assert "129 tokens per rank" in d.message and "--max-running-requests to 2048" in d.message
 
 

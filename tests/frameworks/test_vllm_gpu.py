@@ -172,10 +172,14 @@ def test_llm_d_wide_ep_decode_fixture():
     # the manifest sets only VLLM_ALL2ALL_BACKEND: vLLM >= 0.16 ignores it (llm-d PR #856 moved to the flag)
     d = derive(text, yaml=True)
     assert d.calls[0].kind == "none" and "MC970" in note_codes(d)
-    # with the vLLM it was written for, DeepEP LL runs, but DP = $((LWS_GROUP_SIZE * DP_SIZE_LOCAL)) is only known in
-    # the cluster: the Buffer is not derived and MC042 says why
+    # with the vLLM it was written for, DeepEP LL runs: DP = $((LWS_GROUP_SIZE * DP_SIZE_LOCAL)) = 2 x 8 = 16, the
+    # LWS controller injecting LWS_GROUP_SIZE = leaderWorkerTemplate.size 2 (lws pod_utils.go AddLWSVariables);
+    # EP = 16 x TP 1; 256 + 32 redundant experts; T = VLLM_MOE_DP_CHUNK_SIZE 512
     d = derive(text, V014, yaml=True)
-    assert d.calls == [] and "MC042" in note_codes(d)
+    a = d.calls[0].arguments
+    assert (a["mode"], a["num_ranks"], a["num_experts"], a["num_max_dispatch_tokens_per_rank"]) == ("low_latency", 16,
+                                                                                                   288, 512)
+    assert d.calls[0].sources["num_ranks"][0].line == 83  # --data-parallel-size
 
 
 def test_lws_vllm_gpu_fixture_runs_no_ep():

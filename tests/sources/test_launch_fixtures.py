@@ -76,7 +76,9 @@ def test_lws_vllm_gpu_example_multiline_double_quoted_sh_c():
     tp = after(leader, "--tensor-parallel-size")
     assert (tp.value, pos(tp.span), tp.exact) == ("8", (26, 142, 26, 143), True)  # second line of the scalar
     ray = next(x for x in lws.launches if words(x)[:1] == ["bash"] and x.container == "vllm-leader")
-    assert ray.argv[-1].value is None  # $(LWS_GROUP_SIZE): not in env, so the shell's command substitution
+    # $(LWS_GROUP_SIZE): the LWS webhook adds LWS_GROUP_SIZE = leaderWorkerTemplate.size (2) to the container env, so
+    # Kubernetes' own $(NAME) expansion fills it before sh runs (kubernetes-sigs/lws pod_utils.go AddLWSVariables)
+    assert ray.argv[-1].value == "--ray_cluster_size=2"
     assert dict(leader.hints)["nvidia.com/gpu"].line == 29
     assert leader.env["HF_TOKEN"].value == "$HF_TOKEN"  # Kubernetes expands $(X), never $X
 
@@ -89,7 +91,7 @@ def test_llm_d_wide_ep_decode_block_scalar():
     assert pos(vllm.argv[0].span) == (75, 20, 75, 24)  # after `exec`, inside the `|-` block
     assert after(vllm, "--tensor-parallel-size").value == "1"  # $TP_SIZE from the container env
     assert at(text, after(vllm, "--tensor-parallel-size").span) == "$TP_SIZE"
-    assert after(vllm, "--data-parallel-size").value is None  # LWS_GROUP_SIZE is injected by the controller
+    assert after(vllm, "--data-parallel-size").value == "16"  # LWS_GROUP_SIZE (size: 2, injected by LWS) x 8
     assert after(vllm, "--data-parallel-size-local").value == "8"
     assert after(vllm, "--data-parallel-start-rank").value is None
     eplb = after(vllm, "--eplb-config")

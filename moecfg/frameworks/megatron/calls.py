@@ -42,9 +42,14 @@ class _Args:
         try:
             return int(f.value)
         except (TypeError, ValueError):
-            self.notes.append(Note("MC023", f"{name} {f.value!r}: not an integer known statically; the buffer that "
-                                   "depends on it is not derived", f.span))
+            self.notes.append(Note("MC023", f"{name} {self._written(f)}: not an integer known statically; the buffer "
+                                   "that depends on it is not derived", f.span))
             return None
+
+    @staticmethod
+    def _written(f) -> str:
+        """The value as written, or a plain word for one that depends on a variable the script does not set."""
+        return repr(f.value) if f.value is not None else "(its value comes from a variable the script does not set)"
 
     def said(self, name, value, default_text="default"):
         return f"{name} {value}" if self.flags.get(name) else f"{name} {value} ({default_text})"

@@ -221,7 +221,7 @@ def decode_tokens(c: _Ctx) -> tuple[int | None, str]:
         reqs, text = c.int_flag("--cuda-graph-max-bs"), f"--cuda-graph-max-bs {c.int_flag('--cuda-graph-max-bs')}"
     elif c.int_flag("--max-running-requests"):
         mrr = c.int_flag("--max-running-requests")
-        reqs, text = -(-mrr // dp), f"--max-running-requests {mrr} / dp {dp}"
+        reqs, text = mrr // dp, f"--max-running-requests {mrr} // dp {dp}"  # floor, as gpu_rules._running
     else:
         return None, "no --cuda-graph-bs, --cuda-graph-max-bs or --max-running-requests"
     draft = c.int_flag("--speculative-num-draft-tokens", 1) if c.flags.get("--speculative-algorithm") else 1

@@ -140,11 +140,12 @@ def _running(c, t, cap_span) -> list[Note]:
     if not mrr:
         return []
     _, dp, _ = parallel(c)
-    per_dp = -(-mrr // dp)
+    # floor, as SGLang divides it: `server_args.max_running_requests // self.dp_size` (sgl-project/sglang python/sglang/srt/model_executor/model_runner.py, max running requests; dp_size = dp with DP attention)
+    per_dp = mrr // dp
     tokens = _tokens(c, per_dp)
     if tokens <= t:
         return []
-    return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} / dp {dp} = {per_dp} requests per DP rank x "
+    return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
                  f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
                  f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens)}",

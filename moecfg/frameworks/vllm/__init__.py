@@ -45,7 +45,18 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         out.notes.append(Note("MC040", f"vLLM version not given (a vllm image tag or `framework_versions: {{vllm: "
                               f"...}}`): deriving as vLLM {RELEASES[version].ref}", launch.span))
     call, notes = derive_call(launch, args, ctx, RELEASES[version])
+    if not how:  # an image whose tag is not vLLM's (llm-d-cuda:v0.4.0) may ship a vLLM that still reads the env
+        notes = [_assumed(n) for n in notes]
     out.notes.extend(args.notes + notes)
     if call is not None:
         out.calls.append(call)
     return out
+
+
+def _assumed(note: Note) -> Note:
+    from dataclasses import replace
+
+    if note.code != "MC970" or "VLLM_ALL2ALL_BACKEND=" not in note.message:
+        return note
+    return replace(note, message=note.message + " (the vLLM version is assumed, MC040: if the image ships vLLM <= "
+                   "0.15, which still reads the variable, pin it with `framework_versions: {vllm: ...}`)")

@@ -71,7 +71,11 @@ def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | N
     fused = Fused(req)
     span = req.spans[0] if req.spans else args.start
     allowed = (0, 1) if rel.fused == "main" else (0, 1, 2)
-    if req.value is not None and (isinstance(req.value, bool) or req.value not in allowed):
+    if isinstance(req.value, (bool, float)) and req.value in allowed:
+        # JSON true / 1.0 pass `assert self.enable_fused_mc2 in (0, 1)` and `== 1` as Python compares them
+        # (VA@182b75e ascend_config.py:166,169,175,181); the MiniMax-M2 tutorial writes `"enable_fused_mc2":true`
+        req = Arg(int(req.value), req.spans, req.text)
+    if req.value is not None and req.value not in allowed:
         fused.requested = Arg(0, req.spans, req.text)
         fused.notes.append(Note("MC023", f"{req.text}: vllm-ascend accepts only {allowed} (it fails at start-up: "
                                 f"{rel.cite['fused']}); fused MC2 is not derived", span, "error"))

@@ -122,7 +122,7 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
         if pm.value:
             return Arg(mnbt.value, spans(pm, mnbt), f"{mnbt.said('max_num_batched_tokens')} ({pm.text}; "
                        f"{rel.cite['capacity']})")
-    q = f"(1 + {spec.value} speculative)" if spec.value else "x 1"
+    q = f"(1 + {spec.value} speculative)" if spec.value else "1"
     if not graphs.value:
         tokens = F.eager_tokens(mns.value, spec.value, rel.eager_cap)
         cap = f", capped at {rel.eager_cap}" if rel.eager_cap else ""
