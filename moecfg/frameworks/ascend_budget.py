@@ -15,7 +15,7 @@ be oom after successfully startup"). A3 ranks are dies (64 GB each); `device_mem
 from __future__ import annotations
 
 from moecfg.backends.device.devices import MIB
-from moecfg.core.diagnostics import WARNING
+from moecfg.core.diagnostics import INFO, WARNING
 from moecfg.core.registry import rule
 from moecfg.frameworks import budget
 
@@ -24,7 +24,7 @@ _OK = ("# the decode call of DeepSeek-R1-W8A8 on A3, DP4 TP4, HCCL_BUFFSIZE 1024
        "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nbs: 16\nh: 7168\nk: 8\nep_world_size: 16\n"
        "moe_expert_num: 256\nquant_mode: 2\ntp_world_size: 1\nx_active_mask: 1d\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 OVER_HEADROOM = rule(
-    "MC954", "ascend-hccl-buffers-over-headroom", WARNING, "The HCCL buffers (2 x buffer per communicator) and fused "
+    "MC954", "ascend-hccl-buffers-over-headroom", INFO, "The HCCL buffers (2 x buffer per communicator) and fused "
     "MoE workspace of an Ascend rank exceed the memory vllm-ascend / SGLang leaves outside --gpu-memory-utilization "
     "/ --mem-fraction-static", family="launch",
     source="vllm-project/vllm-ascend#10839 (MiniMax-M2.7 TP8 DP2 EP, HCCL_BUFFSIZE=1200: OOM after a successful "
@@ -38,7 +38,10 @@ OVER_HEADROOM = rule(
     "server runs out of memory after it reported ready (vllm-ascend#10839). Counted per rank: every group of more "
     "than one rank the launch creates (vllm-ascend: tp, dcp, pcp, pp, dp, ep, mc2, dynamic_eplb, fine-grained TP; "
     "SGLang: tp = the DeepEP group, attention_tp, pp). When the buffers exceed the whole device, vllm-ascend's MC950 "
-    "reports it instead.",
+    "reports it instead. The count is an upper bound, hence an info: vllm-ascend's profile_run exercises MC2 at its "
+    "capacity and all-to-all at max_num_tokens (worker/model_runner_v1.py:3469-3474 @182b75e), and the worker counts "
+    "memory that appears during profiling into its budget (worker/worker.py:513-530), so the buffers of the groups "
+    "used there (mc2, ep, tp) may already sit inside the fraction.",
     cann_error="RuntimeError: NPU out of memory (after start-up, vllm-ascend#10839)",
     fail_text="`export HCCL_BUFFSIZE=1200` + `vllm serve MiniMax-M2.7 --tensor-parallel-size 8 --data-parallel-size "
     "2 --enable-expert-parallel --gpu-memory-utilization 0.97` on A3 (64 GB per die): 1.92 GB outside the fraction "

@@ -115,7 +115,7 @@ def test_sglang_fp8_intranode_is_below_deepeps_combine_check():
     sg = a.sglang_buffer_arguments("normal", 8, 7168, 256, params_bytes=1)["num_nvl_bytes"]
     assert sg == 188_909_184 and fx.intranode_combine_bytes(8, 20, 256, 7168, 2, 8) == 294_339_200
     out = run_lint(FP8_INTRA, num_nvl_bytes=sg)
-    assert out.one("MC644").severity == "error" and "MC650" not in out.codes
+    assert out.one("MC644").severity == "warning" and "MC650" not in out.codes  # unreproduced on a GPU: a warning
     assert "MC644" not in run_lint(FP8_INTRA, num_nvl_bytes=335_709_824).codes  # the hint with hidden * 2
     assert "MC650" in run_lint(FP8_INTRA, num_nvl_bytes=sg + 128).codes  # not SGLang's figure: the generic rule
 
