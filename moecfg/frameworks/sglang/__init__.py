@@ -42,6 +42,11 @@ def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
     return command_start(launch) is not None
 
 
+def _given_version(launch: Launch, ctx: LaunchContext) -> str | None:
+    tag = frameworks.image_version(launch.image)
+    return tag if tag and _match(tag) else ctx.version_for(NAME)
+
+
 def _match(version_text: str) -> str | None:
     return VERSIONS[-1] if re.match(r"^\d+\.\d+", version_text) else None
 
@@ -60,7 +65,9 @@ def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     version, how = frameworks.pick_version(sys.modules[__name__], launch, ctx, _match)
-    out = Derivation(NAME, version)
+    given = _given_version(launch, ctx)
+    # One derivation table (the newest code read); the result names the version the launch runs when it says so.
+    out = Derivation(NAME, f"{given} (derived as {version})" if how and given and given != version else version)
     if not how:
         out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
                                          f"deriving as SGLang {version}", launch.span))
