@@ -17,14 +17,15 @@ HOOKS = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").re
 def test_moecfg_hook():
     hook = HOOKS["moecfg"]
     assert shlex.split(hook["entry"]) == ["moecfg", "check"]
-    assert hook["types"] == ["yaml"] and hook["language"] == "python"
+    # launch scripts are checked too (pre-commit's identify tags *.sh and shell shebangs `shell`)
+    assert hook["types_or"] == ["yaml", "shell"] and "types" not in hook and hook["language"] == "python"
     assert hook.get("pass_filenames", True) is True
 
 
 @pytest.mark.parametrize("path,matches", [
     ("deploy/a3.yaml", True), ("infra/deployments/dsv3.yml", True), ("moe/x.yaml", True),
     ("configs/dsv3.moe.yaml", True), (".github/workflows/ci.yml", False), ("docker-compose.yaml", False),
-    ("redeploy/a.yaml", False), (".moecfg.yaml", False),
+    ("redeploy/a.yaml", False), (".moecfg.yaml", False), ("deploy/decode.sh", True),
 ])
 def test_default_files_pattern(path, matches):
     assert bool(re.search(HOOKS["moecfg"]["files"], path)) is matches  # pre-commit uses re.search
