@@ -271,7 +271,7 @@ def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep
     if buffer_mb is not None and buffer_mb < 1:
         raise click.UsageError("--buffer must be >= 1")
     base, _ = _base(product, model, model_config, comm_alg, redundant, sets)
-    if base.get("op") in ("mega_moe", "dispatch_ffn_combine"):
+    if _is_fused(base):
         return _plan_fused(base, cann, ep, bs, buffer_mb, fmt, emit)
     problem = _problem(product, model, model_config, comm_alg, redundant, sets, cann)
     answers = solver.ep_table(problem, _ints(ep, "--ep"), bs, buffer_mb)
@@ -285,16 +285,30 @@ def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep
 
 
 def _plan_fused(base, cann, ep, bs, buffer_mb, fmt, emit):
-    """op mega_moe / dispatch_ffn_combine (moecfg.plan.fused): give the shapes with --set (no model presets)."""
+    """op mega_moe / dispatch_ffn_combine / sgl_deepep_* (moecfg.plan.fused): the shapes with --set (no presets)."""
     from moecfg.plan import fused
 
-    if "model" in base:
-        raise click.UsageError(f"op {base['op']} has no model presets: give h, k, moe_expert_num and "
-                               "intermediate_hidden with --set")
+    _fused_only(base, cann, None)
     answers = fused.solve(base, cann, _ints(ep, "--ep"), bs, buffer_mb)
     if emit == "yaml":
         return answers, fused.plan_yaml(answers) or "# moecfg plan: no valid configuration\n"
     return answers, fused.plan_json(answers) if fmt == "json" else fused.plan_text(answers, base, bs is None)
+
+
+def _is_fused(base: dict) -> bool:
+    from moecfg.plan.fused import FUSED_OPS
+
+    return base.get("op") in FUSED_OPS
+
+
+def _fused_only(base: dict, cann, rulesets) -> None:
+    """Usage errors for options a fused / sgl-kernel-npu op cannot use."""
+    sgl = base["op"].startswith("sgl_deepep")
+    if "model" in base:
+        shapes = "h, k and num_experts" if sgl else "h, k, moe_expert_num and intermediate_hidden"
+        raise click.UsageError(f"op {base['op']} has no model presets: give {shapes} with --set")
+    if sgl and (cann or rulesets):  # its limits are sgl-kernel-npu's (@f425bdf), not a CANN release's
+        raise click.UsageError(f"op {base['op']} is sgl-kernel-npu's: --cann / --rulesets do not apply")
 
 
 def _plan_deepep(mode, device, model, model_config, redundant, sets, output, ranks, tokens, nvl, rdma, fmt, emit):
@@ -374,9 +388,10 @@ def _sweep_ascend(product, model, model_config, cann, redundant, sets, ep, bs, c
     if len(eps) > 1 and len(bss) > 1:
         raise click.UsageError("sweep one axis: give a range for --bs or for --ep, and a single value for the other")
     base, _ = _base(product, model, model_config, None, redundant, sets)
-    if base.get("op") in ("mega_moe", "dispatch_ffn_combine"):
+    if _is_fused(base):
         from moecfg.plan import fused
 
+        _fused_only(base, cann, rulesets)
         vs, xs, fixed = ("ep_world_size", eps, bss[0]) if len(eps) > 1 else ("bs", bss, eps[0])
         return fused.sweep(base, cann, vs, xs, fixed, rulesets.split(",") if rulesets else None, buffer_mb)
     problem = _problem(product, model, model_config, None, redundant, sets, cann)

@@ -2,7 +2,8 @@
 count (`--bs`), or the most tokens per rank a buffer holds (`--buffer`; mega_moe: num_max_tokens_per_rank up
 to 4096). Every answer, and the next value (buffer - 1 MB, tokens + 1), is judged by the same engine as
 `moecfg check`; an EP size the ops refuse lists its rule codes. `moecfg sweep` with the same `--set op=...`
-draws the window the op needs against tokens per rank or EP size (sweep()).
+draws the window the op needs against tokens per rank or EP size (sweep()). The sgl-kernel-npu DeepEP ops
+(sgl_deepep_normal / sgl_deepep_low_latency) are solved the same way; plan/sgl.py places their tokens and buffer.
 """
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ import yaml
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.engine import lint_text
 from moecfg.backends import Options
+from moecfg.plan import sgl
 
-FUSED_OPS = ("mega_moe", "dispatch_ffn_combine")
-_WINDOW = {"mega_moe": "ccl_window", "dispatch_ffn_combine": "hccl_window"}
+FUSED_OPS = ("mega_moe", "dispatch_ffn_combine") + sgl.OPS
+_WINDOW = {"mega_moe": "ccl_window", "dispatch_ffn_combine": "hccl_window", **{op: "ep" for op in sgl.OPS}}
 _MAX_TOKENS = {"mega_moe": 4096, "dispatch_ffn_combine": 1 << 16}  # mega_moe: the bs / wrapper limit
-_PROBE_MB = 65535  # the largest HCCL_BUFFSIZE both ops read as given
+_PROBE_MB = 65535  # the largest HCCL_BUFFSIZE the ops read as given (sgl: parsed into 16 bits)
+_NO_WINDOW = "no host window check"  # e.g. sgl DeepEP on A2 across servers, or comm_alg ccu
 
 
 @dataclass
@@ -37,7 +40,9 @@ class FusedAnswer:
 
 
 def _doc(base: dict, ep: int, tokens: int, buffer_mb: int) -> dict:
-    d = {**base, "ep_world_size": ep, "bs": tokens, "env": {**(base.get("env") or {}), "HCCL_BUFFSIZE": buffer_mb}}
+    if base["op"] in sgl.OPS:
+        return sgl.doc(base, ep, tokens, buffer_mb)
+    d = {**base, "ep_world_size": ep, "bs": tokens, "env": {**sgl.env_of(base), "HCCL_BUFFSIZE": buffer_mb}}
     if d["op"] == "mega_moe":
         d["num_max_tokens_per_rank"] = tokens
     elif "max_output_size" not in base:  # dispatch_ffn_combine: room for the worst case, bs * ep * min(k, e/ep)
@@ -65,7 +70,7 @@ def _fits(base: dict, ep: int, tokens: int, buffer_mb: int, cann) -> bool:
 
 
 def _most_tokens(base: dict, ep: int, buffer_mb: int, cann) -> int | None:
-    lo, hi = 0, _MAX_TOKENS[base["op"]]  # the window grows with tokens: binary search the largest that fits
+    lo, hi = 0, sgl.max_tokens(base) if base["op"] in sgl.OPS else _MAX_TOKENS[base["op"]]  # the window grows with tokens: binary search the largest that fits
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if _fits(base, ep, mid, buffer_mb, cann) else (lo, mid - 1)
@@ -83,12 +88,12 @@ def solve(base: dict, cann, eps, tokens: int | None, buffer_mb: int | None) -> l
         mb = buffer_mb if buffer_mb is not None else need
         if mb is None:
             probe = _lint(_doc(base, ep, t, _PROBE_MB), cann)
-            out.append(FusedAnswer(ep, t, None, codes=_errors(probe) or ("no buffer",)))
+            out.append(FusedAnswer(ep, t, None, codes=_errors(probe) or (_NO_WINDOW,)))
             continue
         doc = _doc(base, ep, t, mb)
         nxt = _doc(base, ep, t + 1, mb) if tokens is None else _doc(base, ep, t, mb - 1)
         result = _lint(doc, cann)
-        if "cann_version" not in doc:  # pin the rule set it was solved with: the emitted file checks clean
+        if "cann_version" not in doc and base["op"] not in sgl.OPS:  # pin the rule set it was solved with: the emitted file checks clean
             doc = {"cann_version": cann or result.ruleset, **doc}
         out.append(FusedAnswer(ep, t, mb, need, _errors(result), _errors(_lint(nxt, cann)), doc))
     return out
@@ -98,13 +103,14 @@ def _row(a: FusedAnswer, what: str) -> str:
     verdict = "ok" if a.ok else "rejected: " + ", ".join(a.codes)
     nxt = f"{what} {a.tokens + 1 if what == 'tokens' else (a.buffer_mb or 0) - 1}: {', '.join(a.next_codes) or 'ok'}"
     return f"{a.ep:>5} {a.tokens if a.tokens is not None else '-':>7} {a.buffer_mb if a.buffer_mb is not None else '-':>9}" \
-           f" {a.required_mb if a.required_mb is not None else '-':>9}  {verdict:<24} {nxt if a.tokens else ''}"
+           f" {a.required_mb if a.required_mb is not None else '-':>9}  {verdict:<24} {nxt if a.tokens and a.buffer_mb else ''}"
 
 
 def plan_text(answers, base: dict, solving_tokens: bool) -> str:
-    title = (f"{base.get('product')} {base['op']}: " + ("most tokens per rank for HCCL_BUFFSIZE"
-             if solving_tokens else "smallest HCCL_BUFFSIZE per EP size"))
-    lines = [title, f"{'ep':>5} {'tokens':>7} {'buffer MB':>9} {'needs MB':>9}  {'verdict':<24} next value"]
+    buffer = sgl.buffer_names(base) if base["op"] in sgl.OPS else "HCCL_BUFFSIZE"
+    title = (f"{base.get('product')} {base['op']}: " + (f"most tokens per rank for {buffer}"
+             if solving_tokens else f"smallest {buffer} per EP size"))
+    lines = [title] + ([sgl.tokens_meaning(base)] if base["op"] in sgl.OPS else []) + [ f"{'ep':>5} {'tokens':>7} {'buffer MB':>9} {'needs MB':>9}  {'verdict':<24} next value"]
     lines += [_row(a, "tokens" if solving_tokens else "buffer") for a in answers]
     lines.append(f"{sum(a.ok for a in answers)} of {len(answers)} EP sizes valid")
     return "\n".join(lines) + "\n"
