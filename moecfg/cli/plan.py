@@ -241,7 +241,8 @@ def plan(kind, product, mode, device, model, model_config, cann, redundant, sets
          comm_alg, fmt, emit):
     """Solve for what to set, over EP sizes / rank counts; every answer is judged by the real rules.
 
-    ascend: the smallest HCCL_BUFFSIZE for --bs, the largest bs for --buffer. deepep: the smallest
+    ascend: the smallest HCCL_BUFFSIZE for --bs, the largest bs for --buffer (--set op=mega_moe,
+    dispatch_ffn_combine, sgl_deepep_normal or sgl_deepep_low_latency with the shapes as --set). deepep: the smallest
     num_nvl_bytes / num_rdma_bytes (for --tokens in low_latency mode), or the most tokens per rank for
     --num-rdma-bytes. A rejected candidate lists its rule codes. Exit 0 when at least one candidate is
     valid, 1 when none is.

@@ -21,7 +21,7 @@ FUSED_OPS = ("mega_moe", "dispatch_ffn_combine") + sgl.OPS
 _WINDOW = {"mega_moe": "ccl_window", "dispatch_ffn_combine": "hccl_window", **{op: "ep" for op in sgl.OPS}}
 _MAX_TOKENS = {"mega_moe": 4096, "dispatch_ffn_combine": 1 << 16}  # mega_moe: the bs / wrapper limit
 _PROBE_MB = 65535  # the largest HCCL_BUFFSIZE the ops read as given (sgl: parsed into 16 bits)
-_NO_WINDOW = "no host window check"  # e.g. sgl DeepEP on A2 across servers, or comm_alg ccu
+_NO_WINDOW = "no window check modelled"  # sgl DeepEP on A2 across servers (no host check), or comm_alg ccu
 
 
 @dataclass

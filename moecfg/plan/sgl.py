@@ -13,8 +13,10 @@ from moecfg.backends.ascend.ops.sgl_deepep import LIMITS
 from moecfg.backends.ascend.sgl_fields import OPS
 
 ROUND, PER_ROUND = "DEEPEP_NORMAL_LONG_SEQ_ROUND", "DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS"
-LL_MAX_TOKENS = LIMITS["ll_fork"].bs_max[0]  # 512 on every low-latency tiling (ll_a2_* too)
-NORMAL_MAX_BS = LIMITS["normal_cam_a3"].bs_max[0]  # 131072: the largest x.size(0) any normal tiling takes
+# x.size(0) <= BS_UPPER_BOUND 512: ops/op_host/moe_distribute_dispatch_v2_tiling.cpp L85, L908 (ops2 ...cc L89, L628);
+# the planner's bs is T (deep_ep.cpp L867: global_bs = T * num_ranks)
+LL_MAX_TOKENS = LIMITS["ll_fork"].bs_max[0]
+NORMAL_MAX_BS = LIMITS["normal_cam_a3"].bs_max[0]  # 131072 = MAX_TOTAL_TOKENS (deep_ep.cpp L37)
 
 
 def env_of(base: dict) -> dict:
@@ -46,10 +48,11 @@ def max_tokens(base: dict) -> int:
     if base["op"] == "sgl_deepep_low_latency":
         return LL_MAX_TOKENS
     if per_round_mode(base):
-        return sx.MAX_TOKENS_PER_ROUND  # per-round tokens in [32, 8192] (deep_ep.cpp L36, L72-88)
+        return sx.MAX_TOKENS_PER_ROUND  # per-round tokens in [32, 8192]: deep_ep.cpp L35-36, L84-85 (@f425bdf)
     env = env_of(base)
     rounds, per_round = _int(env.get(ROUND)), _int(env.get(PER_ROUND))
-    cap = rounds * per_round if rounds and per_round else sx.MAX_TOKENS_PER_ROUND  # deep_ep.cpp L127
+    # deep_ep.cpp L127-130 (@f425bdf): num_tokens <= ROUND x PER_ROUND_TOKENS, 1 x 8192 when unset (L73-75)
+    cap = rounds * per_round if rounds and per_round else sx.MAX_TOKENS_PER_ROUND
     return min(cap, NORMAL_MAX_BS)
 
 
@@ -74,6 +77,3 @@ def buffer_names(base: dict) -> str:
     env = env_of(base)
     names = ["HCCL_BUFFSIZE"] + [n for n in ("DEEPEP_HCCL_BUFFSIZE",) if n in env]
     return " = ".join(names + (["hccl_buffer_size"] if "hccl_buffer_size" in base else []))
-
-
-__all__ = ["OPS", "doc", "max_tokens", "tokens_meaning", "buffer_names", "env_of"]

@@ -82,8 +82,10 @@ def test_a2_across_servers_has_no_window_to_solve():
     # DispatchNormalA2 (A2, ep 16) checks no HCCL window on the host: no smallest buffer exists
     base = dict(NORMAL, product="A2", env={"HCCL_INTRA_PCIE_ENABLE": 1, "HCCL_INTRA_ROCE_ENABLE": 0})
     (a,) = fused.solve(base, None, [16], 2048, None)
-    assert not a.ok and a.buffer_mb is None and a.codes == ("no host window check",)
-    assert "no host window check" in fused.plan_text([a], base, False)
+    assert not a.ok and a.buffer_mb is None and a.codes == ("no window check modelled",)
+    assert "no window check modelled" in fused.plan_text([a], base, False)
+    (ccu,) = fused.solve(dict(LL, comm_alg="ccu"), None, [16], 128, None)  # the ccu window is not modelled
+    assert ccu.codes == ("no window check modelled",)
 
 
 def test_cli_text_json_yaml():
