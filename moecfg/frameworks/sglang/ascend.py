@@ -13,19 +13,20 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 - dispatch dtype: --deepep-dispatcher-output-dtype, else SGLANG_DEEPEP_BF16_DISPATCH, else the quant config, else
   BF16 on NPU (U `get_deepep_output_dtype`); SGLang then sets DEEP_NORMAL_MODE_USE_INT8_QUANT itself (D
   `set_deepep_dispatcher_dtype`) and passes use_fp8 to low_latency_dispatch.
-- DeepEP's group and window: on NPU create_moe_dispatcher passes `_get_deepep_comm_group` = get_moe_ep_group()
-  .device_group (L = layers/moe/fused_moe_triton/layer.py, stored copy of main 2026-08; sglang PR #29030, merged
-  2026-06-23), and initialize_model_parallel builds _MOE_EP as its own group named "moe_ep" on NPU even when
+- DeepEP's group and window: on NPU create_moe_dispatcher passes `_get_deepep_comm_group(a2a_backend)` =
+  get_moe_ep_group().device_group (layers/moe/fused_moe_triton/layer.py: read in stored copies the index serves
+  without repository or commit; sglang PR #29030 "[NPU] use standalone group for moe ep", dated 2026-06-23, describes
+  the same change), and initialize_model_parallel builds _MOE_EP as its own group named "moe_ep" on NPU even when
   ep == tp ("NPU requires a standalone group for MOE expert parallelism": `if moe_ep_size ==
   tensor_model_parallel_size and not _is_npu: _MOE_EP = _TP`, P @0005973a). GroupCoordinator creates each device
   group with pg_options = get_torch_distributed_pg_options(group_name): a name containing "moe" gets
   hccl_buffer_size = int(DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200) (P @0005973a, sglang PR #17804), so the
   window sgl-kernel-npu's Buffer uses (group._get_backend(npu).get_hccl_comm_name, deep_ep/buffer.py L68-69
   @f425bdf) is the value its tilings check (DEEPEP_HCCL_BUFFSIZE, else HCCL_BUFFSIZE, mc2_tiling_utils.h L22-41).
-  Before PR #29030 SGLang passed get_tp_group().device_group (name "tp": no option, the window was HCCL_BUFFSIZE,
-  HCCL's 200 MB when unset) and aliased _MOE_EP to _TP when ep == tp; moecfg derives every SGLang version as main
-  2026-08 (the stored layer.py versions of older SGLang, e.g. @008d7d0, name no NPU group), so a launch of an
-  image older than PR #29030 gets the newer window: set both variables alike there (MC899 then has nothing to say).
+  Before PR #29030 (copies of layer.py likewise unnamed) SGLang passed get_tp_group().device_group (name "tp": no
+  option, the window was HCCL_BUFFSIZE, HCCL's 200 MB when unset) and aliased _MOE_EP to _TP when ep == tp. moecfg
+  derives every SGLang version as main 2026-08 (which release first ships PR #29030 was not found), so a launch of
+  an older image gets the newer window: set both variables alike there.
 """
 from __future__ import annotations
 
