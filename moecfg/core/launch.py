@@ -14,6 +14,10 @@ from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
 
 
+# Per-document infos that are launch-wide for a launch (the CANN version is not pinned): said once per launch.
+_ONCE_PER_LAUNCH = frozenset({"MC011"})
+
+
 class LaunchDocument:
     """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
 
@@ -52,7 +56,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
                              "line": launch.span.line, "role": call.role}
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
-            result.diagnostics = sorted(notes + result.diagnostics, key=lambda d: (d.line, d.column, d.code))
+            own = result.diagnostics if i == 0 else [d for d in result.diagnostics if d.code not in _ONCE_PER_LAUNCH]
+            result.diagnostics = sorted(notes + own, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
         if not derivation.calls and launch_notes:  # recognised, but no op call derivable (the notes say why)
             result = DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes)
@@ -107,7 +112,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
     if call.derived:  # what only the launch knows (the per-rank memory budget)
         result.derived = {**(result.derived or {}), **call.derived}
-    diags.extend(_position(doc, analysis.findings))
+    covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
+    diags.extend(_position(doc, [f for f in analysis.findings if f.code not in covered]))
     result.diagnostics = diags
     return result
 

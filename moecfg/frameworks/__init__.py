@@ -50,6 +50,7 @@ class Note:
     message: str
     span: Span
     severity: str | None = None
+    covers: tuple[str, ...] = ()  # op-level codes this launch finding explains in flag terms (not reported again)
 
 
 @dataclass(slots=True)

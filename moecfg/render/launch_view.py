@@ -2,7 +2,7 @@
 buffer each rank needs -- the view a user wants before touching a flag. Plain text; JSON is `check --format json`."""
 from __future__ import annotations
 
-from moecfg.render.text import _buffer_rows, _title
+from moecfg.render.text import _buffer_rows, _title, size
 
 
 def _flat(arguments: dict):
@@ -14,7 +14,7 @@ def _flat(arguments: dict):
 
 
 def _gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB"
+    return size(n)  # the same units as every other size: MiB/GiB with the exact bytes
 
 
 def _budget_lines(budget) -> list[str]:
@@ -24,8 +24,8 @@ def _budget_lines(budget) -> list[str]:
     source = f" ({budget['device_from']})" if budget.get("device_from") else ""
     out = [f"  memory per rank on {budget.get('device', '?')}{source}:"]
     for name, b in budget.get("buffers", {}).items():
-        out.append(f"      {name:<18} {_gib(b['bytes']):>11}  ({b.get('from', '')})")
-    out.append(f"      {'total':<18} {_gib(budget.get('total_bytes', 0)):>11}")
+        out.append(f"      {name:<18} {_gib(b['bytes']):>28}  ({b.get('from', '')})")
+    out.append(f"      {'total':<18} {_gib(budget.get('total_bytes', 0)):>28}")
     if budget.get("outside_fraction_bytes") is not None:
         out.append(f"      outside {budget.get('framework_fraction_from', 'the framework fraction')}: "
                    f"{_gib(budget['outside_fraction_bytes'])}; headroom {_gib(budget.get('headroom_bytes', 0))}")

@@ -13,7 +13,7 @@ import importlib
 import sys
 from dataclasses import dataclass
 
-FAILS_DESCRIBED = "Fails (described in words: no YAML example can show it):"
+FAILS_DESCRIBED = "Fails (described in words: a binary file, or a launch as written in a script or manifest):"
 RULES_MD = "docs/rules.md"
 
 SOURCE_LEGEND = (

@@ -225,7 +225,7 @@ def decode(raw: bytes) -> str:
 def _binary(raw: bytes):
     i = raw.index(b"\x00")
     line = raw.count(b"\n", 0, i) + 1
-    raise YamlProblem("binary file (contains NUL bytes), not YAML", line, i - (raw.rfind(b"\n", 0, i) + 1) + 1)
+    raise YamlProblem("binary file (contains NUL bytes), not a text file moecfg reads (YAML or shell)", line, i - (raw.rfind(b"\n", 0, i) + 1) + 1)
 
 
 def _offset_position(text: str, offset: int):

@@ -166,29 +166,39 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 16
 """
 
 
-@pytest.mark.parametrize("deepep,fires", [(1338, False), (1339, True)])
+@pytest.mark.parametrize("deepep,fires", [(1038, False), (1039, True)])
 def test_sglang_deepep_group_and_attention_tp(deepep, fires):
-    # moe_ep = tp (16 ranks): 2 x DEEPEP_HCCL_BUFFSIZE; attention_tp (16 / 2 = 8 ranks): 2 x HCCL_BUFFSIZE 300
-    # --mem-fraction-static 0.95: 65536 x 0.05 = 3276.8 MiB; 2 x 1338 + 600 = 3276 fits, 2 x 1339 + 600 = 3278 not
+    # On NPU moe_ep is its own group (sglang@0005973a parallel_state.py: `moe_ep_size == tp and not _is_npu`):
+    # moe_ep (16 ranks): 2 x DEEPEP_HCCL_BUFFSIZE; tp (16 ranks) and attention_tp (16 / 2 = 8): 2 x HCCL_BUFFSIZE 300
+    # --mem-fraction-static 0.95: 65536 x 0.05 = 3276.8 MiB; 2 x 1038 + 1200 = 3276 fits, 2 x 1039 + 1200 = 3278 not
     d = sgl_derive(SGL.format(deepep=deepep, frac="--mem-fraction-static 0.95"))
     call = d.calls[0]
-    assert rows(call) == {"moe_ep=tp (DeepEP)": 2 * deepep, "attention_tp": 600}
+    assert rows(call) == {"moe_ep=tp (DeepEP)": 2 * deepep, "tp": 600, "attention_tp": 600}
     assert ("MC954" in codes(call.notes)) is fires
     if fires:
         note = next(n for n in call.notes if n.code == "MC954")
         assert note.span.line == 4 and "--mem-fraction-static <= 0.94" in note.message
-        # (3276.8 - 600) / 2 = 1338.4 MiB -> DEEPEP_HCCL_BUFFSIZE <= 1338, the just-inside value
-        assert "set DEEPEP_HCCL_BUFFSIZE <= 1338" in note.message
+        # (3276.8 - 1200) / 2 = 1038.4 MiB -> DEEPEP_HCCL_BUFFSIZE <= 1038, the just-inside value
+        assert "set DEEPEP_HCCL_BUFFSIZE <= 1038" in note.message
 
 
 def test_sglang_hccl_buffsize_sizes_every_group():
-    # DEEPEP_HCCL_BUFFSIZE unset: both groups take HCCL_BUFFSIZE 300... raised to 1000: 2 x 1000 x 2 = 4000 MiB
-    # > 3276.8 at 0.95; every pair shrinks with it: 3276.8 / 4 = 819.2 -> HCCL_BUFFSIZE <= 819
+    # DEEPEP_HCCL_BUFFSIZE unset: the three groups take HCCL_BUFFSIZE (moe_ep through the option's `or`), raised to
+    # 1000: 3 x 2 x 1000 = 6000 MiB > 3276.8 at 0.95; every pair shrinks with it: 3276.8 / 6 = 546.1 -> <= 546
     text = SGL.format(deepep=0, frac="--mem-fraction-static 0.95").replace("export DEEPEP_HCCL_BUFFSIZE=0\n", "")
     text = text.replace("HCCL_BUFFSIZE=300", "HCCL_BUFFSIZE=1000")
     call = sgl_derive(text).calls[0]
-    assert rows(call) == {"moe_ep=tp (DeepEP)": 2000, "attention_tp": 2000}
-    assert "set HCCL_BUFFSIZE <= 819" in next(n.message for n in call.notes if n.code == "MC954")
+    assert rows(call) == {"moe_ep=tp (DeepEP)": 2000, "tp": 2000, "attention_tp": 2000}
+    assert "set HCCL_BUFFSIZE <= 546" in next(n.message for n in call.notes if n.code == "MC954")
+
+
+def test_sglang_window_and_tp_rows_take_different_variables():
+    # both set, DEEPEP_HCCL_BUFFSIZE smaller: moe_ep's option is DEEPEP_HCCL_BUFFSIZE 512 (`or` takes the first
+    # set one), tp keeps the process HCCL_BUFFSIZE 300 (no option for a group without "moe" in its name)
+    call = sgl_derive(SGL.format(deepep=512, frac="")).calls[0]
+    assert rows(call) == {"moe_ep=tp (DeepEP)": 1024, "tp": 600, "attention_tp": 600}
+    why = {k: v["from"] for k, v in call.derived["memory_budget"]["buffers"].items()}
+    assert "DEEPEP_HCCL_BUFFSIZE=512" in why["moe_ep=tp (DeepEP)"] and "HCCL_BUFFSIZE=300" in why["tp"]
 
 
 def test_sglang_without_fraction_has_no_headroom():

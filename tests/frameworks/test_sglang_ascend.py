@@ -319,12 +319,42 @@ def test_a2_launch_reaches_the_a2_kernels_and_env_rules():
 
 
 def test_deepep_hccl_buffsize_sets_the_moe_group_window():
+    # Both set, DEEPEP_HCCL_BUFFSIZE larger. The window: DeepEP runs on the standalone NPU group "moe_ep"
+    # (sglang layer.py _get_deepep_comm_group, PR #29030), created with hccl_buffer_size = int(DEEPEP_HCCL_BUFFSIZE
+    # or HCCL_BUFFSIZE or 200) = 2048 (parallel_state.py @0005973a). The tiling check: sgl-kernel-npu@f425bdf
+    # mc2_tiling_utils.h L25 reads DEEPEP_HCCL_BUFFSIZE when set = 2048. They agree: no MC899 although HCCL_BUFFSIZE
+    # is 400 (needs 668 MB: test below).
     text = "export DEEPEP_HCCL_BUFFSIZE=2048\nexport HCCL_BUFFSIZE=400\n" + BASE + "--chunked-prefill-size 16384"
     results = lint(text)
     normal = by_op(results, "sgl_deepep_normal")
-    # SGLang creates the moe group with hccl_buffer_size 2048: no MC899 although HCCL_BUFFSIZE is 400
     assert normal.arguments["hccl_buffer_size"] == 2048 and "MC899" not in codes(results)
-    assert normal.buffers["ep"]["configured_from"] == "DEEPEP_HCCL_BUFFSIZE"
+    assert (normal.buffers["ep"]["configured_mb"], normal.buffers["ep"]["configured_from"]) == \
+        (2048, "DEEPEP_HCCL_BUFFSIZE")
+    why = normal.derivation["hccl_buffer_size"]
+    assert why.startswith("2048 <-") and '"moe_ep"' in why and "#29030" in why
+    assert derive(text).calls[0].sources["hccl_buffer_size"][0].line == 1  # the DEEPEP_HCCL_BUFFSIZE export
+
+
+def test_smaller_deepep_hccl_buffsize_wins_over_a_large_hccl_buffsize():
+    # Both set, DEEPEP_HCCL_BUFFSIZE smaller: window and tiling both take 400 (the `or` and the getenv order pick
+    # DEEPEP_HCCL_BUFFSIZE first), so HCCL_BUFFSIZE 4096 does not help. Normal, bs 16384 / 16 = 1024, h 7168, k 8:
+    # (1024 x 8 x (14848 + 14336) + 4 MiB + 102 MiB) x 2 = 700448768 B = 668 MB > 400 -> MC898 at the export (line 1)
+    text = "export DEEPEP_HCCL_BUFFSIZE=400\nexport HCCL_BUFFSIZE=4096\n" + BASE + "--chunked-prefill-size 16384"
+    normal = by_op(lint(text), "sgl_deepep_normal")
+    assert normal.arguments["hccl_buffer_size"] == 400 and normal.buffers["ep"]["required_mb"] == 668
+    mc898 = [d for d in normal.diagnostics if d.code == "MC898"]
+    assert len(mc898) == 1 and mc898[0].line == 1 and "set DEEPEP_HCCL_BUFFSIZE >= 668" in mc898[0].message
+    assert "MC899" not in {d.code for d in normal.diagnostics}
+
+
+@pytest.mark.parametrize("env, window, line", [
+    ("export HCCL_BUFFSIZE=1000\n", 1000, 1),  # DEEPEP unset: the option falls to HCCL_BUFFSIZE
+    ("", 200, None),  # neither: SGLang's `or 200` (HCCL's own default is 200 too)
+])
+def test_window_falls_back_like_sglangs_or(env, window, line):
+    call = derive(env + BASE + "--chunked-prefill-size 16384").calls[0]
+    assert call.arguments["hccl_buffer_size"] == window
+    assert [s.line for s in call.sources["hccl_buffer_size"]] == ([line] if line else [])
 
 
 def test_end_to_end_through_the_shell_reader(tmp_path):

@@ -127,3 +127,20 @@ def test_explain_launch_prints_arguments_derivations_and_memory(tmp_path):
     assert "buffer ep: required 119.5 MiB (125304832 B) per rank" in out.output  # issue 14: MiB, bytes
     gpu = CliRunner().invoke(cli, ["explain-launch", str(root / "examples/launch/k8s-vllm-gpu-deepep-decode.yaml")])
     assert "memory per rank on H200" in gpu.output and "headroom" in gpu.output
+
+
+def test_launch_finding_covers_the_op_findings_it_explains():
+    # MegaMoE sized for 48 tokens per rank, a prefill call of 4096: the op reports MC864 (num_max_tokens_per_rank < bs)
+    # and MC872 (max_recv below the worst case); the launch rule MC952 says the same in flag terms and covers them.
+    from moecfg.frameworks import Note
+
+    args = dict(product="A3", cann_version="9.1.0", op="mega_moe", bs=4096, h=3072, k=8, ep_world_size=16,
+                moe_expert_num=256, intermediate_hidden=1536, num_max_tokens_per_rank=48, max_recv_token_num=6144,
+                weight_dtype="int8", dispatch_quant_mode=2, dispatch_quant_out_dtype="int8",
+                env={"HCCL_BUFFSIZE": "1024"})
+    plain = _judge(OpCall("prefill", "ascend", "mega_moe", args), 0, "l.sh", START, Options())
+    assert {"MC864", "MC872"} <= {d.code for d in plain.diagnostics}
+    note = Note("MC952", "MegaMoE num_max_tokens_per_rank 48 < 4096", FLAG_BS, covers=("MC864", "MC872"))
+    covered = _judge(OpCall("prefill", "ascend", "mega_moe", args, notes=[note]), 0, "l.sh", START, Options())
+    codes = [d.code for d in covered.diagnostics]
+    assert "MC952" in codes and "MC864" not in codes and "MC872" not in codes

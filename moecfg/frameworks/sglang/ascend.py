@@ -13,8 +13,20 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 - dispatch dtype: --deepep-dispatcher-output-dtype, else SGLANG_DEEPEP_BF16_DISPATCH, else the quant config, else
   BF16 on NPU (U `get_deepep_output_dtype`); SGLang then sets DEEP_NORMAL_MODE_USE_INT8_QUANT itself (D
   `set_deepep_dispatcher_dtype`) and passes use_fp8 to low_latency_dispatch.
-- buffers: groups whose name contains "moe" get hccl_buffer_size = DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200
-  (P `get_torch_distributed_pg_options`, sglang PR #17804).
+- DeepEP's group and window: on NPU create_moe_dispatcher passes `_get_deepep_comm_group(a2a_backend)` =
+  get_moe_ep_group().device_group (layers/moe/fused_moe_triton/layer.py: read in stored copies the index serves
+  without repository or commit; sglang PR #29030 "[NPU] use standalone group for moe ep", dated 2026-06-23, describes
+  the same change), and initialize_model_parallel builds _MOE_EP as its own group named "moe_ep" on NPU even when
+  ep == tp ("NPU requires a standalone group for MOE expert parallelism": `if moe_ep_size ==
+  tensor_model_parallel_size and not _is_npu: _MOE_EP = _TP`, P @0005973a). GroupCoordinator creates each device
+  group with pg_options = get_torch_distributed_pg_options(group_name): a name containing "moe" gets
+  hccl_buffer_size = int(DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200) (P @0005973a, sglang PR #17804), so the
+  window sgl-kernel-npu's Buffer uses (group._get_backend(npu).get_hccl_comm_name, deep_ep/buffer.py L68-69
+  @f425bdf) is the value its tilings check (DEEPEP_HCCL_BUFFSIZE, else HCCL_BUFFSIZE, mc2_tiling_utils.h L22-41).
+  Before PR #29030 (copies of layer.py likewise unnamed) SGLang passed get_tp_group().device_group (name "tp": no
+  option, the window was HCCL_BUFFSIZE, HCCL's 200 MB when unset) and aliased _MOE_EP to _TP when ep == tp. moecfg
+  derives every SGLang version as main 2026-08 (which release first ships PR #29030 was not found), so a launch of
+  an older image gets the newer window: set both variables alike there.
 """
 from __future__ import annotations
 
@@ -125,13 +137,13 @@ def _common(c: _Ctx, ctx: LaunchContext, dims) -> tuple[dict, dict, dict]:
     env = {n: c.launch.env[n].value for n in ENV_NAMES if n in c.launch.env and c.launch.env[n].value is not None}
     args = {"product": ctx.product, "h": dims.hidden, "k": dims.topk, "ep_world_size": tp,
             "num_experts": dims.num_experts + redundant, "env": env}
-    window = c.env_str("DEEPEP_HCCL_BUFFSIZE") or c.env_str("HCCL_BUFFSIZE") or "200"
-    if window.strip().isdigit():
-        args["hccl_buffer_size"] = window = int(window)
+    window, window_var, window_why = moe_ep_window(c)
+    if window is not None:
+        args["hccl_buffer_size"] = window
     model = c.span("--model-path")
     src = {"ep_world_size": c.span("--tp-size"), "h": model, "k": model,
            "num_experts": model + c.span("--ep-num-redundant-experts"),
-           "hccl_buffer_size": c.env_span("DEEPEP_HCCL_BUFFSIZE") or c.env_span("HCCL_BUFFSIZE"),
+           "hccl_buffer_size": c.env_span(window_var) if window_var else (),
            **{f"env.{n}": c.env_span(n) for n in env}}
     ep_note = f" (--ep-size {c.flags.value('--ep-size')} is overridden)" if c.flags.get("--ep-size") else ""
     why = {"product": f"{ctx.product} <- {ctx.product_source or 'settings'}",
@@ -139,10 +151,22 @@ def _common(c: _Ctx, ctx: LaunchContext, dims) -> tuple[dict, dict, dict]:
            f"({S} _handle_a2a_moe)",
            "h": f"{dims.hidden} <- {dims.how}", "k": f"{dims.topk} <- {dims.how}",
            "num_experts": f"{dims.num_experts} + {redundant} redundant (--ep-num-redundant-experts) <- {dims.how}",
-           "hccl_buffer_size": f"{window} <- int(DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200) for the moe groups "
-           "(parallel_state.get_torch_distributed_pg_options, sglang PR #17804)",
+           "hccl_buffer_size": window_why,
            "env": "the launch's environment (sgl-kernel-npu reads these variables)"}
     return args, src, why
+
+
+def moe_ep_window(c: _Ctx) -> tuple[int | None, str | None, str]:
+    """(MB, the variable it came from or None for the default, why): the hccl_buffer_size option of the "moe_ep"
+    group DeepEP runs on (module docstring). None when SGLang's int() would refuse the text (moecfg says nothing)."""
+    var = next((n for n in ("DEEPEP_HCCL_BUFFSIZE", "HCCL_BUFFSIZE") if c.env_str(n)), None)  # `or`: "" is unset
+    text = c.env_str(var) if var else "200"
+    value = int(text) if text.strip().isdigit() else None
+    why = (f"{value if value is not None else text} <- int(DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200) = "
+           f"{var or 'the default 200'}: DeepEP runs on SGLang's standalone NPU group \"moe_ep\" (layer.py "
+           "_get_deepep_comm_group, sglang PR #29030) whose name contains \"moe\", so get_torch_distributed_pg_options "
+           "gives it this hccl_buffer_size (parallel_state.py @0005973a, sglang PR #17804)")
+    return value, var, why
 
 
 def _int8_dispatch(c: _Ctx) -> tuple[bool, str]:

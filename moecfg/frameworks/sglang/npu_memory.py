@@ -3,12 +3,15 @@ the memory outside --mem-fraction-static (ascend_budget.py, MC954).
 
 SGLang creates each device group with `pg_options=get_torch_distributed_pg_options(group_name)`: groups whose name
 contains "moe" get hccl_buffer_size = int(DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200); the others no option, so
-the process HCCL_BUFFSIZE (HCCL's default 200 MB) (sgl-project/sglang python/sglang/srt/distributed/
+the process HCCL_BUFFSIZE (HCCL's default 200 MB) (sgl-project/sglang@0005973a python/sglang/srt/distributed/
 parallel_state.py get_torch_distributed_pg_options and GroupCoordinator.__init__, sglang PR #17804). Groups with more
-than one rank (initialize_model_parallel): the DeepEP group (moe_ep; with ep == tp, as --moe-a2a-backend deepep
-sets, SGLang aliases _MOE_EP to _TP, so it is one communicator), attention_tp (--enable-dp-attention: tp / dp ranks,
-its own group when dp > 1) and pp (--pp-size). moe_tp / moe_dp have one rank here (tp / ep / moe_dp = 1). Not
-counted: the default process group (its options are the moe ones, but moecfg does not see a collective on it).
+than one rank (initialize_model_parallel @0005973a): moe_ep, the DeepEP group (same ranks as tp with ep == tp, as
+--moe-a2a-backend deepep sets, but on NPU its own communicator: `if moe_ep_size == tensor_model_parallel_size and
+not _is_npu: _MOE_EP = _TP`, sglang PR #29030; the row keeps its name `moe_ep=tp (DeepEP)`), tp (HCCL_BUFFSIZE; its
+communicator appears at the group's first collective: the attention all-reduce without DP attention, the DP and
+logits gathers of dp_attention.py @0016109 with it), attention_tp (--enable-dp-attention: tp / dp ranks, its own
+group when dp > 1) and pp (--pp-size). moe_tp / moe_dp have one rank here (tp / ep / moe_dp = 1). Not counted: the
+default process group (its options are the moe ones, but moecfg does not see a collective on it).
 --mem-fraction-static, when not given, is computed at start-up from the device memory (not known statically).
 """
 from __future__ import annotations
@@ -36,7 +39,9 @@ def communicators(c, call, tp: int, dp: int, attn_tp: int) -> list[Comm]:
     deepep = _env_mb(c, "DEEPEP_HCCL_BUFFSIZE")
     moe_why = f"DEEPEP_HCCL_BUFFSIZE={deepep}" if deepep else other_why
     out = [Comm(DEEPEP_ROW, tp, window, f"{moe_why} ({_PG}: DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or "
-                "200 for moe groups; ep == tp, _MOE_EP aliases _TP)")]
+                "200 for moe groups; on NPU moe_ep is its own group even with ep == tp, sglang PR #29030)"),
+           Comm("tp", tp, other_mb, f"{other_why} ({_PG}: no option for non-moe groups; on NPU a separate "
+                "communicator from moe_ep)")]
     if dp > 1:
         out.append(Comm("attention_tp", attn_tp, other_mb, f"{other_why} ({_PG}: no option for non-moe groups)"))
     pp = c.int_flag("--pp-size", 1)

@@ -153,7 +153,7 @@ def _megamoe_prefill(args, rel, call) -> list[Note]:
            f"set \"enable_prefill_mc2\": true in --additional-config, or lower --max-num-batched-tokens to {nmt * tp}")
     return [Note(MEGAMOE_PREFILL_TOKENS.code, f"MegaMoE num_max_tokens_per_rank {nmt} < {bs} tokens per rank of a "
                  f"prefill step (max_num_batched_tokens / TP): the symmetric buffer overflows (vllm-ascend#14273); "
-                 f"{fix}", _span(call, "bs", args))]
+                 f"{fix}", _span(call, "bs", args), covers=("MC864", "MC872"))]
 
 
 def _recv(args, rel, call) -> list[Note]:

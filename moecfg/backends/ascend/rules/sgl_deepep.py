@@ -122,11 +122,18 @@ BUFFER = rule("MC898", "sgl-deepep-buffer", "error", "the HCCL buffer the tiling
 SOURCE = rule("MC899", "sgl-deepep-buffsize-source", "warning", "DEEPEP_HCCL_BUFFSIZE wins over HCCL_BUFFSIZE in the "
               "tiling check, while HCCL allocates the group's window from HCCL_BUFFSIZE (or the group's option); "
               "values >= 65536 wrap", family=_F, products=("A2", "A3"), tags=("buffer",),
-              source=_SRC + "ops/op_host/mc2_tiling_utils.h L22-41; sglang parallel_state.get_torch_distributed_pg_options",
+              source=_SRC + "ops/op_host/mc2_tiling_utils.h L22-41, python/deep_ep/README.md L223; "
+              "sgl-project/sglang@0005973a python/sglang/srt/distributed/parallel_state.py "
+              "get_torch_distributed_pg_options + initialize_model_parallel (_MOE_EP); sglang PR #29030",
               why="The tiling passes against DEEPEP_HCCL_BUFFSIZE but the kernels write into the window HCCL really "
-              "allocated; when that is smaller the dispatch writes out of range (MTE errors, 507035). SGLang creates "
-              "its moe groups with hccl_buffer_size = DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200; a plain "
-              "deep_ep.Buffer on the default group uses HCCL_BUFFSIZE. The tiling parses the value into 16 bits.",
+              "allocated for the Buffer's group; when that is smaller the dispatch writes out of range (MTE errors, "
+              "507035). sgl-kernel-npu's README: DEEPEP_HCCL_BUFFSIZE is \"for preliminary validation only; actual "
+              "HCCL buffer must be configured by the framework (e.g., SGLang)\". SGLang main (since PR #29030, "
+              "2026-06) runs DeepEP on NPU on its own group \"moe_ep\" (not aliased to tp even when ep == tp), "
+              "created with hccl_buffer_size = DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200: the value the tiling "
+              "reads, so its launches do not trip this rule. A Buffer on a group without that option (a plain "
+              "script, or SGLang before PR #29030, which passed the tp group \"tp\") gets HCCL_BUFFSIZE (HCCL's "
+              "200 MB when unset). The tiling parses the value into 16 bits.",
               fail_example=_N + "env:\n  DEEPEP_HCCL_BUFFSIZE: 2048\n", pass_example=NORMAL_OK,
               fix="Give the group the same window (HCCL_BUFFSIZE, or the hccl_buffer_size option) as "
               "DEEPEP_HCCL_BUFFSIZE; keep both below 65536.")
@@ -287,7 +294,7 @@ def buffsize_source(cfg, f):
                       f"{f.tiling_window_mb} MB, but the EP group's HCCL window is {f.hccl_window_mb} MB "
                       f"({f.hccl_window_from}) and the op needs {req['required_mb']} MB: the check passes and the "
                       f"kernels write past the window; set HCCL_BUFFSIZE >= {req['required_mb']} or create the group "
-                      "with hccl_buffer_size (SGLang does for moe groups)")
+                      "with hccl_buffer_size (SGLang main does for DeepEP's moe_ep group)")
 
 
 CHECKS = (ep_world_size, num_experts, hidden, topk, tokens, quant, build, env, buffer, buffsize_source)
