@@ -122,3 +122,13 @@ def test_sweep_low_latency_vs_ep_and_rulesets_refused():
     (series,) = json.loads(res.output)["series"]
     assert [p["ep"] for p in series["required_bytes"]] == [501_219_328] * 3 and series["required_mb"][0] == 478
     assert CliRunner().invoke(cli, [*args, "--rulesets", "8.5,latest"]).exit_code == 2
+
+
+@pytest.mark.parametrize("base, tokens, mb", [
+    (dict(NORMAL, product="A2"), 2048, 1744),  # ops2: (2048 * 233472 + 8 MiB + 404 MiB) * 2 + 8 MiB = (456 + 412) * 2 + 8
+    (dict(LL, product="A2"), 128, 956)])  # ops2 single server: 2-byte slots even for int8 -> 128 * 7,831,552 B
+def test_a2_single_server(base, tokens, mb):
+    (a,) = fused.solve(base, None, [8], tokens, None)
+    assert (a.buffer_mb, a.ok, a.next_codes) == (mb, True, ("MC898",))
+    (b,) = fused.solve(base, None, [8], None, mb)
+    assert (b.tokens, b.ok, b.next_codes) == (tokens, True, ("MC898",))
