@@ -133,13 +133,14 @@ def sweep(base: dict, cann, vs: str, xs: list, fixed: int, rulesets, buffer_mb: 
 
     series = []
     for name in rulesets or [cann]:
-        pts, shown = [], name
+        pts, rejected, shown = [], [], name
         for x in xs:
             ep, tokens = (fixed, x) if vs == "bs" else (x, fixed)
             result = _lint(_doc(base, ep, tokens, _PROBE_MB), name)
             window = result.buffers.get(_WINDOW[base["op"]])
             pts.append({"ep": window["required_bytes"]} if window else {})
+            rejected.append(_errors(result))  # a point past a limit is marked, not drawn as valid
             shown = result.ruleset or shown
-        series.append(Series(base["op"], shown or "latest", pts))
+        series.append(Series(base["op"], shown or "latest", pts, rejected))
     other = "ep_world_size" if vs == "bs" else "bs"
     return Sweep(vs, list(xs), {other: fixed}, series, {"configured buffer": buffer_mb} if buffer_mb else {})

@@ -70,3 +70,4 @@ def test_sweep_json_follows_the_window_formula():
     # 9.1, bs 512, max_recv 0: winIn = 0 + 4096*14336 = 58720256, winOut = 4096*7680 + 0 = 31457280;
     # tensors = max = 58720256 (+ 0 scales); + TPE 139264 + flags 140288 + 10 MiB 10485760 = 69485568
     assert old["required_bytes"][1] == {"ep": 69485568}
+    assert old["rejected_by"] == [["MC872"], ["MC872"]] and latest["rejected_by"] == [[], []]

@@ -113,6 +113,7 @@ def test_sweep_normal_vs_tokens():
     assert res.exit_code == 0, res.output
     (series,) = json.loads(res.output)["series"]
     assert [p["ep"] for p in series["required_bytes"]] == [1124 * MiB, 2036 * MiB, 3860 * MiB, 3860 * MiB]
+    assert series["rejected_by"] == [[], [], [], ["MC894"]]  # 16384 > capacity 1 x 8192: marked, not valid
 
 
 def test_sweep_low_latency_vs_ep_and_rulesets_refused():
