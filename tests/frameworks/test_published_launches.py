@@ -153,7 +153,7 @@ def test_megatron_functional_test_hybridep():
 def test_megatron_fsdp_deepseek_v3_script_found_through_heredoc_and_arrays():
     # PRETRAIN_ARGS=(...) expanded in TRAINING_CMD, run by `bash -x -c "${TRAINING_CMD}"` inside an sbatch heredoc:
     # the launch is found; EP=${EP:-8} is the caller's to set, so the EP size is unknown: MC023 at line 32, no call
-    (r,) = run("megatron-fsdp-deepseek-v3-hybridep.sh", product=None)
+    (r,) = run("megatron-fsdp-deepseek-v3-sbatch.sh", product=None)
     assert r.launch["framework"] == "megatron" and r.arguments is None
     (d,) = [d for d in r.diagnostics if d.code == "MC023"]
     assert d.line == 32 and "--expert-model-parallel-size (its value comes from a variable" in d.message
@@ -162,7 +162,7 @@ def test_megatron_fsdp_deepseek_v3_script_found_through_heredoc_and_arrays():
 @pytest.mark.xfail(reason="`EP=${EP:-8}` with EP unset in the script: the shell reader leaves it unknown (the caller "
                           "may set it) rather than taking the default 8 (moecfg/sources/shell*.py)", strict=False)
 def test_megatron_fsdp_deepseek_v3_script_default_ep():
-    (r,) = run("megatron-fsdp-deepseek-v3-hybridep.sh", product=None)
+    (r,) = run("megatron-fsdp-deepseek-v3-sbatch.sh", product=None)
     assert r.arguments["num_ranks"] == 8
 
 

@@ -12,6 +12,9 @@ DEFAULT_WINDOW_MB = 200  # MTU L24: uint16_t defaultWindowSize = 200
 # (combine state, notify dispatch, extra) bytes of the normal window: TA L6-7 (A3); TA2 L6-8 and CAM2 L581-584 (A2)
 NORMAL_STATE = {"A3": (4 * fx.MB, 102 * fx.MB, 0), "A2": (8 * fx.MB, 404 * fx.MB, 4 * 2 * fx.MB)}
 MAX_TOKENS_PER_ROUND = 8192  # deep_ep.cpp L36; also the default per-round tokens (L72-73)
+MIN_TOKENS_PER_ROUND = 32  # deep_ep.cpp L82: DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS in [32, 8192]
+MAX_ROUNDS = 256  # deep_ep.cpp L80: DEEPEP_NORMAL_LONG_SEQ_ROUND in [1, MAX_ROUNDS]
+MAX_TOTAL_TOKENS = 131072  # deep_ep.cpp L84-86: ROUND * PER_ROUND_TOKENS <= MAX_TOTAL_TOKENS
 
 
 def tiling_window_mb(deepep_hccl_buffsize: int | None, hccl_buffsize: int | None) -> tuple[int, str]:

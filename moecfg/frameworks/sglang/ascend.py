@@ -30,9 +30,10 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 """
 from __future__ import annotations
 
+from moecfg.backends.ascend import sgl_formulas
 from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.frameworks.flags import FlagSpec, Flags
+from moecfg.frameworks.flags import Flags, FlagSpec
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import npu_memory, rules
 
@@ -221,7 +222,8 @@ def _normal_call(c: _Ctx, role: str, base: dict, src: dict, why: dict) -> OpCall
     if tokens is None:
         e = base["env"]
         r, t = e.get("DEEPEP_NORMAL_LONG_SEQ_ROUND"), e.get("DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS")
-        tokens = int(r) * int(t) if r and t and r.isdigit() and t.isdigit() else 8192
+        default = sgl_formulas.MAX_TOKENS_PER_ROUND  # 1 round x 8192 tokens (deep_ep.cpp L72-73)
+        tokens = int(r) * int(t) if r and t and r.isdigit() and t.isdigit() else default
         text += f": assumed the DeepEP normal capacity {tokens} (ROUND x PER_ROUND_TOKENS), see MC962"
     args["bs"] = tokens
     sources["bs"] = prefill_spans(c)

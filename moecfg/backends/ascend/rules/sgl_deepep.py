@@ -12,11 +12,12 @@ pair needs CANN's window (the research notes' "half the dispatch area" holds for
 """
 from __future__ import annotations
 
-from moecfg.core.diagnostics import WARNING
-from moecfg.core.registry import rule
 from moecfg.backends.ascend import formulas as fx
+from moecfg.backends.ascend import sgl_formulas as sf
 from moecfg.backends.ascend.ops.sgl_deepep import computable, requirement
 from moecfg.backends.ascend.rules import finding
+from moecfg.core.diagnostics import WARNING
+from moecfg.core.registry import rule
 
 _F = "ascend-sgl-deepep"
 _SRC = "sgl-project/sgl-kernel-npu@f425bdf csrc/deepep/"
@@ -238,16 +239,17 @@ def env(cfg, f):
                       f"only one of DEEPEP_NORMAL_LONG_SEQ_ROUND / _PER_ROUND_TOKENS is set: deep_ep.cpp L70 "
                       f"asserts roundSet == tokensSet; set {missing} too (or neither)")
     elif r is not None:
-        if not 1 <= r <= 256:
+        if not 1 <= r <= sf.MAX_ROUNDS:
             yield finding(ENV, ("env", "DEEPEP_NORMAL_LONG_SEQ_ROUND"), f"DEEPEP_NORMAL_LONG_SEQ_ROUND = {r} is "
-                          "outside [1, 256] (deep_ep.cpp L80, MAX_ROUNDS)")
-        if not 32 <= t <= 8192:
+                          f"outside [1, {sf.MAX_ROUNDS}] (deep_ep.cpp L80, MAX_ROUNDS)")
+        if not sf.MIN_TOKENS_PER_ROUND <= t <= sf.MAX_TOKENS_PER_ROUND:
             yield finding(ENV, ("env", "DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS"), "DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_"
-                          f"TOKENS = {t} is outside [32, 8192] (deep_ep.cpp L82)")
-        if r * t > 131072:
+                          f"TOKENS = {t} is outside [{sf.MIN_TOKENS_PER_ROUND}, {sf.MAX_TOKENS_PER_ROUND}] "
+                          "(deep_ep.cpp L82)")
+        if r * t > sf.MAX_TOTAL_TOKENS:
             yield finding(ENV, ("env", "DEEPEP_NORMAL_LONG_SEQ_ROUND"), f"DEEPEP_NORMAL_LONG_SEQ_ROUND ({r}) * "
                           f"DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS ({t}) = {r * t} must not exceed MAX_TOTAL_TOKENS "
-                          "(131072) (deep_ep.cpp L84-86)")
+                          f"({sf.MAX_TOTAL_TOKENS}) (deep_ep.cpp L84-86)")
     if cfg.product == "A2" and e.get("HCCL_OP_EXPANSION_MODE") is not None:
         yield finding(ENV, ("env", "HCCL_OP_EXPANSION_MODE"), f"HCCL_OP_EXPANSION_MODE = {e['HCCL_OP_EXPANSION_MODE']} "
                       "on A2: the A2 DeepEP docs require it unset (\"otherwise unknown operator errors will occur\")",
