@@ -6,7 +6,7 @@ import typing
 import pytest
 from pydantic import TypeAdapter
 
-from moecfg.backends.ascend import catalog, rulesets
+from moecfg.backends.ascend.shared import catalog, rulesets
 
 TABLES = {
     "RULESETS": (rulesets.RULESETS, catalog.RuleSet),

@@ -253,7 +253,7 @@ def test_buffer_usage_errors(tmp_path, capsys, monkeypatch, argv):
 
 # ---- internal error: exit 3, a short message, no traceback ------------------------------------------------------
 def test_internal_error_exit_3(tmp_path, capsys, monkeypatch):
-    from moecfg.backends.ascend.rules import attrs
+    from moecfg.backends.ascend.shared.rules import attrs
 
     def boom(cfg, facts):
         raise ZeroDivisionError("synthetic bug")

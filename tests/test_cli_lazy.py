@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # schema, pydantic, rich, the launch readers, the model presets, the other ops' catalogs, the progress bar.
 NOT_ON_CHECK_PATH = ("moecfg.plan", "moecfg.cli.plan", "moecfg.cli.buffer", "moecfg.cli.docs", "moecfg.cli.launch",
                      "moecfg.render.rule_docs", "moecfg.models", "moecfg.core.examples", "moecfg.presets",
-                     "moecfg.backends.ascend.rules.examples_base", "moecfg.backends.ascend.catalog_ops",
+                     "moecfg.backends.ascend.shared.rules.examples_base", "moecfg.backends.ascend.shared.catalog_ops",
                      "moecfg.sources.launch", "moecfg.core.progress", "pydantic", "rich", "jsonschema")
 
 

@@ -1,4 +1,4 @@
-"""Tests for moecfg.backends.deepep.formulas against hand-computed figures (gpu-rules.md section 1).
+"""Tests for moecfg.backends.deepep.ops.v1.formulas against hand-computed figures (gpu-rules.md section 1).
 
 Every expected number is worked out in the comment next to it; none is copied from the code's output.
 Shorthand: ch = num_sms // 2 channels, nvl = min(R, 8), rdma = max(R // 8, 1).
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from moecfg.backends.deepep import formulas as f
+from moecfg.backends.deepep.ops.v1 import formulas as f
 
 DSV3_HIDDEN = 7168
 DSV3_HIDDEN_BYTES = 14336  # 7168 * max(2, 2)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from moecfg.backends.ascend import formulas as fx
+from moecfg.backends.ascend.shared import formulas as fx
 
 from lintkit import A2_BASE, A3_BASE, lint_product, run_lint
 

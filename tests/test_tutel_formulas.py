@@ -1,4 +1,4 @@
-"""Tests for moecfg.backends.tutel.formulas against hand-computed figures (gpu-rules.md section 2).
+"""Tests for moecfg.backends.tutel.ops.moe_layer.formulas against hand-computed figures (gpu-rules.md section 2).
 
 Every expected number is worked out in the comment next to it.
 """
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from moecfg.backends.tutel import formulas as t
+from moecfg.backends.tutel.ops.moe_layer import formulas as t
 
 # ---------------------------------------------------------------------------------------------
 # 2.1 capacity

@@ -19,7 +19,7 @@ KIND_MODULES = {
 FIELD_MODULES = {
     "ascend": "moecfg.backends.ascend.fields",
     "deepep": "moecfg.backends.deepep.fields",
-    "tutel": "moecfg.backends.tutel.fields",
+    "tutel": "moecfg.backends.tutel.ops.moe_layer.fields",
 }
 DEFAULT_KIND = "ascend"
 

@@ -27,7 +27,7 @@ def rules(fmt, rulesets, diff_pair):
 
 
 def _ruleset_name(text: str) -> str:
-    from moecfg.backends.ascend.rulesets import TIMELINE, resolve
+    from moecfg.backends.ascend.shared.rulesets import TIMELINE, resolve
 
     name, warning = resolve(text)
     if warning:
@@ -38,8 +38,8 @@ def _ruleset_name(text: str) -> str:
 
 
 def _ruleset_limits(fmt: str, names: list) -> None:
-    from moecfg.backends.ascend import ruleset_diff
-    from moecfg.backends.ascend.rulesets import RULESETS
+    from moecfg.backends.ascend.shared import ruleset_diff
+    from moecfg.backends.ascend.shared.rulesets import RULESETS
 
     if len(names) > 2:
         raise click.UsageError("give one rule set (its limits) or two (what changed between them)")

@@ -11,7 +11,7 @@ from moecfg.core.diagnostics import ERROR, INFO, WARNING
 from moecfg.core.registry import lazy_module, rule
 
 # The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
-eg = lazy_module("moecfg.backends.ascend.rules.examples_base")
+eg = lazy_module("moecfg.backends.ascend.shared.rules.examples_base")
 _F = "input"
 INPUT = "moecfg cannot read the value, so every hardware rule that depends on it is skipped for this document."
 YAML_SYNTAX = rule("MC001", "yaml-syntax", ERROR, "The file is not valid YAML (reported at the parser's position)", family=_F,

@@ -49,7 +49,7 @@ def _plain(obj):
 
 
 def catalog(product: str, ruleset: str = "latest"):
-    from moecfg.backends.ascend.rulesets import RULESETS
+    from moecfg.backends.ascend.shared.rulesets import RULESETS
 
     key = str(product).strip().upper()
     if key not in ("A2", "A3"):

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import yaml
 
 from moecfg.backends.deepep import fields as deepep_fields
-from moecfg.backends.deepep.model import DeepEPDeployment, derive
-from moecfg.backends.deepep.rules import buffers as deepep_buffers
-from moecfg.backends.deepep.rules.values import value_ranges
+from moecfg.backends.deepep.ops.v1.model import DeepEPDeployment, derive
+from moecfg.backends.deepep.ops.v1.rules import buffers as deepep_buffers
+from moecfg.backends.deepep.ops.v1.rules.values import value_ranges
 from moecfg.backends import Options
 from moecfg.core.input_rules import VALIDATOR_CODES
 from moecfg.core.fields import Validator

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.ops.v1 import formulas as fx
 from moecfg.plan.deepep_problem import BUFFER_RULES, TOKENS, DeepEPProblem
 from moecfg.plan.solver import Verdict, _last_true, judge
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.ops.v1 import formulas as fx
 from moecfg.plan.deepep_problem import TOKENS, DeepEPProblem
 from moecfg.backends.device.devices import describe, device_bytes
 
@@ -97,8 +97,8 @@ def run(p: DeepEPProblem, vs: str, xs: list, fixed: int, num_sms=(None,), nvl: i
 def rejected_by(p: DeepEPProblem, num_ranks: int, tokens: int | None, **extra) -> tuple:
     """Codes of the errors DeepEP's value gate and rule families give the point, buffer rules aside (sorted)."""
     from moecfg.backends.deepep.kind import run_families
-    from moecfg.backends.deepep.model import derive
-    from moecfg.backends.deepep.rules.values import value_ranges
+    from moecfg.backends.deepep.ops.v1.model import derive
+    from moecfg.backends.deepep.ops.v1.rules.values import value_ranges
     from moecfg.core.registry import RULES
 
     d = p.deployment(num_ranks, tokens if p.low_latency else None, **extra)

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import yaml
 
 from moecfg.backends.ascend import fields as ascend_fields
-from moecfg.backends.ascend.formulas import MB, ceil_mb
-from moecfg.backends.ascend.model import AscendConfig, derive
-from moecfg.backends.ascend.rulesets import RULESETS, resolve
+from moecfg.backends.ascend.shared.formulas import MB, ceil_mb
+from moecfg.backends.ascend.shared.model import AscendConfig, derive
+from moecfg.backends.ascend.shared.rulesets import RULESETS, resolve
 from moecfg.backends import Options
 from moecfg.core.input_rules import VALIDATOR_CODES
 from moecfg.core.fields import Validator
@@ -74,7 +74,7 @@ class Problem:
 
     def required_bytes(self, ep: int, bs: int, ruleset=None, **extra) -> dict:
         """{domain: bytes} by the formulas (no YAML, no rules); {} when the inputs allow no buffer."""
-        from moecfg.backends.ascend.rules.buffers import requirements
+        from moecfg.backends.ascend.shared.rules.buffers import requirements
 
         cfg = self.config(ep, bs, **extra)
         return {r.domain: r.required_bytes for r in requirements(cfg, derive(cfg, ruleset or self.ruleset))}

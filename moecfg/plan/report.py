@@ -9,7 +9,7 @@ import yaml
 
 from moecfg import __version__
 from moecfg.render import escape
-from moecfg.backends.ascend.formulas import ceil_mb
+from moecfg.backends.ascend.shared.formulas import ceil_mb
 
 BAR_WIDTH = 48
 CHART_ROWS = 24

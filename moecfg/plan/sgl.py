@@ -8,9 +8,9 @@ hccl_buffer_size (the group's window): the tiling check (MC898) and the allocate
 """
 from __future__ import annotations
 
-from moecfg.backends.ascend import sgl_formulas as sx
-from moecfg.backends.ascend.ops.sgl_deepep import LIMITS
-from moecfg.backends.ascend.sgl_fields import OPS
+from moecfg.backends.ascend.ops.sgl_deepep import formulas as sx
+from moecfg.backends.ascend.ops.sgl_deepep.analysis import LIMITS
+from moecfg.backends.ascend.ops.sgl_deepep.fields import OPS
 
 ROUND, PER_ROUND = "DEEPEP_NORMAL_LONG_SEQ_ROUND", "DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS"
 # x.size(0) <= BS_UPPER_BOUND 512: ops/op_host/moe_distribute_dispatch_v2_tiling.cpp L85, L908 (ops2 ...cc L89, L628);

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from moecfg.backends.ascend.formulas import MB, ceil_mb
-from moecfg.backends.ascend.rulesets import RULESETS
+from moecfg.backends.ascend.shared.formulas import MB, ceil_mb
+from moecfg.backends.ascend.shared.rulesets import RULESETS
 from moecfg.backends.device.devices import HCCL_BUFFERS_PER_COMMUNICATOR, describe, device_bytes
-from moecfg.backends.ascend.model import derive
+from moecfg.backends.ascend.shared.model import derive
 from moecfg.plan.problem import PlanError, Problem
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from lintkit import A3_HIER, ALL, assert_rule, lint_product, rule_cases
-from moecfg.backends.ascend import formulas as fx
+from moecfg.backends.ascend.shared import formulas as fx
 
 # DeepSeek-V3, A3, ep 32, bs 128, fullmesh_v1: tok_dispatch = Align512(Align32(2 * 7168) + 44) = 14848,
 # tok_combine = Align512(14336) = 14336, local = 256 / 32 = 8;

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from lintkit import A3_HIER, WITH_A3_HIERARCHY, lint_product
-from moecfg.backends.ascend import formulas as fx
+from moecfg.backends.ascend.shared import formulas as fx
 
 # DeepSeek-V3 on A3, ep 32, bs 128, hierarchy: tok = 2*7168 + (3*(8+7)/8*8)*4 + 64 = 14336 + 40*4 + 64 = 14560;
 # need = 256 * 128 * 14560 + 404 MB = 477102080 + 423624704 = 900726784 B = 455 MB + 404 MB = 859 MB exactly.

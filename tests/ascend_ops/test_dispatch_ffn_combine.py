@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lintkit import run_lint
-from moecfg.backends.ascend import fused_formulas as ff
+from moecfg.backends.ascend.shared import fused_formulas as ff
 
 # DeepSeek-V3 W8A8 on A3, EP 16 (16 experts per rank), M = 512 tokens per rank.
 BASE = {"product": "A3", "cann_version": "latest", "op": "dispatch_ffn_combine", "bs": 512, "h": 7168, "k": 8,

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from lintkit import run_lint
-from moecfg.backends.ascend import fused_formulas as ff
-from moecfg.backends.ascend.mega_moe_catalog import MEGA_MOE_RULES, mega_moe_rules
-from moecfg.backends.ascend.mega_moe_model import MegaMoeConfig, derive
-from moecfg.backends.ascend.rules import mega_moe as rules
+from moecfg.backends.ascend.shared import fused_formulas as ff
+from moecfg.backends.ascend.ops.mega_moe.catalog import MEGA_MOE_RULES, mega_moe_rules
+from moecfg.backends.ascend.ops.mega_moe.model import MegaMoeConfig, derive
+from moecfg.backends.ascend.ops.mega_moe import rules
 
 # DeepSeek-V3 W8A8 decode: h 7168, top-8 of 256 experts, EP 16 (16 experts per rank), moe_intermediate 2048.
 BASE = {"product": "A3", "cann_version": "latest", "op": "mega_moe", "bs": 32, "h": 7168, "k": 8,
@@ -316,7 +316,7 @@ def test_catalog_entries_validate_strictly_and_are_frozen():
     from pydantic import TypeAdapter
     from test_catalogs import strict_check
 
-    from moecfg.backends.ascend.mega_moe_catalog import DFC_RULES, DfcRules, MegaMoeRules
+    from moecfg.backends.ascend.ops.mega_moe.catalog import DFC_RULES, DfcRules, MegaMoeRules
 
     for name, entry in MEGA_MOE_RULES.items():
         strict_check(entry, f"MEGA_MOE_RULES[{name}]")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from lintkit import run_lint
-from moecfg.backends.ascend import formulas as fx
-from moecfg.backends.ascend import sgl_formulas as sx
+from moecfg.backends.ascend.shared import formulas as fx
+from moecfg.backends.ascend.ops.sgl_deepep import formulas as sx
 
 MiB = 1 << 20
 DSV3 = {"h": 7168, "k": 8, "num_experts": 256}

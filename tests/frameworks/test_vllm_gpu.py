@@ -1,7 +1,7 @@
 """frameworks/vllm: `vllm serve` on NVIDIA GPUs -> the DeepEP Buffer one rank builds, per vLLM version.
 
 Figures are hand-computed from vllm-project/vllm@0014300 all2all.py (_make_all2all_kwargs) and DeepEP's hints
-(moecfg/backends/deepep/formulas.py); DeepSeek-V3: hidden 7168, 256 routed experts, top-8.
+(moecfg/backends/deepep/ops/v1/formulas.py); DeepSeek-V3: hidden 7168, 256 routed experts, top-8.
 """
 from __future__ import annotations
 

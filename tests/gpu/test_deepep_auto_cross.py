@@ -6,7 +6,7 @@ import pytest
 
 from gpu_cases import INTRA, LL, NORMAL, run_lint
 from moecfg.backends.deepep import arguments as a
-from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.ops.v1 import formulas as fx
 
 AUTO = {"kind": "deepep", "mode": "auto", "num_ranks": 16, "hidden": 7168, "num_experts": 256, "num_topk": 8,
         "num_max_dispatch_tokens_per_rank": 128}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from moecfg.backends.deepep import formulas_v2 as v2
+from moecfg.backends.deepep.ops.v2 import formulas as v2
 from moecfg.backends.deepep.arguments import elastic_buffer_bytes
 
 MIB2 = 2 * 1024 * 1024

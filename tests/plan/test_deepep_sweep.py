@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from moecfg.cli import cli
-from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.ops.v1 import formulas as fx
 
 LL = ("sweep", "--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3")
 NORMAL = ("sweep", "--kind", "deepep", "--mode", "normal", "--model", "deepseek-v3")

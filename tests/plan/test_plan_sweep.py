@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from moecfg.backends.ascend import formulas as fx
+from moecfg.backends.ascend.shared import formulas as fx
 from moecfg.cli import cli
 
 

@@ -7,10 +7,10 @@ against it).
 from __future__ import annotations
 
 from moecfg.core.fields import FieldSpec as F
-from moecfg.backends.ascend.fused_fields import fused_op_fields
+from moecfg.backends.ascend.shared.fused_fields import fused_op_fields
 
-from moecfg.backends.ascend.products import PRODUCT_ALIASES
-from moecfg.backends.ascend.sgl_fields import OP_FIELDS as SGL_OP_FIELDS, OPS as SGL_OPS
+from moecfg.backends.ascend.shared.products import PRODUCT_ALIASES
+from moecfg.backends.ascend.ops.sgl_deepep.fields import OP_FIELDS as SGL_OP_FIELDS, OPS as SGL_OPS
 
 ENV_FIELDS = (
     F("HCCL_BUFFSIZE", "env_int", "HCCL communication buffer per communicator, MB (HCCL default 200)"),

@@ -12,20 +12,20 @@ from moecfg.backends import Analysis, Options, expand_model, root_cause
 from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from moecfg.core.fields import Validator
 from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS, V2_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
-from moecfg.backends.ascend.model import AscendConfig, derive
-from moecfg.backends.ascend.rules import attrs, buffers, comm_alg, experts, inputs
-from moecfg.backends.ascend.rulesets import RULESETS, resolve
+from moecfg.backends.ascend.shared.model import AscendConfig, derive
+from moecfg.backends.ascend.shared.rules import attrs, buffers, comm_alg, experts, inputs
+from moecfg.backends.ascend.shared.rulesets import RULESETS, resolve
 from moecfg.backends.device import rules as device_rules
 
 FAMILIES = (attrs, experts, comm_alg, inputs, buffers)
 OP_MODULES = {
-    "combine_add_rms_norm": "moecfg.backends.ascend.ops.combine_add_rms_norm",
-    "dispatch_combine_v1": "moecfg.backends.ascend.ops.dispatch_combine_v1",
-    "ffn_worker_batching": "moecfg.backends.ascend.ops.ffn_worker_batching",
-    "mega_moe": "moecfg.backends.ascend.ops.mega_moe",
-    "dispatch_ffn_combine": "moecfg.backends.ascend.ops.dispatch_ffn_combine",
-    "sgl_deepep_normal": "moecfg.backends.ascend.ops.sgl_deepep_normal",
-    "sgl_deepep_low_latency": "moecfg.backends.ascend.ops.sgl_deepep_low_latency",
+    "combine_add_rms_norm": "moecfg.backends.ascend.ops.combine_add_rms_norm.analysis",
+    "dispatch_combine_v1": "moecfg.backends.ascend.ops.dispatch_combine_v1.analysis",
+    "ffn_worker_batching": "moecfg.backends.ascend.ops.ffn_worker_batching.analysis",
+    "mega_moe": "moecfg.backends.ascend.ops.mega_moe.analysis",
+    "dispatch_ffn_combine": "moecfg.backends.ascend.ops.dispatch_ffn_combine.analysis",
+    "sgl_deepep_normal": "moecfg.backends.ascend.ops.sgl_deepep.normal",
+    "sgl_deepep_low_latency": "moecfg.backends.ascend.ops.sgl_deepep.low_latency",
 }
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 

@@ -8,8 +8,8 @@ plus those arguments into a document for `moecfg check` (api v1); `elastic_docum
 """
 from __future__ import annotations
 
-from moecfg.backends.deepep import formulas as fx
-from moecfg.backends.deepep import formulas_v2 as v2
+from moecfg.backends.deepep.ops.v1 import formulas as fx
+from moecfg.backends.deepep.ops.v2 import formulas as v2
 
 MIB = 1 << 20
 

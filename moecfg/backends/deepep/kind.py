@@ -14,15 +14,15 @@ from moecfg.core.diagnostics import Finding
 from moecfg.core.input_rules import ENV_UNKNOWN, VALIDATOR_CODES
 from moecfg.core import registry
 from moecfg.core.fields import Validator
-from moecfg.backends.deepep import config_forms
-from moecfg.backends.deepep import formulas as fx
+from moecfg.backends.deepep.ops.v1 import config_forms
+from moecfg.backends.deepep.ops.v1 import formulas as fx
 from moecfg.backends.deepep.fields import API_ALIASES, DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS  # noqa: F401
-from moecfg.backends.deepep.model import DeepEPDeployment, Facts, derive
-from moecfg.backends.deepep.rules import (buffers, configs, cross, experts, hidden, low_latency, topology, usage,
-                                          values)
+from moecfg.backends.deepep.ops.v1.model import DeepEPDeployment, Facts, derive
+from moecfg.backends.deepep.ops.v1.rules import buffers, configs, cross, experts, hidden, low_latency, topology, values
+from moecfg.backends.deepep.shared.rules import usage
 
 FAMILIES = (topology, configs, hidden, experts, low_latency, cross)
-API_MODULES = {"v2": "moecfg.backends.deepep.kind_v2", "hybridep": "moecfg.backends.deepep.kind_hybridep"}
+API_MODULES = {"v2": "moecfg.backends.deepep.ops.v2.analysis", "hybridep": "moecfg.backends.deepep.ops.hybridep.analysis"}
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 
 

@@ -56,14 +56,14 @@ def _configured(cfg, domain: str) -> int:
     if opt is not None:
         return opt
     env = cfg.hccl_buffsize_env
-    from moecfg.backends.ascend.model import DEFAULT_HCCL_BUFFSIZE_MB  # here: a deepep document does not load the ascend kind
+    from moecfg.backends.ascend.shared.model import DEFAULT_HCCL_BUFFSIZE_MB  # here: a deepep document does not load the ascend kind
 
     return env if env is not None else DEFAULT_HCCL_BUFFSIZE_MB
 
 
 def communicator_buffers(cfg, f) -> list[tuple[str, int, int]]:
     """(group, configured MB, required MB or 0) per communicator of this rank: EP, and TP when tp_world_size > 1."""
-    from moecfg.backends.ascend.rules.buffers import requirements
+    from moecfg.backends.ascend.shared.rules.buffers import requirements
 
     reqs = {r.domain: r for r in requirements(cfg, f)}
     out = []
@@ -116,8 +116,8 @@ def check(cfg, f, device_memory_gb=None):
 
 def deepep_buffers(d, f) -> list[tuple[str, int, int]]:
     """(what, configured bytes, required bytes) a DeepEP Buffer allocates per GPU: NVL, RDMA and the workspace."""
-    from moecfg.backends.deepep.formulas import NUM_WORKSPACE_BYTES
-    from moecfg.backends.deepep.rules.buffers import requirements
+    from moecfg.backends.deepep.ops.v1.formulas import NUM_WORKSPACE_BYTES
+    from moecfg.backends.deepep.ops.v1.rules.buffers import requirements
 
     reqs = {r.domain: r.required_bytes for r in requirements(d, f)}
     out = [(f"num_{dom}_bytes", getattr(d, f"num_{dom}_bytes") or 0, reqs.get(dom, 0)) for dom in ("nvl", "rdma")]

@@ -4,9 +4,9 @@ from __future__ import annotations
 from moecfg.backends import Analysis, Options
 from moecfg.core.input_rules import VALIDATOR_CODES
 from moecfg.core.fields import Validator
-from moecfg.backends.tutel import rules
-from moecfg.backends.tutel.fields import FIELDS
-from moecfg.backends.tutel.model import Facts, TutelDeployment, communication, derive, recommended_degree
+from moecfg.backends.tutel.ops.moe_layer import rules
+from moecfg.backends.tutel.ops.moe_layer.fields import FIELDS
+from moecfg.backends.tutel.ops.moe_layer.model import Facts, TutelDeployment, communication, derive, recommended_degree
 
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 

@@ -30,8 +30,8 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 """
 from __future__ import annotations
 
-from moecfg.backends.ascend import sgl_formulas
-from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
+from moecfg.backends.ascend.ops.sgl_deepep import formulas as sgl_formulas
+from moecfg.backends.ascend.ops.sgl_deepep.fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
 from moecfg.frameworks.models import resolve_model, unresolved_reason

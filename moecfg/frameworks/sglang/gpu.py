@@ -25,7 +25,7 @@ import json
 import os
 
 from moecfg.backends.deepep.arguments import sglang_buffer_arguments
-from moecfg.backends.deepep.config_forms import deepep_config_arguments
+from moecfg.backends.deepep.ops.v1.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.models import resolve_model, unresolved_reason

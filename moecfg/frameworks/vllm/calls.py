@@ -193,7 +193,7 @@ def add_device(launch, ctx, call: OpCall) -> tuple[str | None, str]:
 
 
 def deepep_buffers(args: dict, nvl_from: str, rdma_from: str) -> list[tuple[str, int, str]]:
-    from moecfg.backends.deepep.formulas import NUM_WORKSPACE_BYTES
+    from moecfg.backends.deepep.ops.v1.formulas import NUM_WORKSPACE_BYTES
 
     return [("deepep_nvl", args["num_nvl_bytes"], nvl_from), ("deepep_rdma", args["num_rdma_bytes"], rdma_from),
             ("deepep_workspace", NUM_WORKSPACE_BYTES, "DeepEP NUM_WORKSPACE_BYTES (32 MiB, csrc/kernels/configs.cuh)")]

@@ -112,7 +112,7 @@ def _buffer(args, ctx, call, reads, rel) -> list[Note]:
 
 def hierarchy_bs_limit(product: str, cann: str | None) -> int | None:
     """CANN's bs limit for hierarchical dispatch on this product / release (the ascend kind's catalog)."""
-    from moecfg.backends.ascend.rulesets import RULESETS, resolve
+    from moecfg.backends.ascend.shared.rulesets import RULESETS, resolve
 
     name, _ = resolve(cann)
     rs = RULESETS.get(name) if name else None

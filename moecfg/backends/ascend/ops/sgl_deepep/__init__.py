@@ -1,0 +1,1 @@
+"""`op: sgl_deepep_normal` / `op: sgl_deepep_low_latency` (sgl-kernel-npu deep_ep.Buffer): everything of this op is in this folder (analysis.py, fields.py, formulas.py, low_latency.py, normal.py, rules.py)."""

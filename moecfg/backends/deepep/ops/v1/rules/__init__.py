@@ -1,0 +1,1 @@
+"""DeepEP V1 (`Buffer`) rule families; the helpers they use are in deepep/shared/rules."""

@@ -1,0 +1,1 @@
+"""What several DeepEP APIs share: rule helpers and the wasted-memory family (shared/rules/)."""

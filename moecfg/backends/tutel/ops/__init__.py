@@ -1,0 +1,1 @@
+"""The Tutel ops: one, the MoE layer (tutel.moe.moe_layer)."""
