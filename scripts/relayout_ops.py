@@ -24,7 +24,6 @@ MOVES = {
     f"{A}/model.py": f"{A}/shared/model.py",
     f"{A}/catalog.py": f"{A}/shared/catalog.py",
     f"{A}/rulesets.py": f"{A}/shared/rulesets.py",
-    f"{A}/ruleset_diff.py": f"{A}/shared/ruleset_diff.py",
     f"{A}/fused_formulas.py": f"{A}/shared/fused_formulas.py",
     f"{A}/fused_fields.py": f"{A}/shared/fused_fields.py",
     f"{A}/catalog_ops.py": f"{A}/shared/catalog_ops.py",

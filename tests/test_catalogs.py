@@ -6,13 +6,16 @@ import typing
 import pytest
 from pydantic import TypeAdapter
 
+from moecfg.backends.ascend.ops.combine_add_rms_norm import catalog as add_rms_norm
+from moecfg.backends.ascend.ops.dispatch_combine_v1 import catalog as v1
+from moecfg.backends.ascend.ops.ffn_worker_batching import catalog as ffn
 from moecfg.backends.ascend.shared import catalog, rulesets
 
 TABLES = {
     "RULESETS": (rulesets.RULESETS, catalog.RuleSet),
-    "ADD_RMS_NORM_RULES": (rulesets.ADD_RMS_NORM_RULES, catalog.AddRmsNormRules),
-    "V1_RULES": (rulesets.V1_RULES, catalog.V1Rules),
-    "FFN_RULES": (rulesets.FFN_RULES, catalog.FfnRules),
+    "ADD_RMS_NORM_RULES": (add_rms_norm.ADD_RMS_NORM_RULES, add_rms_norm.AddRmsNormRules),
+    "V1_RULES": (v1.V1_RULES, v1.V1Rules),
+    "FFN_RULES": (ffn.FFN_RULES, ffn.FfnRules),
 }
 
 

@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # schema, pydantic, rich, the launch readers, the model presets, the other ops' catalogs, the progress bar.
 NOT_ON_CHECK_PATH = ("moecfg.plan", "moecfg.cli.plan", "moecfg.cli.buffer", "moecfg.cli.docs", "moecfg.cli.launch",
                      "moecfg.render.rule_docs", "moecfg.models", "moecfg.core.examples", "moecfg.presets",
-                     "moecfg.backends.ascend.shared.rules.examples_base", "moecfg.backends.ascend.shared.catalog_ops",
+                     "moecfg.backends.ascend.shared.rules.examples_base",
+                     "moecfg.backends.ascend.ops.combine_add_rms_norm.catalog",
+                     "moecfg.backends.ascend.ops.dispatch_combine_v1.catalog",
+                     "moecfg.backends.ascend.ops.ffn_worker_batching.catalog",
                      "moecfg.sources.launch", "moecfg.core.progress", "pydantic", "rich", "jsonschema")
 
 

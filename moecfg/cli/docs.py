@@ -38,7 +38,7 @@ def _ruleset_name(text: str) -> str:
 
 
 def _ruleset_limits(fmt: str, names: list) -> None:
-    from moecfg.backends.ascend.shared import ruleset_diff
+    from moecfg.backends.ascend import ruleset_diff
     from moecfg.backends.ascend.shared.rulesets import RULESETS
 
     if len(names) > 2:

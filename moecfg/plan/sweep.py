@@ -80,7 +80,7 @@ def run(p: Problem, vs: str, xs: list, fixed: int, comm_algs, rulesets, buffer_m
 
 def rejected_by(p: Problem, ep: int, bs: int, ruleset, alg: str) -> tuple:
     """Codes of the errors the dispatch/combine v2 rules give the point, buffer rules aside (sorted)."""
-    from moecfg.backends.ascend.kind import FAMILIES
+    from moecfg.backends.ascend.shared.dispatch_v2 import FAMILIES
     from moecfg.core.registry import RULES
 
     cfg = p.config(ep, bs, comm_alg=alg)

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from lintkit import A3_HIER, lint_product
-from moecfg.backends.ascend.shared import ruleset_diff
+from moecfg.backends.ascend import ruleset_diff
 from moecfg.cli import main
 
 CTX = {"api": "aclnn_v5", "ccl_buffer_size": 2**31}

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lintkit import run_lint
-from moecfg.backends.ascend.shared import fused_formulas as ff
+from moecfg.backends.ascend.ops.dispatch_ffn_combine import formulas as dx
 
 # DeepSeek-V3 W8A8 on A3, EP 16 (16 experts per rank), M = 512 tokens per rank.
 BASE = {"product": "A3", "cann_version": "latest", "op": "dispatch_ffn_combine", "bs": 512, "h": 7168, "k": 8,
@@ -104,8 +104,8 @@ def test_bf16_and_w4a8_workspaces():
 
 
 def test_formula_functions_directly():
-    assert ff.dfc_least_window_bytes(512, 8, 7168) == 98566144
-    assert ff.dfc_window_mb(None) == 200 and ff.dfc_window_mb(0) == 0 and ff.dfc_window_mb(65536) == 200
+    assert dx.dfc_least_window_bytes(512, 8, 7168) == 98566144
+    assert dx.dfc_window_mb(None) == 200 and dx.dfc_window_mb(0) == 0 and dx.dfc_window_mb(65536) == 200
 
 
 # ---- vllm-ascend selection ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lintkit import run_lint
-from moecfg.backends.ascend.shared.catalog import SCHEDULE_CONTEXT_BYTES
+from moecfg.backends.ascend.ops.ffn_worker_batching.catalog import SCHEDULE_CONTEXT_BYTES
 from moecfg.backends.ascend.ops.ffn_worker_batching.analysis import member_offsets, schedule_context_layout
 
 BASE = {"product": "A3", "cann_version": "9.0.1", "op": "ffn_worker_batching", "attention_workers": 64,

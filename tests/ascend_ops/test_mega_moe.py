@@ -8,6 +8,7 @@ import pytest
 
 from lintkit import run_lint
 from moecfg.backends.ascend.shared import fused_formulas as ff
+from moecfg.backends.ascend.ops.mega_moe import formulas as mx
 from moecfg.backends.ascend.ops.mega_moe.catalog import MEGA_MOE_RULES, mega_moe_rules
 from moecfg.backends.ascend.ops.mega_moe.model import MegaMoeConfig, derive
 from moecfg.backends.ascend.ops.mega_moe import rules
@@ -268,8 +269,8 @@ def test_window_sized_for_num_max_tokens_is_a_warning():
 
 
 def test_tiling_suggestion_is_floor_plus_one():
-    assert ff.mega_moe_suggested_mb(16270336) == 16  # 15.5 MiB -> 15 + 1
-    assert ff.mega_moe_suggested_mb(16 * ff.MIB) == 17  # an exact multiple: the tiling suggests one more
+    assert mx.mega_moe_suggested_mb(16270336) == 16  # 15.5 MiB -> 15 + 1
+    assert mx.mega_moe_suggested_mb(16 * ff.MIB) == 17  # an exact multiple: the tiling suggests one more
 
 
 # ---- workspace (hand-computed) ----------------------------------------------------------------------------------
@@ -316,7 +317,8 @@ def test_catalog_entries_validate_strictly_and_are_frozen():
     from pydantic import TypeAdapter
     from test_catalogs import strict_check
 
-    from moecfg.backends.ascend.ops.mega_moe.catalog import DFC_RULES, DfcRules, MegaMoeRules
+    from moecfg.backends.ascend.ops.dispatch_ffn_combine.catalog import DFC_RULES, DfcRules
+    from moecfg.backends.ascend.ops.mega_moe.catalog import MegaMoeRules
 
     for name, entry in MEGA_MOE_RULES.items():
         strict_check(entry, f"MEGA_MOE_RULES[{name}]")

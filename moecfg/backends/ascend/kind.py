@@ -1,7 +1,7 @@
-"""`kind: ascend`: pick the op's field table, validate the document, pick the rule set, run the op's rules.
+"""`kind: ascend`: pick the op's field table, validate the document, pick the rule set, hand it to the op.
 
-`op: dispatch_combine_v2` (the default) is analysed here; every other op has a module in `ops/` with the
-same `analyze(doc, options)` signature, imported only when a document uses it.
+Every op has a folder in `ops/` (the list: ops/__init__.py) whose analysis module has
+`analyze(doc, options)`; it is imported only when a document uses the op. The ops call `validate` / `start`.
 """
 from __future__ import annotations
 
@@ -11,22 +11,11 @@ from moecfg.core.diagnostics import Finding, shown
 from moecfg.backends import Analysis, Options, expand_model, root_cause
 from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from moecfg.core.fields import Validator
-from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS, V2_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
-from moecfg.backends.ascend.shared.model import AscendConfig, derive
-from moecfg.backends.ascend.shared.rules import attrs, buffers, comm_alg, experts, inputs
+from moecfg.backends.ascend import ops
+from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
 from moecfg.backends.ascend.shared.rulesets import RULESETS, resolve
-from moecfg.backends.device import rules as device_rules
 
-FAMILIES = (attrs, experts, comm_alg, inputs, buffers)
-OP_MODULES = {
-    "combine_add_rms_norm": "moecfg.backends.ascend.ops.combine_add_rms_norm.analysis",
-    "dispatch_combine_v1": "moecfg.backends.ascend.ops.dispatch_combine_v1.analysis",
-    "ffn_worker_batching": "moecfg.backends.ascend.ops.ffn_worker_batching.analysis",
-    "mega_moe": "moecfg.backends.ascend.ops.mega_moe.analysis",
-    "dispatch_ffn_combine": "moecfg.backends.ascend.ops.dispatch_ffn_combine.analysis",
-    "sgl_deepep_normal": "moecfg.backends.ascend.ops.sgl_deepep.normal",
-    "sgl_deepep_low_latency": "moecfg.backends.ascend.ops.sgl_deepep.low_latency",
-}
+OP_MODULES = {op: ops.analysis_module(op) for op in ops.OPS}
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 
 
@@ -106,41 +95,4 @@ def start(doc, options: Options, op: str):
 
 def analyze(doc, options: Options) -> Analysis:
     op = op_of(doc.data)
-    if op in OP_MODULES:
-        return importlib.import_module(OP_MODULES[op]).analyze(doc, options)
-    values, findings, broken, ruleset = validate(doc, options, op)
-    out = Analysis(findings=findings, kind="ascend", op=values.get("op"), product=values.get("product"))
-    out.ruleset = ruleset.name if ruleset else None
-    if ruleset is None or broken:
-        return out
-    cfg = AscendConfig.from_values(values, doc.data.keys())
-    facts = derive(cfg, ruleset)
-    run_families(cfg, facts, findings)
-    findings.extend(device_rules.check(cfg, facts, values.get("device_memory_gb")))  # MC9xx
-    reqs = buffers.requirements(cfg, facts)
-    out.buffers = {r.domain: r.to_json() for r in reqs}
-    out.derived = derived(cfg, facts)
-    return out
-
-
-def run_families(cfg, facts, findings: list) -> None:
-    """Run the dispatch/combine v2 rule families (shared by the ops built on dispatch v2)."""
-    for family in FAMILIES:
-        for check in family.CHECKS:
-            findings.extend(check(cfg, facts))
-
-
-def derived(cfg: AscendConfig, f) -> dict:
-    d = {"comm_alg": f.alg or None, "local_expert_num": f.local_moe, "max_bs": f.max_bs, "global_bs": f.global_bs,
-         "A": f.recv_moe_rank}
-    if f.recv_shared_rank is not None:
-        d["A_shared_rank"] = f.recv_shared_rank
-    if cfg.product == "A3":
-        d["shared_expert_num"] = f.shared_num
-    start = cfg.moe_expert_num
-    for name in ("zero", "copy", "const"):
-        n = getattr(cfg, f"{name}_expert_num")
-        if n > 0:
-            d[f"{name}_expert_ids"] = [start, start + n]  # half-open [first, end)
-            start += n
-    return d
+    return importlib.import_module(OP_MODULES[op]).analyze(doc, options)

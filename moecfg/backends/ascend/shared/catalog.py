@@ -103,14 +103,9 @@ def catalog_adapter():
     return TypeAdapter(RuleSet)
 
 
-# ---- more ops (ascend-mc2-rules.md §4-§6): catalog_ops.py, loaded when a document uses one of them ----------
-_OPS = frozenset({"AddRmsNormRules", "V1A3Rules", "V1A2Rules", "V1Rules", "FfnRules", "SCHEDULE_CONTEXT",
-                  "SCHEDULE_CONTEXT_BYTES"})
-
-
-def __getattr__(name: str):
-    if name in _OPS:
-        from moecfg.backends.ascend.shared import catalog_ops
-
-        return getattr(catalog_ops, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The code points read after the release lines that share their neighbours' op tables (op name -> like name;
+# verified like rulesets.RULESETS): 9.1.0 and 9.1.0-beta.1 change no v1 / add_rms_norm / ffn host code against
+# 9.1 and 9.0; master-2026-07-24 already has the A2 v1 window warning (cannmirror 25fb6b9
+# moe_distribute_dispatch_tiling_a2a3.cpp L266-270). The op catalogs (ops/*/catalog.py) apply it.
+LATER_CODE_POINTS = (("9.1.0", "9.1"), ("9.1.0-beta.1", "9.0"), ("9.1.0-beta.3", "9.1"), ("9.1.0-beta.2", "9.1"),
+                     ("master-2026-07-24", "latest"))

@@ -104,15 +104,3 @@ def resolve(version: str | None):
         return name, None
     older = [r for r in ORDER if tuple(map(int, r.split("."))) <= major_minor][-1]
     return older, f"CANN {clip(version)} has no rule set of its own; checking with the nearest older one ({older})"
-
-
-# ---- more ops (§4-§6), by the same rule-set names: catalog_ops.py, loaded when a document uses one of them ----
-_OP_TABLES = frozenset({"ADD_RMS_NORM_RULES", "V1_RULES", "FFN_RULES"})
-
-
-def __getattr__(name: str):
-    if name in _OP_TABLES:
-        from moecfg.backends.ascend.shared import catalog_ops
-
-        return getattr(catalog_ops, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

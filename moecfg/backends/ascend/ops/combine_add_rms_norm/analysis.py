@@ -12,8 +12,9 @@ from moecfg.backends import Analysis, Options
 from moecfg.backends.device import rules as device_rules
 from moecfg.backends.ascend.shared import formulas as fx
 from moecfg.backends.ascend import kind
+from moecfg.backends.ascend.shared import dispatch_v2
 from moecfg.backends.ascend.shared.catalog import RuleSet
-from moecfg.backends.ascend.shared.catalog_ops import ADD_RMS_NORM_RULES, AddRmsNormRules
+from moecfg.backends.ascend.ops.combine_add_rms_norm.catalog import ADD_RMS_NORM_RULES, AddRmsNormRules
 from moecfg.backends.ascend.shared.model import AscendConfig, Facts, derive
 from moecfg.backends.ascend.ops.combine_add_rms_norm import rules as add_rms_norm
 from moecfg.backends.ascend.shared.rules import buffers
@@ -66,7 +67,7 @@ def analyze(doc, options: Options) -> Analysis:
         return out
     base = AscendConfig.from_values(values, doc.data.keys())
     base_facts = derive(base, ruleset)
-    kind.run_families(base, base_facts, findings)
+    dispatch_v2.run_families(base, base_facts, findings)
     findings.extend(device_rules.check(base, base_facts, values.get("device_memory_gb")))  # MC9xx
     cfg = AddRmsNormConfig(base, values["norm_eps"], values["residual_x_dtype"], values["residual_x_shape"],
                            values["gamma_dtype"], values["gamma_shape"], values["elastic_scale_down"])
@@ -89,7 +90,7 @@ def buffer_table(cfg: AddRmsNormConfig, f: AddRmsNormFacts) -> dict:
 
 
 def derived(cfg: AddRmsNormConfig, f: AddRmsNormFacts) -> dict:
-    d = kind.derived(cfg.base, f.base)
+    d = dispatch_v2.derived(cfg.base, f.base)
     bs, h = cfg.base.bs, cfg.base.h
     d["outputs"] = {"y": {"shape": [bs, 1, h], "dtype": cfg.base.x_dtype, "bytes": bs * h * 2},
                     "rstd": {"shape": [bs, 1, 1], "dtype": "fp32", "bytes": bs * 4},

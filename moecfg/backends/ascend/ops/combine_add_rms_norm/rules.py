@@ -19,6 +19,7 @@ from __future__ import annotations
 from moecfg.core.diagnostics import Finding, WARNING
 from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend.shared import formulas as fx
+from moecfg.backends.ascend.ops.combine_add_rms_norm import formulas as arx
 from moecfg.backends.ascend.shared.rules import buffers, finding, where
 
 # The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
@@ -193,7 +194,7 @@ def documented_ep_bytes(cfg, f) -> int | None:
     b = cfg.base
     if f.base.layered or not buffers.computable(b, f.base) or f.base.local_moe is None:
         return None
-    return fx.add_rms_norm_doc_ep_window_bytes(b.bs, b.h, b.k, b.ep_world_size, f.base.local_moe)
+    return arx.add_rms_norm_doc_ep_window_bytes(b.bs, b.h, b.k, b.ep_world_size, f.base.local_moe)
 
 
 def documented_window(cfg, f):

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import formulas as fx
+from moecfg.backends.ascend.ops.dispatch_combine_v1 import formulas as v1x
 from moecfg.backends.ascend import kind
-from moecfg.backends.ascend.shared.catalog_ops import V1_RULES, V1A2Rules, V1A3Rules, V1Rules
+from moecfg.backends.ascend.ops.dispatch_combine_v1.catalog import V1_RULES, V1A2Rules, V1A3Rules, V1Rules
 from moecfg.backends.ascend.shared.model import DispatchCombineAttrs
 from moecfg.backends.ascend.shared.rules import attrs, buffers
 from moecfg.backends.ascend.ops.dispatch_combine_v1 import rules as v1
@@ -68,7 +69,7 @@ def derive_v1(cfg: V1Config, rules: V1Rules) -> V1Facts:
         if cfg.k > 0 and gbs >= 0 and local >= 0:
             recv_moe = fx.recv_tokens_moe_rank(gbs, local, cfg.k)
         if shared > 0 and gbs >= 0:
-            recv_shared = fx.v1_recv_tokens_shared_rank(gbs, shared)
+            recv_shared = v1x.v1_recv_tokens_shared_rank(gbs, shared)
     return V1Facts(rules, rules.product(cfg.product), alg, reason, moe_ranks, local, gbs, mbs, recv_moe, recv_shared)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from moecfg.core.diagnostics import WARNING
 from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend.shared import formulas as fx
+from moecfg.backends.ascend.ops.dispatch_combine_v1 import formulas as v1x
 from moecfg.backends.ascend.shared.rules import buffers, finding, outside, where
 from moecfg.backends.ascend.shared.rules.buffers import Requirement
 from moecfg.backends.ascend.shared.rules.comm_alg import RESOLVED
@@ -200,13 +201,13 @@ def requirements(cfg, f) -> list:
         if not (f.layered and f.limits.layered_window_warning):
             return []
         mb, src, path = buffers._window(cfg, "ep", env_only=False)
-        need = fx.v1_a2_layered_window_bytes(h, cfg.k, ep, cfg.moe_expert_num, mbs)
+        need = v1x.v1_a2_layered_window_bytes(h, cfg.k, ep, cfg.moe_expert_num, mbs)
         return [Requirement("ep", need, "(moe_expert_num + ep_world_size / 8 * 2) * max_bs * (2 * h + 16 * Align8(k)) + 6 MB",
                             (("moe_expert_num", cfg.moe_expert_num), ("ep_world_size", ep), ("max_bs", mbs),
                              ("h", h), ("Align8(k)", fx.align_up(cfg.k, 8))), mb, src, path, "warning",
                             "CANN only logs a warning when the buffer is smaller")]
     mb, src, path = buffers._window(cfg, "ep", env_only=False)
-    reqs = [Requirement("ep", fx.v1_a3_ep_window_bytes(ep, mbs, h, f.local_moe),
+    reqs = [Requirement("ep", v1x.v1_a3_ep_window_bytes(ep, mbs, h, f.local_moe),
                         "ep_world_size * max_bs * h * 2 * 2 * local_expert_num",
                         (("ep_world_size", ep), ("max_bs", mbs), ("h", h), ("local_expert_num", f.local_moe)),
                         mb, src, path, "error")]
@@ -214,7 +215,7 @@ def requirements(cfg, f) -> list:
         a = _tp_recv_tokens(cfg, f)
         if a is not None:
             mb, src, path = buffers._window(cfg, "tp", env_only=False)
-            reqs.append(Requirement("tp", fx.v1_a3_tp_window_bytes(a, h), "A * (2 * h + 128) * 2",
+            reqs.append(Requirement("tp", v1x.v1_a3_tp_window_bytes(a, h), "A * (2 * h + 128) * 2",
                                     (("A", a), ("h", h)), mb, src, path, "error"))
     return reqs
 

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import fused_formulas as ff
+from moecfg.backends.ascend.ops.dispatch_ffn_combine import formulas as dx
 from moecfg.backends.ascend import kind
 from moecfg.backends.ascend.shared.formulas import ceil_mb
-from moecfg.backends.ascend.ops.mega_moe.catalog import DFC_RULES, DfcRules
+from moecfg.backends.ascend.ops.dispatch_ffn_combine.catalog import DFC_RULES, DfcRules
 from moecfg.backends.ascend.ops.dispatch_ffn_combine import rules
 
 OP = "dispatch_ffn_combine"
@@ -71,11 +72,11 @@ class DfcFacts:
 def workspace(cfg: DfcConfig, epr: int, max_out: int) -> int:
     args = (cfg.bs, cfg.k, cfg.h)
     if cfg.weight_dtype == "int8":
-        op_ws = ff.dfc_workspace_int8(*args, cfg.ep_world_size, epr, max_out)
+        op_ws = dx.dfc_workspace_int8(*args, cfg.ep_world_size, epr, max_out)
     elif cfg.weight_dtype == "int4":
-        op_ws = ff.dfc_workspace_w4a8(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
+        op_ws = dx.dfc_workspace_w4a8(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
     else:
-        op_ws = ff.dfc_workspace_bf16(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
+        op_ws = dx.dfc_workspace_bf16(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
     return ff.total_workspace(op_ws)
 
 
@@ -88,8 +89,8 @@ def derive(cfg: DfcConfig) -> DfcFacts:
     epr = cfg.moe_expert_num // cfg.ep_world_size if cfg.ep_world_size > 0 else 0
     safe = cfg.bs * cfg.ep_world_size * min(cfg.k, epr)
     ok = computable(cfg) and epr > 0
-    return DfcFacts(DFC_RULES, epr, ff.dfc_window_mb(cfg.hccl_buffsize_env),
-                    ff.dfc_least_window_bytes(cfg.bs, cfg.k, cfg.h, DFC_RULES.reserved_bytes), safe,
+    return DfcFacts(DFC_RULES, epr, dx.dfc_window_mb(cfg.hccl_buffsize_env),
+                    dx.dfc_least_window_bytes(cfg.bs, cfg.k, cfg.h, DFC_RULES.reserved_bytes), safe,
                     workspace(cfg, epr, cfg.max_output_size) if ok else 0, workspace(cfg, epr, safe) if ok else 0)
 
 

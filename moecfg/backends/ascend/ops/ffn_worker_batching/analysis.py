@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import formulas as fx
+from moecfg.backends.ascend.ops.ffn_worker_batching import formulas as ffx
 from moecfg.backends.ascend import kind
 from moecfg.backends.ascend.shared.catalog import RuleSet
-from moecfg.backends.ascend.shared.catalog_ops import FFN_RULES, SCHEDULE_CONTEXT, SCHEDULE_CONTEXT_BYTES, FfnRules
-from moecfg.backends.ascend.fields import TOKEN_DTYPES
+from moecfg.backends.ascend.ops.ffn_worker_batching.catalog import (FFN_RULES, SCHEDULE_CONTEXT, SCHEDULE_CONTEXT_BYTES,
+                                                                  FfnRules)
+from moecfg.backends.ascend.ops.ffn_worker_batching.fields import TOKEN_DTYPES
 from moecfg.backends.ascend.ops.ffn_worker_batching import rules as ffn
 
 OP = "ffn_worker_batching"
@@ -66,13 +68,13 @@ def _normalize(data: dict) -> dict:
 
 def derive_ffn(cfg: FfnConfig, ruleset: RuleSet) -> FfnFacts:
     a, m, bs, k1 = cfg.attention_workers, cfg.micro_batch_num, cfg.micro_batch_size, cfg.top_k + 1
-    y = fx.ffn_output_tokens(a, bs, cfg.top_k)
-    payload = fx.ffn_token_payload_bytes(cfg.hidden, cfg.token_dtype)
-    slot = cfg.attn_to_ffn_token_size if cfg.attn_to_ffn_token_size is not None else fx.ffn_token_slot_bytes(payload)
-    info = fx.ffn_token_info_bytes(a, m, bs, k1)
-    data = fx.ffn_token_data_bytes(a, m, bs, k1, slot)
-    return FfnFacts(ruleset, FFN_RULES[ruleset.name], k1, y, payload, slot, info, data, fx.ffn_window_bytes(info, data),
-                    fx.ffn_output_area_bytes(a, bs, k1), fx.ffn_workspace_bytes(y, cfg.expert_num))
+    y = ffx.ffn_output_tokens(a, bs, cfg.top_k)
+    payload = ffx.ffn_token_payload_bytes(cfg.hidden, cfg.token_dtype)
+    slot = cfg.attn_to_ffn_token_size if cfg.attn_to_ffn_token_size is not None else ffx.ffn_token_slot_bytes(payload)
+    info = ffx.ffn_token_info_bytes(a, m, bs, k1)
+    data = ffx.ffn_token_data_bytes(a, m, bs, k1, slot)
+    return FfnFacts(ruleset, FFN_RULES[ruleset.name], k1, y, payload, slot, info, data, ffx.ffn_window_bytes(info, data),
+                    ffx.ffn_output_area_bytes(a, bs, k1), ffx.ffn_workspace_bytes(y, cfg.expert_num))
 
 
 def analyze(doc, options: Options) -> Analysis:
@@ -109,7 +111,7 @@ def member_offsets() -> dict:
     out = {}
     for area, base, _ in schedule_context_layout():
         members = dict(SCHEDULE_CONTEXT)[area]
-        for name, offset, _size in fx.packed_struct_layout(members):
+        for name, offset, _size in ffx.packed_struct_layout(members):
             out[f"{area}.{name}"] = base + offset
     return out
 
@@ -164,7 +166,7 @@ def buffer_table(cfg: FfnConfig, f: FfnFacts) -> dict:
 
 def derived(cfg: FfnConfig, f: FfnFacts) -> dict:
     y, h = f.output_tokens, cfg.hidden
-    sizes = fx.ffn_output_bytes(y, h, cfg.expert_num, cfg.token_dtype)
+    sizes = ffx.ffn_output_bytes(y, h, cfg.expert_num, cfg.token_dtype)
     shapes = {"y": ([y, h], cfg.token_dtype), "group_list": ([cfg.expert_num, 2], "int64"),
               "session_ids": ([y], "int32"), "micro_batch_ids": ([y], "int32"), "token_ids": ([y], "int32"),
               "expert_offsets": ([y], "int32"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from moecfg.core.diagnostics import Finding, WARNING
 from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend.shared import formulas as fx
+from moecfg.backends.ascend.ops.ffn_worker_batching import formulas as ffx
 from moecfg.backends.ascend.shared.rules import finding
 
 # The example documents of the rules' docs (`docs=lambda: ...`); imported only when docs are rendered.
@@ -162,21 +163,21 @@ def token_slot(cfg, f):
     hs = cfg.attn_to_ffn_token_size
     if hs is None:
         return
-    if hs <= 0 or hs % fx.FFN_BUF_ALIGN:
+    if hs <= 0 or hs % ffx.FFN_BUF_ALIGN:
         yield finding(TOKEN_SLOT, "attn_to_ffn_token_size", f"`attn_to_ffn_token_size` = {hs} must be a positive "
-                      f"multiple of {fx.FFN_BUF_ALIGN}; use {fx.ffn_token_slot_bytes(f.payload_bytes)}; torch_npu: "
+                      f"multiple of {ffx.FFN_BUF_ALIGN}; use {ffx.ffn_token_slot_bytes(f.payload_bytes)}; torch_npu: "
                       "\"attn_to_ffn_token_size must be align with 512\"")
     elif hs < f.payload_bytes:
         yield finding(TOKEN_SLOT, "attn_to_ffn_token_size", f"`attn_to_ffn_token_size` = {hs} is smaller than one "
                       f"{cfg.token_dtype} token of hidden {cfg.hidden} ({f.payload_bytes} bytes); use "
-                      f"{fx.ffn_token_slot_bytes(f.payload_bytes)}")
+                      f"{ffx.ffn_token_slot_bytes(f.payload_bytes)}")
 
 
 def window(cfg, f):
     w = cfg.ffn_window_size
     if w is None or not computable(cfg):
         return
-    info_aligned = fx.align_up(f.token_info_bytes, fx.FFN_BUF_ALIGN)
+    info_aligned = fx.align_up(f.token_info_bytes, ffx.FFN_BUF_ALIGN)
     if w <= info_aligned:
         yield finding(WINDOW, "ffn_window_size", f"`ffn_window_size` = {w} must be > Align512(token_info) = "
                       f"{info_aligned}; torch_npu: \"ffn_window_size must be > token_info_aligned_size\"")

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import fused_formulas as ff
+from moecfg.backends.ascend.ops.mega_moe import formulas as mx
 from moecfg.backends.ascend import kind
 from moecfg.backends.ascend.shared.formulas import ceil_mb
 from moecfg.backends.ascend.ops.mega_moe.model import (MegaMoeConfig, MegaMoeFacts, computable, derive, least_window,
@@ -75,11 +76,11 @@ def analyze(doc, options: Options) -> Analysis:
 def _window_entry(cfg: MegaMoeConfig, f: MegaMoeFacts, bs: int, max_recv: int) -> dict:
     a3 = cfg.product == "A3"
     need = least_window(cfg, f, bs, max_recv)
-    terms = {"TPE = ep * CeilAlign(ep * 128 + 1, 128) * 4": ff.mega_moe_tpe_bytes(cfg.ep_world_size),
-             "tensors": ff.mega_moe_tensor_bytes(cfg.h, cfg.k, bs, max_recv, f.quant, a3),
-             "flags": ff.mega_moe_flag_bytes(cfg.ep_world_size, a3), "reserved (10 MiB)": ff.MEGA_MOE_RESERVED,
+    terms = {"TPE = ep * CeilAlign(ep * 128 + 1, 128) * 4": mx.mega_moe_tpe_bytes(cfg.ep_world_size),
+             "tensors": mx.mega_moe_tensor_bytes(cfg.h, cfg.k, bs, max_recv, f.quant, a3),
+             "flags": mx.mega_moe_flag_bytes(cfg.ep_world_size, a3), "reserved (10 MiB)": mx.MEGA_MOE_RESERVED,
              "bs": bs, "k": cfg.k, "h": cfg.h, "ep_world_size": cfg.ep_world_size,
-             "token bytes (h + 512 quantised, else 2h)": ff.mega_moe_token_bytes(cfg.h, f.quant)}
+             "token bytes (h + 512 quantised, else 2h)": mx.mega_moe_token_bytes(cfg.h, f.quant)}
     if a3:
         tensors = "bs*k*tok + bs*k*2h" + (" + bs*k*4" if f.quant else "")
         flags = "ep*512"
@@ -93,7 +94,7 @@ def _window_entry(cfg: MegaMoeConfig, f: MegaMoeFacts, bs: int, max_recv: int) -
             "formula": f"ccl_buffer_size / 2 >= TPE + tensors + flags + 10 MiB; {cfg.product}: tensors = {tensors}, "
                        f"flags = {flags}", "terms": terms,
             "note": f"ccl_buffer_size = 2 x the EP group's HCCL buffer (HcclGetHcclBuffer); the tiling suggests "
-                    f"{ff.mega_moe_suggested_mb(need)} MB"}
+                    f"{mx.mega_moe_suggested_mb(need)} MB"}
 
 
 def buffer_table(cfg: MegaMoeConfig, f: MegaMoeFacts) -> dict:

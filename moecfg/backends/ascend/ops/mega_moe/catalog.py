@@ -1,13 +1,10 @@
-"""Limits of the fused MoE ops (`op: mega_moe`, `op: dispatch_ffn_combine`) per rule set, as frozen data.
+"""Limits of `op: mega_moe` per rule set, as frozen data.
 
 MegaMoE is CANN's (ops-transformer mc2/mega_moe, A2/A3 tiling arch22/mega_moe_tiling_arch22.cpp, torch wrapper
 torch_extension/cann_ops_transformer/ops/csrc/mega_moe.cpp). Read at: v8.5.0 (9efe27c) and v9.0.0 / v9.0.1
 (afe7214 / 8038339): no mega_moe at all; v9.1.0-beta.2/.3: Ascend 950 tiling only; v9.1.0.pre (121f37d, the
 moecfg "9.1" rule set): first A2/A3 tiling; branch 9.1.0 head (3311e26, 2026-07-23); master 25fb6b9
 (2026-07-24, the newest master in the GitHub mirror; moecfg's "latest" names 5778144, which the mirror lacks).
-
-dispatch_ffn_combine is vllm-ascend's own op (csrc/mc2/dispatch_ffn_combine*, vllm-ascend@182b75e): it does
-not change with the CANN release, so it has one entry.
 """
 from __future__ import annotations
 
@@ -64,20 +61,3 @@ def mega_moe_rules(ruleset_name: str) -> MegaMoeRules:
     if ruleset_name in MEGA_MOE_RULES:
         return MEGA_MOE_RULES[ruleset_name]
     return MEGA_MOE_RULES["9.1.0" if ruleset_name.startswith("9.1") else "latest"]
-
-
-@dataclass(frozen=True, slots=True)
-class DfcRules:
-    """vllm-ascend dispatch_ffn_combine (csrc/mc2/dispatch_ffn_combine/op_host/dispatch_ffn_combine_tiling.cpp)."""
-
-    source: str = "vllm-ascend@182b75e csrc/mc2/dispatch_ffn_combine*/op_host/*_tiling.cpp"
-    default_window_mb: int = 200  # GetMaxWindowSize: HCCL_BUFFSIZE unset, unparsable or > 65535
-    window_max_mb: int = 65535  # parsed into uint16_t; larger values are ignored (a warning in the log)
-    reserved_bytes: int = 10 * MIB  # the code adds 10 MB; its error message says 3 MB
-    checked_dtypes: tuple = ("int8",)  # only the W8A8 variant checks HCCL_BUFFSIZE (bf16, w4a8: none)
-    # vllm-ascend selects dispatch_ffn_combine for EP <= 32 (ascend_forward_context.py L247-254 @182b75e)
-    vllm_ep_max: int = 32
-    default_max_output_size: int = 131072  # additional_config mega_moe_max_tokens (ascend_config.py L283)
-
-
-DFC_RULES = DfcRules()

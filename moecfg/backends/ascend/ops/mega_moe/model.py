@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moecfg.backends.ascend.shared import fused_formulas as ff
+
+from moecfg.backends.ascend.ops.mega_moe import formulas as mx
 from moecfg.backends.ascend.ops.mega_moe.catalog import MegaMoeRules, mega_moe_rules
 from moecfg.backends.ascend.shared.model import DEFAULT_HCCL_BUFFSIZE_MB
 
@@ -78,8 +80,8 @@ def derive(cfg: MegaMoeConfig, ruleset: str) -> MegaMoeFacts:
     epr = cfg.moe_expert_num // cfg.ep_world_size if cfg.ep_world_size > 0 else 0
     mr = cfg.max_recv_token_num
     if mr == 0 and limits.auto_max_recv:
-        mr = ff.mega_moe_auto_max_recv(cfg.bs, cfg.ep_world_size, cfg.k, epr)
-    safe = ff.mega_moe_auto_max_recv(max(cfg.bs, cfg.num_max_tokens_per_rank), cfg.ep_world_size, cfg.k, epr)
+        mr = mx.mega_moe_auto_max_recv(cfg.bs, cfg.ep_world_size, cfg.k, epr)
+    safe = mx.mega_moe_auto_max_recv(max(cfg.bs, cfg.num_max_tokens_per_rank), cfg.ep_world_size, cfg.k, epr)
     return MegaMoeFacts(ruleset, limits, epr, cfg.weight_dtype != "bf16", cfg.weight_dtype == "int4", mr, safe,
                         window(cfg))
 
@@ -90,7 +92,7 @@ def computable(cfg: MegaMoeConfig, f: MegaMoeFacts) -> bool:
 
 
 def least_window(cfg: MegaMoeConfig, f: MegaMoeFacts, bs: int, max_recv: int) -> int:
-    return ff.mega_moe_least_window_bytes(cfg.h, cfg.k, cfg.ep_world_size, bs, max_recv, f.quant, cfg.product == "A3")
+    return mx.mega_moe_least_window_bytes(cfg.h, cfg.k, cfg.ep_world_size, bs, max_recv, f.quant, cfg.product == "A3")
 
 
 def max_tokens_recv(cfg: MegaMoeConfig, f: MegaMoeFacts) -> int:
@@ -101,6 +103,6 @@ def max_tokens_recv(cfg: MegaMoeConfig, f: MegaMoeFacts) -> int:
 
 
 def workspace_bytes(cfg: MegaMoeConfig, f: MegaMoeFacts, max_recv: int) -> int:
-    fn = ff.mega_moe_workspace_a3 if cfg.product == "A3" else ff.mega_moe_workspace_a2
+    fn = mx.mega_moe_workspace_a3 if cfg.product == "A3" else mx.mega_moe_workspace_a2
     return ff.total_workspace(fn(cfg.bs, cfg.k, cfg.h, cfg.intermediate_hidden, cfg.ep_world_size,
                                  f.experts_per_rank, max_recv, f.quant, f.w4a8))

@@ -25,6 +25,7 @@ from __future__ import annotations
 from moecfg.core.diagnostics import INFO, WARNING
 from moecfg.core.registry import rule
 from moecfg.backends.ascend.shared import fused_formulas as ff
+from moecfg.backends.ascend.ops.mega_moe import formulas as mx
 from moecfg.backends.ascend.shared.formulas import ceil_mb
 from moecfg.backends.ascend.ops.mega_moe.model import computable, least_window, max_tokens_recv, workspace_bytes
 from moecfg.backends.ascend.shared.rules import finding
@@ -361,7 +362,7 @@ def ccl_buffer(cfg, f):
     if need > w.mb * ff.MIB:
         yield finding(CCL, w.path, f"MegaMoE window too small: {cfg.product} bs {cfg.bs} needs {need} bytes = "
                       f"{ceil_mb(need)} MB, configured {src}; {fix} {ceil_mb(need)} (the tiling suggests "
-                      f"{ff.mega_moe_suggested_mb(need)} MB)")
+                      f"{mx.mega_moe_suggested_mb(need)} MB)")
         return
     if cfg.num_max_tokens_per_rank > cfg.bs:
         need_max = least_window(cfg, f, cfg.num_max_tokens_per_rank, max_tokens_recv(cfg, f))

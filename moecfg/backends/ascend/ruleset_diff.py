@@ -1,16 +1,18 @@
 """What changed between two CANN rule sets: every limit of every op table, flattened to dotted paths.
 
-Pure data walk over the frozen catalogs of rulesets.py (dispatch/combine v2 per product) and catalog_ops.py
-(combine_add_rms_norm, dispatch/combine v1, FfnWorkerBatching); `name` and `source` are identity, not limits, and are left out.
+Pure data walk over the frozen catalogs of shared/rulesets.py (dispatch/combine v2 per product) and of the ops
+with per-release tables (ops/<op>/catalog.py: combine_add_rms_norm, dispatch/combine v1, FfnWorkerBatching); `name` and `source` are identity, not limits, and are left out.
 """
 from __future__ import annotations
 
 import dataclasses
 
-from moecfg.backends.ascend.shared import catalog_ops as ops
+from moecfg.backends.ascend.ops.combine_add_rms_norm.catalog import ADD_RMS_NORM_RULES
+from moecfg.backends.ascend.ops.dispatch_combine_v1.catalog import V1_RULES
+from moecfg.backends.ascend.ops.ffn_worker_batching.catalog import FFN_RULES
 from moecfg.backends.ascend.shared import rulesets
 
-TABLES = (("v2", rulesets.RULESETS), ("add_rms_norm", ops.ADD_RMS_NORM_RULES), ("v1", ops.V1_RULES), ("ffn", ops.FFN_RULES))
+TABLES = (("v2", rulesets.RULESETS), ("add_rms_norm", ADD_RMS_NORM_RULES), ("v1", V1_RULES), ("ffn", FFN_RULES))
 _IDENTITY = ("name", "source")
 # the rule a limit feeds, by the first matching path prefix (v2 tables; "v2.a3.hierarchy." before "v2.a3.")
 _RULES = (("v2.a3.hierarchy.ep", "MC101"), ("v2.a3.hierarchy.bs", "MC103"), ("v2.a3.hierarchy.h", "MC104"),
