@@ -10,41 +10,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-# Every module that declares rules. Adding a family = adding its module here.
+# Every module outside backends/ that declares rules. Adding a family = adding its module here; the backends'
+# rule modules are found by place (moecfg.backends.rule_modules: an op folder's rules, a shared/rules package).
 FAMILY_MODULES = (
     "moecfg.core.input_rules",
     "moecfg.core.suppress",
     "moecfg.core.launch_rules",
-    "moecfg.backends.ascend.shared.rules.attrs",
-    "moecfg.backends.ascend.shared.rules.experts",
-    "moecfg.backends.ascend.shared.rules.comm_alg",
-    "moecfg.backends.ascend.shared.rules.inputs",
-    "moecfg.backends.ascend.shared.rules.buffers",
-    "moecfg.backends.ascend.ops.combine_add_rms_norm.rules",
-    "moecfg.backends.ascend.ops.dispatch_combine_v1.rules",
-    "moecfg.backends.ascend.ops.ffn_worker_batching.rules",
-    "moecfg.backends.ascend.ops.mega_moe.rules",
-    "moecfg.backends.ascend.ops.dispatch_ffn_combine.rules",
-    "moecfg.backends.ascend.ops.sgl_deepep.rules",
     "moecfg.frameworks.sglang.rules",
     "moecfg.frameworks.sglang.gpu_rules",
     "moecfg.frameworks.vllm.rules",
     "moecfg.frameworks.budget",
     "moecfg.frameworks.ascend_budget",
     "moecfg.frameworks.megatron.rules",
-    "moecfg.backends.deepep.ops.v1.rules.values",
-    "moecfg.backends.deepep.ops.v1.rules.topology",
-    "moecfg.backends.deepep.ops.v1.rules.configs",
-    "moecfg.backends.deepep.ops.v1.rules.hidden",
-    "moecfg.backends.deepep.ops.v1.rules.experts",
-    "moecfg.backends.deepep.ops.v1.rules.low_latency",
-    "moecfg.backends.deepep.ops.v1.rules.buffers",
-    "moecfg.backends.deepep.ops.v1.rules.cross",
-    "moecfg.backends.deepep.shared.rules.usage",
-    "moecfg.backends.deepep.ops.v2.rules",
-    "moecfg.backends.deepep.ops.hybridep.rules",
-    "moecfg.backends.tutel.ops.moe_layer.rules",
-    "moecfg.backends.device.rules",
     "moecfg.frameworks.vllm_ascend.rules",
 )
 
@@ -130,7 +107,9 @@ def get(code_or_name: str) -> Rule | None:
 
 
 def all_rules() -> list[Rule]:
-    for mod in FAMILY_MODULES:
+    from moecfg.backends import rule_modules
+
+    for mod in FAMILY_MODULES + rule_modules():
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a family not present in this build

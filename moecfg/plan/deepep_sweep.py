@@ -96,7 +96,7 @@ def run(p: DeepEPProblem, vs: str, xs: list, fixed: int, num_sms=(None,), nvl: i
 
 def rejected_by(p: DeepEPProblem, num_ranks: int, tokens: int | None, **extra) -> tuple:
     """Codes of the errors DeepEP's value gate and rule families give the point, buffer rules aside (sorted)."""
-    from moecfg.backends.deepep.kind import run_families
+    from moecfg.backends.deepep.ops.v1.analysis import run_families
     from moecfg.backends.deepep.ops.v1.model import derive
     from moecfg.backends.deepep.ops.v1.rules.values import value_ranges
     from moecfg.core.registry import RULES

@@ -1,1 +1,5 @@
-"""`op: dispatch_combine_v1` (npu_moe_distribute_dispatch / combine): everything of this op is in this folder (analysis.py, rules.py)."""
+"""`op: dispatch_combine_v1`: npu_moe_distribute_dispatch / combine (also runs some v2 families of
+../../shared/rules).
+
+This folder holds all of the op: analysis.py, catalog.py, fields.py, formulas.py, rules.py.
+"""

@@ -1,1 +1,4 @@
-"""`op: dispatch_ffn_combine` (vllm-ascend's fused op): everything of this op is in this folder (analysis.py, rules.py)."""
+"""`op: dispatch_ffn_combine`: vllm-ascend's fused op.
+
+This folder holds all of the op: analysis.py, catalog.py, fields.py, formulas.py, rules.py.
+"""

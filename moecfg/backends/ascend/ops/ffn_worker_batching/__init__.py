@@ -1,1 +1,4 @@
-"""`op: ffn_worker_batching` (FfnWorkerBatching, attention/FFN disaggregation): everything of this op is in this folder (analysis.py, rules.py)."""
+"""`op: ffn_worker_batching`: FfnWorkerBatching (attention/FFN disaggregation).
+
+This folder holds all of the op: analysis.py, catalog.py, fields.py, formulas.py, rules.py.
+"""

@@ -1,1 +1,4 @@
-"""`op: mega_moe` (CANN MegaMoE): everything of this op is in this folder (analysis.py, catalog.py, model.py, rules.py)."""
+"""`op: mega_moe`: CANN MegaMoE.
+
+This folder holds all of the op: analysis.py, catalog.py, fields.py, formulas.py, model.py, rules.py.
+"""

@@ -1,1 +1,4 @@
-"""`api: hybridep` (HybridEPBuffer): everything of this op is in this folder (analysis.py, formulas.py, rules.py)."""
+"""`api: hybridep`: NVIDIA Hybrid-EP HybridEPBuffer.
+
+This folder holds all of the op: analysis.py, fields.py, formulas.py, rules.py.
+"""

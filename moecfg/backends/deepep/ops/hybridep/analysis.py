@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from moecfg.backends import Analysis, Options
 from moecfg.backends.deepep.ops.hybridep import formulas as hx
-from moecfg.backends.deepep.fields import HYBRIDEP_FIELDS
+from moecfg.backends.deepep.ops.hybridep.fields import HYBRIDEP_FIELDS
 from moecfg.backends.deepep.ops.hybridep import rules
 
 

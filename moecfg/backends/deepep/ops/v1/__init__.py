@@ -1,1 +1,4 @@
-"""`api: v1` (DeepEP Buffer: modes normal, low_latency, auto): everything of this op is in this folder (config_forms.py, formulas.py, model.py)."""
+"""`api: v1`: DeepEP's legacy Buffer, modes normal, low_latency and auto.
+
+This folder holds all of the op: analysis.py, config_forms.py, fields.py, formulas.py, model.py, rules/.
+"""

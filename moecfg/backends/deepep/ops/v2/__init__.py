@@ -1,1 +1,4 @@
-"""`api: v2` (DeepEP ElasticBuffer): everything of this op is in this folder (analysis.py, formulas.py, rules.py)."""
+"""`api: v2`: DeepEP V2 ElasticBuffer.
+
+This folder holds all of the op: analysis.py, fields.py, formulas.py, rules.py.
+"""

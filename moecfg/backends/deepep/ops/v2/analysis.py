@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from moecfg.backends import Analysis, Options
 from moecfg.backends.deepep.ops.v2 import formulas as v2
-from moecfg.backends.deepep.fields import V2_FIELDS
+from moecfg.backends.deepep.ops.v2.fields import V2_FIELDS
 from moecfg.backends.deepep.shared.rules import usage
 from moecfg.backends.deepep.ops.v2 import rules
 from moecfg.backends.device import rules as device_rules

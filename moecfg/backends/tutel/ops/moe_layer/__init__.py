@@ -1,1 +1,4 @@
-"""Tutel's MoE layer (`kind: tutel`): everything of this op is in this folder (examples_base.py, fields.py, formulas.py, model.py, rules.py)."""
+"""Tutel's MoE layer (`kind: tutel`).
+
+This folder holds all of the op: analysis.py, examples_base.py, fields.py, formulas.py, model.py, rules.py.
+"""
