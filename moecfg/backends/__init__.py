@@ -79,16 +79,3 @@ def root_cause(findings: list, kind: str) -> list:
 
     return without_follow_ons(findings, kind)
 
-
-def rule_modules() -> tuple[str, ...]:
-    """Every backend module that declares rules, found by place: an op folder's `rules.py` or `rules/` package
-    (backends/<backend>/ops/<op>/), a backend's `shared/rules/`, and `device/rules.py`. Listings (`moecfg rules`,
-    the docs) import them all; a new op folder's rules are listed without a registry line."""
-    from pathlib import Path
-
-    root = Path(__file__).parent
-    found = [*root.glob("*/ops/*/rules.py"), *root.glob("*/ops/*/rules/*.py"), *root.glob("*/shared/rules/*.py"),
-             *root.glob("*/rules.py")]
-    names = {".".join(p.relative_to(root.parent.parent).with_suffix("").parts) for p in found
-             if p.stem not in ("__init__", "examples_base")}
-    return tuple(sorted(names))

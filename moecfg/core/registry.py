@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Every module outside backends/ that declares rules. Adding a family = adding its module here; the backends'
-# rule modules are found by place (moecfg.backends.rule_modules: an op folder's rules, a shared/rules package).
+# rule modules are found by place (backend_rule_modules: an op folder's rules, a shared/rules package).
 FAMILY_MODULES = (
     "moecfg.core.input_rules",
     "moecfg.core.suppress",
@@ -107,12 +107,24 @@ def get(code_or_name: str) -> Rule | None:
 
 
 def all_rules() -> list[Rule]:
-    from moecfg.backends import rule_modules
-
-    for mod in FAMILY_MODULES + rule_modules():
+    for mod in FAMILY_MODULES + backend_rule_modules():
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a family not present in this build
             if exc.name != mod:
                 raise
     return sorted(RULES.values(), key=lambda r: r.code)
+
+
+def backend_rule_modules() -> tuple[str, ...]:
+    """Every backend module that declares rules, found by place: an op folder's `rules.py` or `rules/` package
+    (backends/<backend>/ops/<op>/), a backend's `shared/rules/`, and `device/rules.py`. Listings (`moecfg rules`,
+    the docs) import them all; a new op folder's rules are listed without a registry line."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "backends"  # by path: core does not import backends
+    found = [*root.glob("*/ops/*/rules.py"), *root.glob("*/ops/*/rules/*.py"), *root.glob("*/shared/rules/*.py"),
+             *root.glob("*/rules.py")]
+    names = {".".join(p.relative_to(root.parent.parent).with_suffix("").parts) for p in found
+             if p.stem not in ("__init__", "examples_base")}
+    return tuple(sorted(names))

@@ -1,7 +1,7 @@
 """DeepEP inverse solving: the smallest NVL/RDMA buffers for a setup, the most tokens per rank an RDMA buffer allows
 (low-latency), and which rank counts work.
 
-Exact, never a scan: the buffers are DeepEP's hints (closed form, `deepep.formulas` through the deepep kind's
+Exact, never a scan: the buffers are DeepEP's hints (closed form, `deepep/ops/v1/formulas.py` through the deepep kind's
 `requirements`); the low-latency hint grows with T, so the largest T is a binary search over it (O(log T)),
 then capped by the rules that bound T on their own (QP depth: T <= NVSHMEM_QP_DEPTH / 2 - 1; (num_ranks * T) % 4
 == 0 keeps T on a grid) and judged by the real engine (the 32 GiB wall, device memory, ...), with a second

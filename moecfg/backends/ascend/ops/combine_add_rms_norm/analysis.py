@@ -2,7 +2,7 @@
 
 The document holds the dispatch/combine v2 fields plus the Add + RmsNorm inputs. Every v2 rule family runs
 unchanged (the pair still goes through the DispatchV2 and CombineV2 tilings); the op's own rules are in
-rules/add_rms_norm.py. A3 only: A2 has no binary, so an A2 document gets one error and nothing else.
+rules.py. A3 only: A2 has no binary, so an A2 document gets one error and nothing else.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Fields are the v1 keyword arguments (a subset of v2's: no comm_alg, special experts, elastic_info or
 performance_info). On A2 the layered algorithm is chosen only by the environment (HCCL_INTRA_PCIE_ENABLE=1
-with HCCL_INTRA_ROCE_ENABLE=0). Rules: rules/v1.py plus the generic rank, quant-mode, token-type, shard-type
+with HCCL_INTRA_ROCE_ENABLE=0). Rules: rules.py plus the generic rank, quant-mode, token-type, shard-type
 and buffer-value checks of the v2 families.
 """
 from __future__ import annotations

@@ -21,7 +21,7 @@ Fields of a document (`kind: ascend`, `op: dispatch_ffn_combine`):
 | env.HCCL_BUFFSIZE | read by the op itself (getenv), not the group's hccl_buffer_size option | HCCL default 200 |
 
 Buffers: `hccl_window` (int8 variant only: M*topK*K*3 + 10 MB, compared with HCCL_BUFFSIZE) and `workspace`
-(16 MiB + the variant's workspace, which grows with max_output_size). Rules: rules/dispatch_ffn_combine.py.
+(16 MiB + the variant's workspace, which grows with max_output_size). Rules: rules.py.
 """
 from __future__ import annotations
 

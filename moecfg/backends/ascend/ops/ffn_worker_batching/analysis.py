@@ -4,7 +4,7 @@ Fields describe `max_out_shape` {A, BS, K+1, H} and the attributes (expert_num, 
 need_schedule), plus the ScheduleContext facts (micro_batch_num, and optionally the token slot size and
 the FFN window size the job allocates). Buffers: the FFN window (token_info_buf + token_data_buf), the
 output area the ScheduleContext points at, the op's workspace, and the 1024-byte ScheduleContext itself
-with each area's offset and size. Rules: rules/ffn.py.
+with each area's offset and size. Rules: rules.py.
 """
 from __future__ import annotations
 

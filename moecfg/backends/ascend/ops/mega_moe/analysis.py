@@ -39,7 +39,7 @@ HcclGetHcclBuffer.md). The tiling checks `ccl_buffer_size / 2`, i.e. one HCCL_BU
 least size (MMT L1020-1055). Only Ascend 950 ("channel" backend) allocates the custom size (comm_context.cpp
 L449-466, aclrtMalloc of customCclBufferSize). Buffers: `ccl_window` (what HCCL_BUFFSIZE must hold for this
 call's bs), `ccl_window_max_tokens` (for num_max_tokens_per_rank, when larger) and `workspace` (the op's device
-workspace). Rules: rules/mega_moe.py (MC860-MC875).
+workspace). Rules: rules.py (MC860-MC875).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """MegaMoE document model: the config read from a document, the facts derived from it and the per-call sizes.
 
-Shared by ops/mega_moe.py (analysis, buffers) and rules/mega_moe.py (checks); formulas in fused_formulas.py.
+Shared by analysis.py (analysis, buffers) and rules.py (checks); formulas in formulas.py.
 """
 from __future__ import annotations
 

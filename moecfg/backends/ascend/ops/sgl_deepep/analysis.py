@@ -6,7 +6,7 @@ Which tiling runs (sgl-kernel-npu @f425bdf): the `deepep` build (csrc/deepep/ops
   deep_ep.cpp L96-101) runs DispatchNormalA2 with global_bs = 4096 * ep (L688).
 - low latency: aclnnMoeLowLatencyDispatchV2, sgl-kernel-npu's fork of CANN's dispatch v2; on A2 the ops2
   tiling splits single server (ep <= 8) from multi-server (ops2 moe_distribute_dispatch_v2_tiling.cc L131-151).
-Limits per tiling are in LIMITS; rules/sgl_deepep.py checks them.
+Limits per tiling are in LIMITS; rules.py checks them.
 """
 from __future__ import annotations
 

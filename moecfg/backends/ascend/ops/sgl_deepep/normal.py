@@ -1,6 +1,6 @@
 """`op: sgl_deepep_normal`: sgl-kernel-npu's deep_ep.Buffer normal-mode dispatch (prefill / extend batches) on Ascend.
 
-Shared model: ops/sgl_deepep.py; rules: rules/sgl_deepep.py (MC890-MC899).
+Shared model: analysis.py; rules: rules.py (MC890-MC899).
 """
 from __future__ import annotations
 

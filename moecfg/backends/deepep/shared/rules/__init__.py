@@ -1,5 +1,5 @@
 """DeepEP rule families (MC6xx). Each module's docstring is its user documentation; each exports CHECKS,
-functions `(d: DeepEPDeployment, f: Facts) -> Iterable[Finding]` whose limits come from `deepep.formulas`."""
+functions `(d: DeepEPDeployment, f: Facts) -> Iterable[Finding]` whose limits come from each API's formulas.py."""
 
 from moecfg.core.diagnostics import Finding
 
