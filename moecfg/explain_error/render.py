@@ -27,7 +27,7 @@ def text(name: str, explanations, cut: bool) -> str:
         see = " ".join(f"`moecfg explain {c}`" for c in p.codes[:2])
         lines.append(f"  source: {p.source}" + (f"; see {see}" if see else ""))
     if not explanations:
-        lines.append(f"{name}: no error text moecfg knows (see docs/explain-error.md for the list)")
+        lines.append(f"{name}: no error text moecfg knows (the known texts: docs/preflight.md)")
     return escape.lines(lines)
 
 
