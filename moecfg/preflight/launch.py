@@ -52,9 +52,24 @@ def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: s
                         models=tuple(models.items()), device_memory_gb=facts.device_memory_gb,
                         device=product if product and not ascend else None)
     results = lint_launch_file(_launch_file(argv, env), "<launch>", ctx, _options(cann, ascend))
+    _relabel(results, facts.cann_from if cann == facts.cann else "--cann")
     outcome = Outcome(facts, Report(results=results, files=1), models)
     outcome.assumed = _assumed(facts, product, cann)
     return outcome
+
+
+def _relabel(results, cann_from: str) -> None:
+    """The derivation texts name the settings file as the source of what the context carries; here it came from
+    this machine (package metadata, the model directory, the toolkit's version file)."""
+    words = ((" (config.json) in the settings", " (the directory the command names)"),
+             (" in the settings", " (package metadata)"), ("<- settings", f"<- {cann_from}"))
+    for r in results:
+        derivation = getattr(r, "derivation", None)
+        for key, text in (derivation or {}).items():
+            if isinstance(text, str):
+                for old, new in words:
+                    text = text.replace(old, new)
+                derivation[key] = text
 
 
 def _assumed(facts: Facts, product: str | None, cann: str | None) -> list[str]:

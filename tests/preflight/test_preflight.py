@@ -76,6 +76,8 @@ def test_check_only_reports_and_does_not_start(a3):
     launch = [r for r in doc["report"]["results"] if r.get("buffers")][0]
     assert launch["launch"]["framework_version"] == "0.13.0"
     assert launch["buffers"]["ep"]["required_mb"] == 120
+    assert launch["derivation"]["cann_version"].endswith("aarch64-linux/ascend_toolkit_install.info")
+    assert "in the settings" not in json.dumps(launch["derivation"])
 
 
 def test_a2_table_is_read_as_a2(tmp_path):
@@ -93,6 +95,20 @@ def test_gpu_from_nvidia_smi(tmp_path):
     doc = json.loads(r.stdout)
     assert doc["machine"]["product"] == "H200"
     assert doc["machine"]["device_memory_gb"] == pytest.approx(143771 / 1024)
+
+
+def test_gpu_sglang_launch_refused_on_the_machine_it_would_fail(tmp_path):
+    m = FakeMachine(tmp_path)
+    m.tool("nvidia-smi", 'echo "NVIDIA H100 80GB HBM3, 81559 MiB"\n')
+    m.package("sglang", "0.5.4")
+    model = m.model("DeepSeek-R1")
+    launch = ["python3", "-m", "sglang.launch_server", "--model-path", model, "--tp", "16", "--dp", "16",
+              "--enable-dp-attention", "--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency",
+              "--cuda-graph-max-bs", "256", "--nnodes", "2"]
+    r = run(m, ["--", *launch], SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK="128")
+    assert r.returncode == 1 and "MC975 error" in r.stderr and "GPU H100 <- nvidia-smi" in r.stderr
+    r = run(m, ["--check-only", "--", *launch], SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK="256")
+    assert r.returncode == 0 and "MC975" not in r.stdout
 
 
 def test_says_once_what_it_could_not_read_and_what_it_assumed(tmp_path):
