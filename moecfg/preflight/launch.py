@@ -36,6 +36,26 @@ def model_configs(argv: list[str]) -> dict[str, str]:
     return found
 
 
+_SHELLS = ("sh", "bash", "dash", "zsh", "ash")
+
+
+def shell_script(argv: list[str]) -> str | None:
+    """The script of `bash -c '<script>'` (a Kubernetes `command: [bash, -c, ...]`): read as a shell script, with
+    the environment as exports before it; None for a plain command."""
+    if len(argv) >= 3 and os.path.basename(argv[0]) in _SHELLS and argv[1] in ("-c", "-lc", "-ec", "-xc", "-euc"):
+        return argv[2]
+    return None
+
+
+def _words(script: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(script[:65536], comments=True)
+    except ValueError:  # an unterminated quote: the check reports it (MC020)
+        return script[:65536].split()
+
+
 def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: str | None) -> Outcome:
     from moecfg.api import _launch_file, _options
     from moecfg.core.diagnostics import Report
@@ -45,13 +65,15 @@ def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: s
     product = product or facts.product
     cann = cann or facts.cann
     product_from = "--product" if product and product != facts.product else facts.product_from
-    models = model_configs(argv)
+    command = shell_script(argv)
+    models = model_configs(_words(command) if command is not None else argv)
     ascend = product if product in ("A2", "A3") else None
     ctx = LaunchContext(product=product, product_source=product_from, cann=cann,
                         framework_versions=tuple(sorted(facts.framework_versions().items())),
                         models=tuple(models.items()), device_memory_gb=facts.device_memory_gb,
                         device=product if product and not ascend else None)
-    results = lint_launch_file(_launch_file(argv, env), "<launch>", ctx, _options(cann, ascend))
+    launch_file = _launch_file(argv if command is None else command, env)
+    results = lint_launch_file(launch_file, "<launch>", ctx, _options(cann, ascend))
     _relabel(results, facts.cann_from if cann == facts.cann else "--cann")
     outcome = Outcome(facts, Report(results=results, files=1), models)
     outcome.assumed = _assumed(facts, product, cann)

@@ -57,6 +57,14 @@ def test_runs_a_correct_launch_unchanged(a3):
     assert "passed" in r.stderr and "starting vllm unchanged" in r.stderr
 
 
+def test_bash_c_script_is_read_as_a_script(a3):
+    model = a3.model("DeepSeek-R1-W8A8")
+    script = "export HCCL_BUFFSIZE=100\n" + " ".join(_decode(model)[:-1]) + f" '{SPEC}'"
+    r = run(a3, ["--", "bash", "-c", script])
+    assert r.returncode == 1 and "MC501 error" in r.stderr and "launched" not in r.stdout
+    assert f"model {model} <- " in r.stderr
+
+
 def test_exec_of_a_plain_command(tmp_path):
     m = FakeMachine(tmp_path)
     r = run(m, ["--", sys.executable, "-c", "print('launched')"])
