@@ -12,7 +12,11 @@ import click
 @click.command(name="explain-error", short_help="Explain a failed launch's error log.")
 @click.argument("log")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain_error(log, fmt):
+@click.option("--product", type=click.Choice(["A2", "A3", "H100", "H800", "H20", "H200", "A100", "B200", "GB200"],
+                                             case_sensitive=False), default=None,
+              help="Hardware the log comes from: the command the log shows is checked for it.")
+@click.option("--cann", metavar="VERSION", default=None, help="CANN release the log comes from.")
+def explain_error(log, fmt, product, cann):
     """Explain the error text in LOG (a file, or - for stdin): the rule, the values it reads, the cause in the
     flags the log shows, and the fix."""
     from moecfg.core.output import write_stdout
@@ -23,7 +27,12 @@ def explain_error(log, fmt):
     lines, cut = read_log(data)
     found = explain(lines)
     name = "<stdin>" if log == "-" else log
-    write_stdout(as_json(name, found, cut) if fmt == "json" else text(name, found, cut))
+    checked = None
+    if found:
+        from moecfg.explain_error.launch_check import check_command
+
+        checked = check_command(lines, product.upper() if product else None, cann)
+    write_stdout(as_json(name, found, cut, checked) if fmt == "json" else text(name, found, cut, checked))
     sys.exit(0 if found else 1)
 
 

@@ -16,6 +16,7 @@ from moecfg.explain_error.patterns import PATTERNS, Pattern
 MAX_BYTES = 8 * 1024 * 1024
 MAX_LINE = 8192
 MAX_CAUSES = 3  # places shown per knob
+VALUE_SPAN = 2048  # values are read from the start of the matched line (the messages put them there)
 _ANSI = re.compile(r"\x1b\[[0-9;]{0,32}[A-Za-z]")
 _PLACEHOLDER = re.compile(r"\{([^{}\n]{1,40})\}")
 
@@ -44,14 +45,19 @@ def read_log(data: bytes) -> tuple[list[str], bool]:
 
 def explain(lines: list[str]) -> list[Explanation]:
     compiled = [(p, re.compile(p.regex)) for p in PATTERNS]
+    any_needle = re.compile("|".join(re.escape(n) for p in PATTERNS for n in p.needles))
     found: dict[tuple, Explanation] = {}
+    error_lines = set()
     for no, line in enumerate(lines, 1):
+        if not any_needle.search(line):  # most lines: one scan, no pattern runs
+            continue
         groups_done = set()
         for p, rx in compiled:
             if p.group and p.group in groups_done:
                 continue
-            if not rx.search(line):
+            if not any(n in line for n in p.needles) or not rx.search(line):
                 continue
+            error_lines.add(no)
             if p.group:
                 groups_done.add(p.group)
             values = _values(p, line)
@@ -63,7 +69,6 @@ def explain(lines: list[str]) -> list[Explanation]:
     out = list(found.values())
     if any(not e.pattern.generic for e in out):
         out = [e for e in out if not e.pattern.generic]
-    error_lines = {no for no, line in enumerate(lines, 1) if any(rx.search(line) for _, rx in compiled)}
     for e in out:  # the error line's own numbers are `values`, not the user's settings
         e.causes = causes(lines, e.pattern.knobs, skip=error_lines)
     return sorted(out, key=lambda e: e.line)
@@ -72,7 +77,7 @@ def explain(lines: list[str]) -> list[Explanation]:
 def _values(p: Pattern, line: str) -> dict[str, str]:
     out = {}
     for label, rx in p.values:
-        m = re.search(rx, line)
+        m = re.search(rx, line[:VALUE_SPAN])
         if m:
             out[label] = m.group(1)
     return out
@@ -92,8 +97,11 @@ def causes(lines: list[str], knobs, skip=frozenset()) -> list[tuple[int, str]]:
     out = []
     for knob in knobs:
         rx, shown = _knob_regex(knob), 0
+        literals = (knob, knob[2:].replace("-", "_")) if knob.startswith("--") else (knob,)
         for no, line in enumerate(lines, 1):
-            m = None if no in skip else rx.search(line)
+            if no in skip or not any(word in line for word in literals):
+                continue
+            m = rx.search(line)
             if m:
                 value = next(g for g in m.groups() if g is not None).strip().rstrip(",;)}")
                 out.append((no, f"{knob} = {value}"))

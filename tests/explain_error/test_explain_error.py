@@ -29,7 +29,7 @@ EXPECTED = {
     "vllm-ascend-2674-mte.log": ("mte-out-of-range", {"MC503", "MC880"}, {}, set(), "moecfg check"),
     "vllm-ascend-2858-561002.log": ("acl-561002", set(), {}, set(), "moecfg check"),
     "sgl-kernel-npu-239-commalg.log": ("sgl-comm-alg", {"MC896"}, {"commAlg": "fullmesh"}, set(), "build"),
-    "sgl-kernel-npu-185-fused-bs.log": ("sgl-fused-bs", {"MC894"}, {"limit": "256"},
+    "sgl-kernel-npu-185-fused-bs.log": ("sgl-fused-bs", set(), {"limit": "256"},
                                         {"--cuda-graph-max-bs = 80", "--moe-a2a-backend = ascend_fuseep"}, "256"),
     "sgl-kernel-npu-716-capacity.log": ("sgl-capacity", {"MC894", "MC897"}, {"num_tokens": "2561"},
                                         {"DEEPEP_NORMAL_LONG_SEQ_ROUND = 5",
@@ -132,3 +132,28 @@ def test_input_is_bounded_and_regexes_do_not_backtrack():
     start = time.monotonic()
     explain(hostile)
     assert time.monotonic() - start < 5
+
+
+DECODE_LOG = """\
+export HCCL_BUFFSIZE=100
+vllm serve vllm-ascend/DeepSeek-R1-W8A8 --quantization ascend --data-parallel-size 4 --tensor-parallel-size 4 \
+--enable-expert-parallel --max-num-seqs 16 --speculative-config '{"num_speculative_tokens": 3, "method": "deepseek_mtp"}'
+INFO loading weights
+  HCCL_BUFFSIZE_EP is too SMALL, maxBs = 16, h = 7168, NEEDED_HCCL_BUFFSIZE(x) = 120MB, HCCL_BUFFSIZE=100MB.
+"""
+
+
+def test_command_in_the_log_is_checked_for_the_same_rule():
+    # the README's decode launch, as a log would show it: moecfg's own MC501 finding (120 MB) is the cause
+    r = CliRunner().invoke(cli, ["explain-error", "-", "--product", "A3", "--cann", "9.0.1", "--format", "json"],
+                           input=DECODE_LOG)
+    doc = json.loads(r.output)
+    assert doc["command"]["line"] == 2
+    check = doc["explanations"][0]["check"]
+    assert [c["code"] for c in check] == ["MC501"] and "set HCCL_BUFFSIZE >= 120" in check[0]["message"]
+    assert doc["explanations"][0]["values"]["needed MB"] == "120"
+
+
+def test_without_a_command_nothing_is_checked():
+    r = CliRunner().invoke(cli, ["explain-error", str(LOGS / "deepep-165-ll-tokens.log"), "--format", "json"])
+    assert json.loads(r.output)["command"] is None
