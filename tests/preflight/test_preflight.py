@@ -130,7 +130,7 @@ def test_says_once_what_it_could_not_read_and_what_it_assumed(tmp_path):
 
 
 @pytest.mark.parametrize("script, why", [
-    ("sleep 30\n", "did not answer within"),
+    ("exec sleep 30\n", "did not answer within"),
     ("head -c 400000 /dev/zero | tr '\\0' x\n", "printed more than"),
     ("echo garbage; exit 3\n", "exited with status 3"),
 ])
