@@ -42,6 +42,8 @@ def preflight(command, check_only, product, cann, fail_on, fmt, tool_timeout):
         argv = argv[1:]
     if not argv:
         raise click.UsageError("give the launch command after --, e.g. moecfg preflight -- vllm serve /models/x ...")
+    if argv[0].startswith("-"):  # an option of ours misspelt: never exec it as the command
+        raise click.UsageError(f"no such option: {argv[0]} (the launch command goes after --)")
     env = dict(os.environ)
     facts = read_machine(env, tool_timeout)
     outcome = judge(argv, env, facts, product.upper() if product else None, cann)

@@ -174,6 +174,11 @@ def test_command_is_required(tmp_path):
     assert r.returncode == 2 and "after --" in r.stderr
 
 
+def test_unknown_option_is_a_usage_error_not_a_command(tmp_path):
+    r = run(FakeMachine(tmp_path), ["--chek-only", "--", "true"])
+    assert r.returncode == 2 and "no such option: --chek-only" in r.stderr
+
+
 def test_missing_command_is_127(tmp_path):
     r = run(FakeMachine(tmp_path), ["--", "no-such-command-here"])
     assert r.returncode == 127 and "cannot start no-such-command-here" in r.stderr
