@@ -7,6 +7,12 @@ benchmarks/, docs/ and README.md.
 The moves are whole files (git follows them as renames); only import lines and names change. A
 `from package import a, b` whose submodules land in different packages is split into one line per package,
 keeping the local names (`import ... as old`). Refuses to run when a source is already gone.
+
+This is step one (commit 4351337, run on the tree before it). Step two was done by hand in the commits after
+it: the modules that held several ops (ascend fields.py, catalog_ops.py, fused_fields.py, fused_formulas.py,
+formulas.py; the mega_moe catalog with dispatch_ffn_combine's; deepep fields.py; the v2 / v1 analysis inside
+the kinds) were split into the op folders, and ops/__init__.py became each backend's one registry.
+benchmarks/layout_parity.py showed every command's output unchanged after each step.
 """
 from __future__ import annotations
 
