@@ -50,6 +50,9 @@ def _finish(results, text, starts, policy: FileSettings | None) -> list[Document
 def _lint_text(text: str, name: str, options: kinds.Options, policy, root: str | None = None):
     from moecfg.core import routing
 
+    if routing.is_markdown(name):
+        results = routing.lint_markdown(text, name, options, policy)
+        return results, [1] * len(results)
     if routing.is_shell(name, text):
         results = routing.lint_shell(text, name, options, policy, root)
         return results, [1] * len(results)
@@ -128,7 +131,8 @@ FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr."""
-    entries = discover(paths)
+    ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
+    entries = [e for p in paths for e in discover([p], ask(p if p != "-" else ".") if ask else None)]
     if progress:
         from moecfg.core.progress import track
 
