@@ -14,7 +14,8 @@ starts a new section, and so does a tab or other `:::` / ```` ```{directive} ```
 / "Node 1" tabs are different machines).
 
 Findings: a block whose text holds no launch word (`vllm`, `sglang`, `dynamo.`, `torchrun`, `msrun`, `pretrain_`)
-is read only for its variables: its shell problems (a syntax error in a `pip install` line) are dropped. Every
+is read only for its variables: its problems are dropped. A shell syntax error is never reported in documentation
+(blocks mix commands with their output, Python and `...` elisions); the commands around it are still read. Every
 position is the Markdown file's own line and column.
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from moecfg.core import launch_rules as L
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 
@@ -40,7 +42,9 @@ _PROMPT = re.compile(r"^([ \t]*(?:\([\w.-]+\)[ \t]*)?[\w.@:~/-]*\$[ \t])")  # `$
 _CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "code-cell")
 _LAUNCH_WORD = re.compile(r"\bvllm\b|\bsglang\b|\bdynamo\.\w|\btorchrun\b|\bmsrun\b|\bpretrain_\w+|\bposttrain_\w+"
                           r"|\blaunch_server\b|\bdeepspeed\b")
-_PLACEHOLDER = re.compile(r"<[A-Za-z_][A-Za-z0-9_.:/ -]{0,80}>")
+# `<node_ip>`, `<1_OR_2>`, an elided value `'{...}'` or a bare `...`: what the reader replaces
+_PLACEHOLDER = re.compile(r"<[A-Za-z0-9_][A-Za-z0-9_.:/ -]{0,80}>|'[^'\n]{0,80}\.\.\.[^'\n]{0,80}'"
+                          r"|\"[^\"\n]{0,80}\.\.\.[^\"\n]{0,80}\"|(?<!\S)\.\.\.(?!\S)")
 _RST_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(\S*)[ \t]*$")
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>_:.])\1{2,}[ \t]*$")
 
@@ -188,7 +192,7 @@ def script_of(text: str, block: Block) -> Decoded:
 def _unset(m: re.Match) -> str:
     """`<node_ip>` -> `${______}`: a reference of the same length to a variable no script sets (unknown)."""
     n = len(m.group())
-    if n < 4:
+    if n < 3:
         return m.group()
     return "$" + "_" * (n - 1) if n < 5 else "${" + "_" * (n - 3) + "}"
 
@@ -218,8 +222,8 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
         reader = shell.ShellReader(lines, problems, "shell")
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
-        if has_launch_word(text, block):
-            out.problems.extend(problems)
+        if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks
+            out.problems.extend(p for p in problems if p.code != L.SHELL_SYNTAX.code)
     if not out.launches and not out.problems:
         out.skipped = "documentation without a shell or YAML code block holding a launch"
     return out
