@@ -37,8 +37,10 @@ def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
 
 def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
+    from moecfg.core.routing import directive_text
+
     results, starts = _lint_text(text, name, options, policy, root)
-    return _finish(results, text, starts, policy)
+    return _finish(results, directive_text(text, name), starts, policy)
 
 
 def _finish(results, text, starts, policy: FileSettings | None) -> list[DocumentResult]:

@@ -35,6 +35,14 @@ def lint_markdown(text: str, name: str, options, policy) -> list[DocumentResult]
     return _run(readers.read_markdown(text, name), name, options, policy, 0) if readers else []
 
 
+def directive_text(text: str | None, name: str) -> str | None:
+    """Where suppression directives are read: in documentation only its launch blocks (sources/markdown.py)."""
+    if text is None or not is_markdown(name):
+        return text
+    from moecfg.sources.markdown import directive_text as code_only
+    return code_only(text, name)
+
+
 def _field_names() -> frozenset:
     global _FIELD_NAMES
     if _FIELD_NAMES is None:

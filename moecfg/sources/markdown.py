@@ -229,6 +229,20 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     return out
 
 
+def directive_text(text: str, name: str = "") -> str:
+    """The text `# moecfg: disable=...` directives are looked for in: only the lines of code blocks that hold a
+    launch, the rest blank (same lines), so prose and example YAML in the docs never carry a directive."""
+    keep = [(lo, hi) for b in blocks(text, rst=name.lower().endswith(".rst")) if has_launch_word(text, b)
+            for lo, hi in b.lines]
+    out, pos = [], 0
+    for lo, hi in keep:
+        out.append(re.sub(r"[^\n]", "", text[pos:lo]))
+        out.append(text[lo:hi])
+        pos = hi
+    out.append(re.sub(r"[^\n]", "", text[pos:]))
+    return "".join(out)
+
+
 def _k8s_like(text: str, block: Block) -> bool:
     return any(text.startswith("apiVersion:", lo + block.indent) for lo, _ in block.lines[:50])
 
