@@ -1,6 +1,8 @@
 """The core: text in, list of DocumentResult out. Never prints; renderers turn results into output."""
 from __future__ import annotations
 
+import os
+
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
@@ -134,7 +136,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr."""
     ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
-    entries = [e for p in paths for e in discover([p], ask(p if p != "-" else ".") if ask else None)]
+    entries = [e for p in paths for e in discover([p], ask(p) if ask and os.path.isdir(p) else None)]
     if progress:
         from moecfg.core.progress import track
 

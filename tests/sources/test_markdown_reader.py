@@ -111,3 +111,19 @@ def test_escapes_in_markdown_do_not_reach_messages():
     text = "```bash\nvllm serve m --tensor-parallel-size \x1b[31m2\n```\n"
     for r in lint_text(text, "x.md", Options()):
         assert all("\x1b" not in d.message for d in r.diagnostics)
+
+
+def test_dynamo_doc_launches_derive_like_the_script(tmp_path):
+    text = fixture("dynamo-docs-dsr1-wideep-h100.md")
+    prefill, decode = [x for x in read_markdown(text, "doc.md").launches if "dynamo.sglang" in words(x)]
+    assert pos(prefill.argv[0].span)[:2] == (16, 1) and after(prefill, "--deepep-mode").value == "normal"
+    assert after(decode, "--dist-init-addr").value is None  # ${HEAD_DECODE_NODE_IP}: set nowhere
+    assert pos(after(decode, "--cuda-graph-bs").span)[:2] == (80, 19)
+    (tmp_path / ".moecfg.yaml").write_text("models:\n  '*': deepseek-r1\n")
+    (tmp_path / "guide.md").write_text(text)
+    from moecfg.core.engine import check_paths
+    from moecfg.core.settings import Settings
+
+    report = check_paths([str(tmp_path)], Options(), Settings())
+    got = [(r.launch["role"], r.arguments.get("mode"), r.arguments.get("num_ranks")) for r in report.results]
+    assert got == [("prefill", "normal", 32), ("decode", "low_latency", 32)]
