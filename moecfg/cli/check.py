@@ -31,7 +31,8 @@ from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit
               "no launch) and why, on stderr.")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
           product, markdown, verbose):
-    """Lint deployment files, directories (recursively, *.yaml/*.yml) and - (stdin)."""
+    """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
+    documentation, see --markdown) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
     from moecfg.core.engine import PathError, check_paths
 
