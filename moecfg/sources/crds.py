@@ -21,7 +21,6 @@ import shlex
 
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
 from moecfg.sources.shell_words import Var
-from moecfg.sources.yaml_source import Span
 
 CONTAINER_KEYS = ("mainContainer", "runner")
 _OME_KINDS = ("ClusterServingRuntime", "ServingRuntime")
@@ -144,7 +143,7 @@ def _main(node: dict):
 
 
 def _llmisvc_launch(r, spec: dict, node: dict, base: tuple, role: str, hints) -> Launch:
-    par = node.get("parallelism") if isinstance(node.get("parallelism"), dict) else {}
+    par: dict = node["parallelism"] if isinstance(node.get("parallelism"), dict) else {}
     p = base + ("parallelism",)
     at = r.doc.keys.get(p) or r.doc.keys.get(base + ("template",)) or r.span(base)
     words = [Word("vllm", at, False), Word("serve", at, False), Word("/mnt/models", at, False)]
@@ -184,4 +183,4 @@ def _split(text: str) -> list[str]:
         return text.split()
 
 
-__all__ = ["CONTAINER_KEYS", "container_specs", "role_name", "injected_env", "read_llm_inference_service", "Span"]
+__all__ = ["CONTAINER_KEYS", "container_specs", "role_name", "injected_env", "read_llm_inference_service"]

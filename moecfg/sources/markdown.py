@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from moecfg.core import launch_rules as L
 from moecfg.sources.launch import LaunchFile
-from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
+from moecfg.sources.textmap import Decoded, SourceMap
 
 SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
 SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "ksh", "console", "shell-session", "shellsession",
@@ -209,7 +209,8 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     out = LaunchFile()
     lines = line_index(text)
     found = blocks(text, rst=name.lower().endswith(".rst"))
-    variables, section, yaml_blocks = {}, None, 0
+    variables: dict = {}  # name -> Var at the end of the section's previous shell block
+    section, yaml_blocks = None, 0
     for block in found:
         if block.lang in YAML_LANGS:
             if yaml_blocks < MAX_YAML_BLOCKS and (has_launch_word(text, block) or _k8s_like(text, block)):
@@ -269,4 +270,4 @@ def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
             out.problems.extend(lf.problems)
 
 
-__all__ = ["SUFFIXES", "is_markdown", "read_markdown", "blocks", "script_of", "LineIndex"]
+__all__ = ["SUFFIXES", "is_markdown", "read_markdown", "blocks", "script_of", "directive_text"]
