@@ -26,8 +26,10 @@ from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit
               help="Hardware of launch files (scripts, manifests): a launch command does not name it.")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
               "no launch) and why, on stderr.")
+@click.option("--no-respect-gitignore", is_flag=True, default=None,
+              help="Also walk what .gitignore files ignore (default: respected; setting `respect-gitignore`).")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
-          product, verbose):
+          product, verbose, no_respect_gitignore):
     """Lint deployment files, directories (recursively, *.yaml/*.yml) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
     from moecfg.core.engine import PathError, check_paths
@@ -35,7 +37,8 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
     try:
         cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
                            ignore=tuple(code_or_prefix(c, "--ignore") for c in ignore),
-                           inline_suppressions=False if no_inline_suppressions else None)
+                           inline_suppressions=False if no_inline_suppressions else None,
+                           respect_gitignore=False if no_respect_gitignore else None)
         settings = Settings(cli_settings)
         if show_config:
             _show_config(settings, paths or (".",))
@@ -46,7 +49,7 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
                              progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
         failing = _failing(report, settings)
         if verbose:
-            _list_skipped()
+            _list_skipped(report)
     except PathError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
@@ -55,12 +58,11 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
     sys.exit(0 if exit_zero else int(failing))
 
 
-def _list_skipped() -> None:
-    from moecfg.core.routing import SKIPPED
+def _list_skipped(report) -> None:
     from moecfg.render import escape
 
-    if SKIPPED:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
-        click.echo(escape.lines(f"skipped {name}: {why}" for name, why in SKIPPED), err=True, nl=False)
+    if report.skipped:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
+        click.echo(escape.lines(f"skipped {s.file}: {s.reason}" for s in report.skipped), err=True, nl=False)
 
 
 def _failing(report, settings) -> bool:

@@ -131,12 +131,25 @@ class DocumentResult:
         return d
 
 
+@dataclass(frozen=True, slots=True)
+class SkippedDocument:
+    """A file or document that is not moecfg's (foreign YAML, a script without a launch): why it got nothing."""
+
+    file: str
+    document: int
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "document": self.document, "reason": self.reason}
+
+
 @dataclass(slots=True)
 class Report:
-    """The results of one run over every file and document."""
+    """The results of one run over every file and document, and what was skipped (each run its own list)."""
 
     results: list[DocumentResult] = field(default_factory=list)
     files: int = 0
+    skipped: list[SkippedDocument] = field(default_factory=list)
 
     def count(self, severity: str) -> int:
         return sum(1 for r in self.results for d in r.diagnostics if d.severity == severity)

@@ -64,6 +64,17 @@ def _result(r, diag, index: int) -> dict:
     return out
 
 
+def _skipped(s) -> dict:
+    """A skipped file or document (docs/contract.md §5.7): a note, not a result (nothing to fix)."""
+    return {
+        "descriptor": {"id": "skipped"},
+        "level": "note",
+        "message": {"text": f"skipped: {s.reason}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(s.file)}}}],
+        "properties": {"document": s.document},
+    }
+
+
 def as_dict(report) -> dict:
     codes = sorted({d.code for r in report.results for d in r.diagnostics})
     index = {c: i for i, c in enumerate(codes)}
@@ -80,6 +91,8 @@ def as_dict(report) -> dict:
             }},
             "results": results,
             "columnKind": "unicodeCodePoints",
+            "invocations": [{"executionSuccessful": True,
+                             "toolExecutionNotifications": [_skipped(s) for s in getattr(report, "skipped", ())]}],
         }],
     }
 

@@ -8,6 +8,11 @@ read while walking becomes an `Unreadable` result the engine reports as a diagno
 still checked. The walk is iterative (no recursion limit on deep trees). A file named on the command line
 that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
 is a usage error (`PathError`, exit 2, contract §4).
+
+What nobody deploys is not walked (as ruff does): hidden folders (`.git/`), vendored and third-party code
+(`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS), and, unless
+`Walk(respect_gitignore=False)`, whatever the `.gitignore` files inside the walked folder ignore (walking.py). A
+folder or file named on the command line is always checked.
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
+
+from moecfg.sources.walking import EXCLUDED_DIRS, Ignores
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
@@ -40,14 +47,21 @@ class Entry:
     named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
 
 
-def discover(paths) -> list[Entry]:
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`)."""
+
+    respect_gitignore: bool = True
+
+
+def discover(paths, walk: Walk = Walk()) -> list[Entry]:
     """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
     entries: list[Entry] = []
     for p in paths:
         if p == "-":
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
-            found = _walk(p)
+            found = _walk(p, walk)
             if not found:
                 raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
             entries.extend(sorted(found, key=lambda e: e.path))
@@ -58,27 +72,39 @@ def discover(paths) -> list[Entry]:
     return entries
 
 
-def _walk(top: str) -> list[Entry]:
-    found, stack = [], [top]
+def _walk(top: str, walk: Walk) -> list[Entry]:
+    found, stack = [], [(top, Ignores.none())]
     while stack:
-        folder = stack.pop()
+        folder, ignores = stack.pop()
         try:
             with os.scandir(folder) as it:
                 items = list(it)
         except OSError as exc:
             found.append(Entry(folder, top, f"folder not read ({exc.strerror or exc})"))
             continue
+        if walk.respect_gitignore and any(i.name == ".gitignore" for i in items):
+            ignores = ignores.with_file(folder, _gitignore_lines(folder, top))
         for item in items:
             try:
                 is_dir = item.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
             if is_dir:
-                if not item.name.startswith("."):
-                    stack.append(item.path)
-            elif item.name.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and item.name not in CONFIG_NAMES:
+                if not item.name.startswith(".") and item.name not in EXCLUDED_DIRS \
+                        and not ignores.ignored(item.path, True):
+                    stack.append((item.path, ignores))
+            elif item.name.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and item.name not in CONFIG_NAMES \
+                    and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
     return found
+
+
+def _gitignore_lines(folder: str, top: str) -> list[str]:
+    try:  # read as any checked file: a regular file inside the walked folder, size-capped
+        raw = read(Entry(os.path.join(folder, ".gitignore"), top))
+    except Unreadable:
+        return []
+    return raw.decode("utf-8", "replace").splitlines()
 
 
 def _inside(path: str, root: str) -> bool:

@@ -20,6 +20,7 @@ class Cli:
     fail_on: str | None = None
     ignore: tuple = ()
     inline_suppressions: bool | None = None
+    respect_gitignore: bool | None = None  # --no-respect-gitignore: False
 
 
 def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettings:
@@ -49,7 +50,9 @@ class Settings:
 
     def __init__(self, cli: Cli = Cli()):
         self.cli = cli
-        self._explicit = load(cli.config) if cli.config else None
+        self._found: dict = {}  # folder -> config path, for this run only (an edited config is seen next run)
+        self._loaded: dict = {}
+        self._explicit = load(cli.config, self._loaded) if cli.config else None
 
     def config_for(self, path: str) -> Config:
         if self._explicit is not None:
@@ -58,8 +61,15 @@ class Settings:
             start = os.getcwd()
         else:
             start = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
-        found = find(start)
-        return load(found) if found else Config()
+        found = find(start, self._found)
+        return load(found, self._loaded) if found else Config()
+
+    def respect_gitignore(self, path: str = ".") -> bool:
+        """Walking honours .gitignore files unless `--no-respect-gitignore` or `respect-gitignore: false`."""
+        if self.cli.respect_gitignore is not None:
+            return self.cli.respect_gitignore
+        value = self.config_for(path).respect_gitignore
+        return True if value is None else value
 
     def for_file(self, path: str) -> FileSettings:
         cfg = self.config_for(path)
