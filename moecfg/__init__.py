@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from moecfg.version import __version__
 __all__ = ["__version__", "check", "check_launch", "required_buffers", "catalog", "models"]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use

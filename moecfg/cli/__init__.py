@@ -11,7 +11,7 @@ import importlib
 
 import click
 
-from moecfg import __version__
+from moecfg.version import __version__
 
 # name -> (module, attribute, short help). The short help is each command's own `short_help` (a test checks
 # that they agree), kept here so that `moecfg --help` imports no command module.

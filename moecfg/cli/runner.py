@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from moecfg import __version__
+from moecfg.version import __version__
 from moecfg.core.output import silence_stdout
 from moecfg.render.escape import terminal
 

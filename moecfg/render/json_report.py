@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from moecfg import __version__
+from moecfg.version import __version__
 
 SCHEMA_VERSION = 1
 

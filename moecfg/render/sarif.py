@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from moecfg import __version__
+from moecfg.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}

@@ -47,8 +47,9 @@ class Ctx(ascend._Ctx):
         self.ctx = ctx
 
 
-def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
-    c = Ctx(launch, parse_flags(launch.argv[_start(launch):], FLAGS), ctx)
+def derive(launch, ctx: LaunchContext, out: Derivation, start: int) -> None:
+    """`start`: the index of the first SGLang argument (the package's command_start; passed in, not imported back)."""
+    c = Ctx(launch, parse_flags(launch.argv[start:], FLAGS), ctx)
     backend = c.flags.value("--moe-a2a-backend") or "none"
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):
@@ -78,12 +79,6 @@ def _unknown(c: Ctx, notes: list, names) -> bool:
         notes.append(Note("MC023", f"{f.name}: the value is not known statically; what depends on it is not derived "
                           "or checked", f.span))
     return bool(found)
-
-
-def _start(launch) -> int:
-    from moecfg.frameworks.sglang import command_start
-
-    return command_start(launch)
 
 
 def dtype(c: Ctx) -> tuple[str, str]:
