@@ -99,6 +99,7 @@ def effective(settings: Settings, path: str) -> dict:
         "inline_suppressions": fs.inline_suppressions,
         "framework_versions": dict(cfg.framework_versions),
         "models": dict(cfg.models),
+        "respect_gitignore": settings.respect_gitignore(path),
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else
             ("config (default for documents without cann_version)" if cfg.cann_version else "documents (else latest)"),
@@ -107,5 +108,6 @@ def effective(settings: Settings, path: str) -> dict:
             "ignore": "config + command line" if cfg.ignore and cli.ignore else src(cli.ignore, cfg.ignore + tuple(
                 c for _, _, cs in cfg.per_path_ignores for c in cs)),
             "inline_suppressions": src(cli.inline_suppressions, cfg.inline_suppressions),
+            "respect_gitignore": src(cli.respect_gitignore, cfg.respect_gitignore),
         },
     }
