@@ -5,7 +5,8 @@ import sys
 
 import click
 
-from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit, options, write_stdout
+from moecfg.cli import plain
+from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, options, write_stdout
 
 
 @click.command(short_help="Lint deployment files, directories and stdin.")
@@ -47,7 +48,7 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
         report = check_paths(paths, options(cann, product.upper() if product else None), settings,
                              progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
-        failing = _failing(report, settings)
+        failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)
     except PathError as exc:
@@ -63,17 +64,6 @@ def _list_skipped(report) -> None:
 
     if report.skipped:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
         click.echo(escape.lines(f"skipped {s.file}: {s.reason}" for s in report.skipped), err=True, nl=False)
-
-
-def _failing(report, settings) -> bool:
-    """A diagnostic at or above the --fail-on of its file (command line, else its config file)."""
-    thresholds = {}
-    for r in report.results:
-        if r.file not in thresholds:
-            thresholds[r.file] = RANK[settings.for_file(r.file).fail_on]
-        if any(RANK[d.severity] >= thresholds[r.file] for d in r.diagnostics):
-            return True
-    return False
 
 
 def _show_config(settings, paths) -> None:
