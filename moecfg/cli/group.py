@@ -5,7 +5,7 @@ import importlib
 
 import click
 
-from moecfg.cli import COMMANDS
+from moecfg.cli.commands import COMMANDS
 from moecfg.version import __version__
 
 

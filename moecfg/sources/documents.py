@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from moecfg.sources import sniff
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
@@ -22,44 +21,58 @@ _FILE_START = Span(1, 1, 1, 1)
 GENERIC_KEYS = frozenset({"env", "model", "device", "mode", "dtype", "scales", "k", "h", "name", "op"})
 
 
-@dataclass(frozen=True, slots=True)
 class Vocabulary:
     """What makes a document moecfg's: its kind names, and (lazily: only foreign-looking mappings need them)
     the field names of every kind."""
 
-    kinds: frozenset
-    field_names: Callable[[], frozenset]
+    __slots__ = ("kinds", "field_names")
+
+    def __init__(self, kinds: frozenset, field_names: Callable[[], frozenset]):
+        self.kinds, self.field_names = kinds, field_names
 
 
-@dataclass(slots=True)
+# The typed documents are plain slotted classes, not dataclasses: each dataclass costs ~0.5 ms at start-up.
 class Owned:
-    doc: YamlDocument
+    """A moecfg document, for its kind's analysis."""
+
+    __slots__ = ("doc",)
+
+    def __init__(self, doc: YamlDocument):
+        self.doc = doc
 
     @property
     def start(self) -> int:
         return self.doc.start.line
 
 
-@dataclass(slots=True)
 class Launches:
-    document: int | None  # the YAML document holding the launches; None for a script (results count up from 0)
-    launch_file: object  # sources.launch.LaunchFile
-    start: int = 1
+    """A document or script holding launch commands, for the frameworks."""
+
+    __slots__ = ("document", "launch_file", "start")
+
+    def __init__(self, document: int | None, launch_file, start: int = 1):
+        self.document = document  # the YAML document holding the launches; None for a script (results count up)
+        self.launch_file = launch_file  # sources.launch.LaunchFile
+        self.start = start
 
 
-@dataclass(slots=True)
 class FileProblem:
-    code: str  # MC001 (not YAML), MC007 (empty), MC008 (not text), MC024 (a template that may hold a launch)
-    message: str
-    span: Span
-    start: int = 1
-    document: int = 0
+    """A file moecfg owns but cannot read: MC001 (not YAML), MC007 (empty), MC008 (not text), MC024 (a template
+    that may hold a launch)."""
+
+    __slots__ = ("code", "message", "span", "start", "document")
+
+    def __init__(self, code: str, message: str, span: Span, start: int = 1, document: int = 0):
+        self.code, self.message, self.span, self.start, self.document = code, message, span, start, document
 
 
-@dataclass(frozen=True, slots=True)
 class Skipped:
-    document: int
-    reason: str
+    """Not moecfg's: why it gets nothing."""
+
+    __slots__ = ("document", "reason")
+
+    def __init__(self, document: int, reason: str):
+        self.document, self.reason = document, reason
 
 
 Classified = Owned | Launches | FileProblem | Skipped
@@ -76,8 +89,9 @@ def classify_bytes(raw: bytes, name: str, vocabulary: Vocabulary,
 
 
 def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None = None) -> list[Classified]:
-    readers = _readers()
-    if not name.endswith((".yaml", ".yml")) and readers is not None and readers.looks_like_shell(name, text):
+    yaml_name = name.endswith((".yaml", ".yml"))
+    readers = None if yaml_name else _readers()  # the launch readers load only for a file that may hold a launch
+    if readers is not None and readers.looks_like_shell(name, text):
         return _shell(readers, text, name, root)
     foreign = sniff.foreign_without_parsing(text)
     if foreign:
@@ -85,7 +99,7 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
     try:
         docs = parse_stream(text)
     except YamlProblem as exc:
-        return [_not_yaml(readers, text, exc)]
+        return [_not_yaml(_readers(), text, exc)]
     if not docs:
         return [FileProblem("MC007", "no YAML document in this file (empty or only comments)", _FILE_START)]
     owned = [is_moecfg_document(d.data, vocabulary) for d in docs]
@@ -96,7 +110,7 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
         elif not isinstance(doc.data, dict):
             out.append(Skipped(doc.index, f"document {doc.index}: {_shape(doc.data)}, not a mapping of settings"))
         else:
-            out.append(_yaml_launch(readers, doc, text))
+            out.append(_yaml_launch(readers or _readers(), doc, text))
     return out
 
 

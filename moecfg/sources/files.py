@@ -21,8 +21,6 @@ import stat
 import sys
 from dataclasses import dataclass
 
-from moecfg.sources.walking import EXCLUDED_DIRS, Ignores
-
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
@@ -73,6 +71,8 @@ def discover(paths, walk: Walk = Walk()) -> list[Entry]:
 
 
 def _walk(top: str, walk: Walk) -> list[Entry]:
+    from moecfg.sources.walking import EXCLUDED_DIRS, Ignores  # only when a folder is walked
+
     found, stack = [], [(top, Ignores.none())]
     while stack:
         folder, ignores = stack.pop()

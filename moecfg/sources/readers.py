@@ -11,10 +11,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from moecfg.core import launch_rules as L
 
+TYPE_CHECKING = False  # typing's, without importing typing at start-up
 if TYPE_CHECKING:  # launch.py's dataclasses load when a launch is read, not for every file's is-it-shell test
     from moecfg.sources.launch import LaunchFile, Problem
     from moecfg.sources.yaml_source import YamlDocument
