@@ -49,6 +49,12 @@ class Checked:
         self.results: list[DocumentResult] = []
         self.skipped: list[SkippedDocument] = []
 
+    def __getstate__(self):  # sent back from a worker process (big trees)
+        return self.results, self.skipped
+
+    def __setstate__(self, state):
+        self.results, self.skipped = state
+
 
 def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
                policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
@@ -169,12 +175,48 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
     report = Report()
-    for entry in entries:
-        checked = check_entry(entry, options, settings)
+    for checked in _each_checked(entries, options, settings):
         report.results.extend(checked.results)
         report.skipped.extend(checked.skipped)
         report.files += 1
     return report
+
+
+PARALLEL_FROM = 256  # files: below this, starting worker processes costs more than it saves
+MAX_WORKERS = 8
+
+
+def _each_checked(entries, options, settings):
+    """Each entry's Checked, in order; a big tree is checked on every core (fork: the workers share what the
+    parent imported), in chunks, results still in file order."""
+    import os
+
+    entries = list(entries)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(entries) < PARALLEL_FROM or workers < 2 or not _can_fork():
+        for entry in entries:
+            yield check_entry(entry, options, settings)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(16, len(entries) // (workers * 8))
+    chunks = [entries[i:i + size] for i in range(0, len(entries), size)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for done in pool.map(_check_chunk, chunks, [options] * len(chunks), [settings] * len(chunks)):
+            yield from done
+
+
+def _check_chunk(entries, options, settings) -> list[Checked]:
+    return [check_entry(entry, options, settings) for entry in entries]
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+    import threading
+
+    # fork copies one thread: a process running others (an embedding program) is checked serially
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def check_entry(entry, options: kinds.Options, settings) -> Checked:

@@ -23,12 +23,19 @@ GENERIC_KEYS = frozenset({"env", "model", "device", "mode", "dtype", "scales", "
 
 class Vocabulary:
     """What makes a document moecfg's: its kind names, and (lazily: only foreign-looking mappings need them)
-    the field names of every kind."""
+    the field names of every kind, with the near misses of a key (`bss` -> `bs`) remembered per key."""
 
-    __slots__ = ("kinds", "field_names")
+    __slots__ = ("kinds", "field_names", "_near")
 
     def __init__(self, kinds: frozenset, field_names: Callable[[], frozenset]):
         self.kinds, self.field_names = kinds, field_names
+        self._near: dict[str, bool] = {}  # key -> is a near miss of a field (the same keys recur in every file)
+
+    def near_field(self, key: str) -> bool:
+        found = self._near.get(key)
+        if found is None:
+            found = self._near[key] = _near(key, self.field_names(), 0.85)
+        return found
 
 
 # The typed documents are plain slotted classes, not dataclasses: each dataclass costs ~0.5 ms at start-up.
@@ -199,14 +206,17 @@ def _most_keys_ours(data: dict, vocabulary: Vocabulary) -> bool:
     ours = sum(k in names for k in keys)
     if ours and 2 * ours >= len(keys):
         return True
-    ours += sum(1 for k in keys if k not in names and len(k) > 3 and _near(k, names, 0.85))
+    ours += sum(1 for k in keys if k not in names and len(k) > 3 and vocabulary.near_field(k))
     return bool(ours) and 2 * ours >= len(keys)
 
 
 def _near(word: str, names, cutoff: float) -> bool:
     import difflib  # only for documents with keys moecfg does not know
 
-    return bool(difflib.get_close_matches(word, names, n=1, cutoff=cutoff))
+    # a ratio of at least `cutoff` needs lengths within this factor of each other: compare only those names
+    factor = (2 - cutoff) / cutoff
+    close = [n for n in names if len(word) / factor <= len(n) <= len(word) * factor]
+    return bool(close and difflib.get_close_matches(word, close, n=1, cutoff=cutoff))
 
 
 def _readers():

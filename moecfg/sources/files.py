@@ -45,21 +45,23 @@ class Entry:
     named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
 
 
-@dataclass(frozen=True, slots=True)
 class Walk:
     """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`)."""
 
-    respect_gitignore: bool = True
+    __slots__ = ("respect_gitignore",)
+
+    def __init__(self, respect_gitignore: bool = True):
+        self.respect_gitignore = respect_gitignore
 
 
-def discover(paths, walk: Walk = Walk()) -> list[Entry]:
+def discover(paths, walk: Walk | None = None) -> list[Entry]:
     """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
     entries: list[Entry] = []
     for p in paths:
         if p == "-":
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
-            found = _walk(p, walk)
+            found = _walk(p, walk or Walk())
             if not found:
                 raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
             entries.extend(sorted(found, key=lambda e: e.path))
