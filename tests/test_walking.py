@@ -51,3 +51,9 @@ def test_cli_flag_and_setting(tmp_path, monkeypatch):
     assert '"files": 5' in files("--no-respect-gitignore")
     (tmp_path / ".moecfg.yaml").write_text("respect-gitignore: false\n")
     assert '"files": 5' in files()
+
+
+def test_a_gitignore_pathspec_cannot_read_ignores_nothing_and_warns_nothing(tmp_path):
+    (tmp_path / ".gitignore").write_text("[[x]\n[\n")
+    (tmp_path / "a.yaml").write_text(BAD)
+    assert _found(tmp_path) == ["a.yaml"]

@@ -31,12 +31,17 @@ class Ignores:
     def with_file(self, folder: str, lines: list[str]) -> Ignores:
         if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             return self
+        import re
+        import warnings
+
         import pathspec  # only for trees that have a .gitignore
 
-        try:
-            spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        except (ValueError, TypeError):  # a pattern pathspec cannot read: that file ignores nothing
-            return self
+        with warnings.catch_warnings():  # `[[x]`: re's FutureWarning (nested set) is noise, an error under -W error
+            warnings.simplefilter("ignore", FutureWarning)
+            try:
+                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            except (ValueError, TypeError, re.error):  # a pattern pathspec cannot read: that file ignores nothing
+                return self
         return Ignores(((folder, spec),) + self.specs)
 
     def ignored(self, path: str, is_dir: bool) -> bool:
