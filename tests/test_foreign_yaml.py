@@ -102,3 +102,25 @@ def test_skipped_documents_in_json_sarif_and_verbose(tmp_path, monkeypatch):
     assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "patch.yaml"
     verbose = runner.invoke(cli, ["check", "--verbose", "patch.yaml"])
     assert "skipped patch.yaml: document 0: a list" in verbose.stderr and verbose.exit_code == 0
+
+
+def test_api_reports_carry_their_own_skips():
+    import moecfg
+
+    first = moecfg.check("- a\n- b\n", name="a.yaml")
+    second = moecfg.check("name: ci\non: [push]\n", name="b.yaml")
+    assert [s.file for s in first.skipped] == ["a.yaml"] and [s.file for s in second.skipped] == ["b.yaml"]
+    assert first.model_dump()["skipped"][0]["reason"].startswith("document 0: a list")
+
+
+def test_a_big_tree_checked_on_every_core_gives_the_serial_report(tmp_path, monkeypatch):
+    from moecfg.core import engine
+    from moecfg.render.json_report import render
+
+    good = (Path(__file__).parents[1] / "examples" / "deepseek-v3-a3-ep32.yaml").read_text()
+    for i in range(engine.PARALLEL_FROM + 20):
+        text = good.replace("bs: 96", f"bs: {i % 300}") if i % 3 else "- op: add\n  path: /x\n"
+        (tmp_path / f"f{i:03d}.yaml").write_text(text)
+    parallel = render(check_paths([str(tmp_path)]))
+    monkeypatch.setattr(engine, "PARALLEL_FROM", 10**9)
+    assert parallel == render(check_paths([str(tmp_path)]))
