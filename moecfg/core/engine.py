@@ -93,8 +93,8 @@ def _analyse(items: list, text: str | None, name: str, options: kinds.Options, p
                                                or "no framework launch recognised"))
         out.results.extend(found)
         starts.extend([item.start] * len(found))
-    if policy is not None:
-        apply_settings(out.results, text, starts, policy)
+    if policy is not None:  # in documentation, suppression directives count only inside its launch blocks
+        apply_settings(out.results, D.directive_text(text, name), starts, policy)
     return out
 
 
@@ -237,9 +237,13 @@ def check_entry(entry, options: kinds.Options, settings) -> Checked:
 
 
 def _walk_options(settings, respect_gitignore: bool | None, path: str):
+    import os
+
     from moecfg.sources.files import Walk
 
     if respect_gitignore is None:
         ask = getattr(settings, "respect_gitignore", None)
         respect_gitignore = ask(path if path != "-" else ".") if ask is not None else True
-    return Walk(respect_gitignore=respect_gitignore)
+    ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
+    markdown = ask(path) if ask is not None and os.path.isdir(path) else None
+    return Walk(respect_gitignore=respect_gitignore, markdown=markdown)

@@ -7,7 +7,12 @@ regular files are read (opened non-blocking, checked with fstat, size-capped). A
 read while walking becomes an `Unreadable` result the engine reports as a diagnostic (MC008); the rest is
 still checked. The walk is iterative (no recursion limit on deep trees). A file named on the command line
 that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
-is a usage error (`PathError`, exit 2, contract §4).
+is a usage error (`PathError`, exit 2, contract §4). A folder with nothing to check is not an error.
+
+Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code blocks, markdown.py) is read when a
+file is named, and while walking a folder named on the command line, except a repository's top folder (one holding
+`.git`): a whole-repository walk reads documentation only when asked (`--markdown`, settings `markdown: true`).
+`markdown=False` (`--no-markdown`) never walks into documentation.
 
 What nobody deploys is not walked (as ruff does): hidden folders (`.git/`), vendored and third-party code
 (`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS), and, unless
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
+DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")  # documentation: launches in code blocks
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 MAX_BYTES = 64 << 20  # no deployment file is this large; bounds memory on a huge or endless file
 
@@ -46,24 +52,26 @@ class Entry:
 
 
 class Walk:
-    """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`)."""
+    """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`),
+    `markdown` (documentation: None = unless the folder is a repository's top; `--markdown` / `--no-markdown`)."""
 
-    __slots__ = ("respect_gitignore",)
+    __slots__ = ("respect_gitignore", "markdown")
 
-    def __init__(self, respect_gitignore: bool = True):
-        self.respect_gitignore = respect_gitignore
+    def __init__(self, respect_gitignore: bool = True, markdown: bool | None = None):
+        self.respect_gitignore, self.markdown = respect_gitignore, markdown
 
 
 def discover(paths, walk: Walk | None = None) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, and documentation as `walk.markdown` says,
+    sorted); '-' is stdin. Raises PathError."""
+    walk = walk or Walk()
     entries: list[Entry] = []
     for p in paths:
         if p == "-":
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
-            found = _walk(p, walk or Walk())
-            if not found:
-                raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
+            docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk)
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):
             entries.append(Entry(p, named=True))
@@ -72,7 +80,7 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
     return entries
 
 
-def _walk(top: str, walk: Walk) -> list[Entry]:
+def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
     from moecfg.sources.walking import EXCLUDED_DIRS, Ignores  # only when a folder is walked
 
     found, stack = [], [(top, Ignores.none())]
@@ -95,7 +103,7 @@ def _walk(top: str, walk: Walk) -> list[Entry]:
                 if not item.name.startswith(".") and item.name not in EXCLUDED_DIRS \
                         and not ignores.ignored(item.path, True):
                     stack.append((item.path, ignores))
-            elif item.name.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and item.name not in CONFIG_NAMES \
+            elif item.name.endswith(suffixes) and item.name not in CONFIG_NAMES \
                     and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
     return found

@@ -20,6 +20,7 @@ class Cli:
     fail_on: str | None = None
     ignore: tuple = ()
     inline_suppressions: bool | None = None
+    markdown: bool | None = None  # --markdown / --no-markdown
     respect_gitignore: bool | None = None  # --no-respect-gitignore: False
 
 
@@ -70,6 +71,12 @@ class Settings:
             return self.cli.respect_gitignore
         value = self.config_for(path).respect_gitignore
         return True if value is None else value
+
+    def markdown(self, path: str = ".") -> bool | None:
+        """Walking `path` reads documentation: the command line, else its settings, else None (files.discover)."""
+        if self.cli.markdown is not None:
+            return self.cli.markdown
+        return self.config_for(path).markdown
 
     def for_file(self, path: str) -> FileSettings:
         cfg = self.config_for(path)
