@@ -98,6 +98,8 @@ def classify_bytes(raw: bytes, name: str, vocabulary: Vocabulary,
 def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None = None) -> list[Classified]:
     yaml_name = name.endswith((".yaml", ".yml"))
     readers = None if yaml_name else _readers()  # the launch readers load only for a file that may hold a launch
+    if readers is not None and is_documentation(name):
+        return [_launches_or_skipped(readers.read_markdown(text, name), "documentation without a launch")]
     if readers is not None and readers.looks_like_shell(name, text):
         return _shell(readers, text, name, root)
     foreign = sniff.foreign_without_parsing(text)
@@ -121,13 +123,32 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
     return out
 
 
+DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
+
+
+def is_documentation(name: str) -> bool:
+    return name.lower().endswith(DOC_SUFFIXES)
+
+
+def directive_text(text: str | None, name: str) -> str | None:
+    """Where suppression directives are read: in documentation only its launch blocks (markdown.py)."""
+    if text is None or not is_documentation(name):
+        return text
+    from moecfg.sources.markdown import directive_text as code_only
+
+    return code_only(text, name)
+
+
 def _shell(readers, text: str, name: str, root: str | None) -> list[Classified]:
     from moecfg.sources.sourced import Includes
 
-    lf = readers.read_shell(text, Includes.for_script(name, root))
-    if lf.skipped and not lf.launches and not lf.problems:
-        return [Skipped(0, lf.skipped)]
-    return [Launches(None, lf)]
+    return [_launches_or_skipped(readers.read_shell(text, Includes.for_script(name, root)))]
+
+
+def _launches_or_skipped(lf, why: str = "") -> Classified:
+    if lf.skipped and not lf.launches and not lf.problems or not (lf.launches or lf.problems or lf.skipped):
+        return Skipped(0, lf.skipped or why)
+    return Launches(None, lf)
 
 
 def _yaml_launch(readers, doc: YamlDocument, text: str) -> Classified:

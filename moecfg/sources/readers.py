@@ -56,15 +56,9 @@ def read_shell(text: str, include=None) -> LaunchFile:
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
-    from moecfg.sources import compose, kubernetes, yaml_commands
-    if kubernetes.is_kubernetes(doc.data):
-        from moecfg.sources.crds import read_llm_inference_service
-        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
-                or yaml_commands.read_yaml_commands(doc, text))
-    if compose.is_compose(doc.data):
-        return compose.read_compose(doc, text)
-    from moecfg.sources.recipes import read_megatron_test, read_recipe  # flags spelled as keys
-    return read_recipe(doc) or read_megatron_test(doc) or yaml_commands.read_yaml_commands(doc, text)
+    from moecfg.sources.yaml_documents import read_yaml_document as read  # markdown.py reads its YAML blocks there too
+
+    return read(doc, text)
 
 
 def template_problem(text: str) -> Problem | None:
