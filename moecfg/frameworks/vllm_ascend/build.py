@@ -45,7 +45,7 @@ def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: st
     ep_on = args.flag("--enable-expert-parallel", False, kind=bool)
     torchair = rel.torchair and bool(args.config("--additional-config", "torchair_graph_config", "enabled").value)
     limit = _limit(c) if rel.tp_rank_limits else None
-    t = T.torchair(args, rel) if torchair else T.compute(args, rel, limit)
+    t = T.torchair(args, rel) if torchair else T.compute(args, rel, limit, c.fused.op == "mega_moe")
     if not t.known:
         return [], c.notes
     pcp = T.pcp_size(args) if rel.ep_has_pcp else Arg(1)
@@ -59,7 +59,7 @@ def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: st
     by_pcp = f" x PCP {pcp.value}" if pcp.value > 1 else ""
     ep_arg = Arg(ep, spans(t.dp, pcp, t.tp, ep_on), f"DP {t.dp.value}{by_pcp} x TP {t.tp.value} (the mc2 group, "
                  f"{rel.cite['mc2_group']})")
-    setup = C.Setup(rel, product, ep, ep * t.pp.value if rel.key == "0.11.0" else ep,
+    setup = C.Setup(rel, product, ep, ep * t.pp.value if rel.family == "0.11.0" else ep,
                     getattr(dims, "num_experts", None), c.quant.value,
                     args.flag("--enable-lora", False, kind=bool).value, M.dynamic_eplb(args, rel), c.fused)
     c.notes += _fused_fallback(c, ep)

@@ -87,11 +87,11 @@ def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
     if level.value is None:
         level = args.config("--compilation-config", "level")
     name = str(mode.value).upper()
-    if rel.key == "0.11.0" and name == "FULL_AND_PIECEWISE":
+    if rel.family == "0.11.0" and name == "FULL_AND_PIECEWISE":
         name = "PIECEWISE"  # VA@2f1aed9 vllm_ascend/platform.py:207-208
     if eager.value:
         return Arg(False, eager.spans, "--enforce-eager: no graphs"), Arg("NONE", eager.spans, "--enforce-eager")
-    if rel.key != "0.11.0" and (name == "NONE" or level.value == 0):
+    if rel.family != "0.11.0" and (name == "NONE" or level.value == 0):
         src = mode if name == "NONE" else level
         return Arg(False, src.spans, f"{src.text}: no graphs"), Arg("NONE", src.spans, src.text)
     return Arg(True, mode.spans, f"graphs on ({mode.said('default cudagraph_mode')})"), Arg(name, mode.spans, mode.text)
@@ -115,8 +115,12 @@ def _flag_list(args: ServeArgs, name: str) -> tuple[list[int] | None, Arg]:
     return (sizes, Arg(f.value, (f.span,), f"{name} {f.value}")) if sizes and min(sizes) >= 1 else (None, Arg(None))
 
 
-def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg, graphs: Arg, mode: Arg) -> Arg:
+def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg, graphs: Arg, mode: Arg,
+                   mega_moe: bool = False) -> Arg:
     """Tokens the MC2 capacity is computed from, per release (see formulas.py for each source)."""
+    if mega_moe and rel.megamoe_prefill_fix:
+        return Arg(mnbt.value, mnbt.spans, f"{mnbt.said('max_num_batched_tokens')} (MegaMoE runs: its buffer is "
+                   f"sized for a whole prefill step, \"Fix MegaMoe prefill buffer sizing\"; {rel.cite['capacity']})")
     if rel.prefill_mc2:
         pm = args.config("--additional-config", "enable_prefill_mc2", default=False)
         if pm.value:
@@ -132,7 +136,7 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
     sizes = _int_list(user)
     if sizes is None:
         sizes, user = _flag_list(args, "--cudagraph-capture-sizes")
-    if rel.key == "0.11.0":
+    if rel.family == "0.11.0":
         return _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user)
     umax = args.config("--compilation-config", "max_cudagraph_capture_size")
     if not isinstance(umax.value, int) or isinstance(umax.value, bool) or umax.value < 1:
@@ -156,7 +160,7 @@ def _tp_aligned(args: ServeArgs, rel: Release, tokens: Arg, sizes: list[int] | N
     """main + enable_shared_expert_dp, TP > 1: capture sizes kept only at multiples of TP (formulas.tp_aligned_max)."""
     sdp = args.config("--additional-config", "enable_shared_expert_dp", default=False)
     tp = args.flag("--tensor-parallel-size", 1).value or 1
-    if rel.key != "main" or not sdp.value or tp <= 1:
+    if rel.family != "main" or not sdp.value or tp <= 1:
         return tokens
     ladder = sorted(s for s in set(sizes) if s <= mnbt) if sizes else F.ascend_ladder(tokens.value)
     aligned = F.tp_aligned_max(ladder, tp)
@@ -180,13 +184,13 @@ def _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user) -> Arg:
     return Arg(tokens, spans(mns, mnbt, spec, user, cgs_arg), f"{how} ({rel.cite['capture']})")
 
 
-def compute(args: ServeArgs, rel: Release, limit: int | None) -> Tokens:
+def compute(args: ServeArgs, rel: Release, limit: int | None, mega_moe: bool = False) -> Tokens:
     tp, dp, pp, mns, mnbt, spec = read_sizes(args)
     graphs, mode = graph_mode(args, rel)
     empty = Arg(None)
     if any(a.value is None for a in (tp, mns, mnbt, spec)) or (tp.value or 0) < 1:
         return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, empty, limit, empty, empty)
-    mnt = max_num_tokens(args, rel, mns, mnbt, spec, graphs, mode)
+    mnt = max_num_tokens(args, rel, mns, mnbt, spec, graphs, mode, mega_moe)
     per = F.tokens_per_tp_rank(mnt.value, tp.value, limit)
     capped = f" (ceil {F.ceil_div(mnt.value, tp.value)}, capped at {limit} per rank)" if limit is not None and \
         F.ceil_div(mnt.value, tp.value) > limit else ""
