@@ -222,15 +222,22 @@ def _dispatch_ffn_combine(b: Builder, c) -> None:
 
 
 def mega_moe_max_tokens(b: Builder, c) -> Arg | None:
-    """additional_config.mega_moe_max_tokens with the release's default; None (and an MC023 error) when the
-    release refuses it at start-up (`<= 0` or not an int: ascend_config.py, cited in `dispatch_ffn_combine`)."""
-    default = c.rel.dfc_output[1]
-    mmt = c.args.config("--additional-config", "mega_moe_max_tokens", default=default)
-    if isinstance(mmt.value, int) and not isinstance(mmt.value, bool) and mmt.value > 0:
-        return mmt
+    """additional_config.mega_moe_max_tokens with the release's default; None when the release refuses it at
+    start-up (`mega_moe_max_tokens_note` reports that once per launch)."""
+    mmt = c.args.config("--additional-config", "mega_moe_max_tokens", default=c.rel.dfc_output[1])
+    return mmt if mega_moe_max_tokens_note(c.args, c.rel) is None and mmt.value is not None else None
+
+
+def mega_moe_max_tokens_note(args, rel) -> Note | None:
+    """MC023 when ascend_config refuses mega_moe_max_tokens at start-up (not an int, or `<= 0` where the release
+    checks it: every tag read; cited in the release's `dispatch_ffn_combine`)."""
+    if rel.dfc_output[0] != "config":
+        return None
+    mmt = args.config("--additional-config", "mega_moe_max_tokens", default=rel.dfc_output[1])
+    is_int = isinstance(mmt.value, int) and not isinstance(mmt.value, bool)
+    if mmt.value is None or (is_int and (mmt.value > 0 or not rel.mmt_positive)):
+        return None  # unknown, fine, or 0 / negative reaching the op (its rules judge them)
     auto = " (0 = auto is only proposed, vllm-ascend#17162)" if mmt.value == 0 else ""
-    b.call.notes.append(Note("MC023", f"{mmt.text}: vllm-ascend {c.rel.ref} raises ValueError at start-up "
-                             f"(mega_moe_max_tokens must be a positive integer{auto}; "
-                             f"{c.rel.cite['dispatch_ffn_combine']})", mmt.spans[0] if mmt.spans else c.args.start,
-                             "error"))
-    return None
+    return Note("MC023", f"{mmt.text}: vllm-ascend {rel.ref} raises ValueError at start-up (mega_moe_max_tokens "
+                f"must be a positive integer{auto}; {rel.cite['dispatch_ffn_combine']})",
+                mmt.spans[0] if mmt.spans else args.start, "error")

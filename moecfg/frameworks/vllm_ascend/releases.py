@@ -31,10 +31,11 @@ class Release:
     family: str = "main"  # whose code structure the rest follows: "0.11.0" | "0.13.0" | "main" (2026 releases)
     fused_values: tuple = (0, 1)  # enable_fused_mc2 values the release accepts (others fail at start-up)
     fused_config_key: bool = True  # additional_config.enable_fused_mc2 read (else env VLLM_ASCEND_ENABLE_FUSED_MC2 only)
-    dfc_output: tuple = ("config", 131072)  # dispatch_ffn_combine max_output_size: ("fixed", n) | ("config", default)
+    dfc_output: tuple = ("config", 131072)  # dispatch_ffn_combine max_output_size: ("fixed", n) | ("config", default) | ("none", 0)
     megamoe: bool = True  # MegaMoE selected when `cann_ops_transformer` imports (else dispatch_ffn_combine only)
     megamoe_prefill_fix: bool = False  # "Fix MegaMoe prefill buffer sizing" (#14358 / #14439): nmt from max_num_batched_tokens
     recv_from_config: bool = False  # MegaMoE max_recv_token_num = mega_moe_max_tokens (#14730 / #15014), else derived
+    mmt_positive: bool = True  # ascend_config refuses mega_moe_max_tokens <= 0 (else 0 and negatives reach the op)
     from_pr: str = ""  # entry read from merged PR diffs, not from a tag (named in every message that uses it)
 
 
@@ -42,7 +43,7 @@ V011 = Release(
     key="0.11.0", ref="v0.11.0@2f1aed9", capture_default="vllm_x2", spec_enlarge=True, eager_cap=512,
     prefill_mc2=False, tp_rank_limits=False, global_bs="zero", active_mask="a3", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="none", torchair=True, eplb="init_redundancy_expert",
-    ep_has_pcp=False, family="0.11.0", megamoe=False, cite={
+    ep_has_pcp=False, family="0.11.0", megamoe=False, dfc_output=("none", 0), cite={
         "mc2_group": f"{VA}@2f1aed9 vllm_ascend/distributed/parallel_state.py:61-63",
         "capacity": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:539-552",
         "select": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:1854-1910",

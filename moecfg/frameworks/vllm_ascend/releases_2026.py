@@ -10,7 +10,8 @@ ops/fused_moe/moe_comm_method.py. What differs between them here:
 - CANN MegaMoE (when `cann_ops_transformer` imports) from v0.25.1rc1; its max_recv_token_num is derived
   (num_max_tokens_per_rank x EP x min(top-k, experts per rank)) until #14730 (v0.26.0rc branch) / #15014 (main),
   which pass mega_moe_max_tokens instead (default 65536) -- merged after the mirror's heads, so that entry is read
-  from the PR diffs and says so.
+  from the PR diffs and says so. There 0 and negative values reach the op (vllm-ascend#17162 proposes the check
+  `>= 0` and documents 0 = auto, the op's own safe bound); every tag read refuses `<= 0` at start-up.
 - "Fix MegaMoe prefill buffer sizing" (#14358 on releases/v0.26.0rc @6be4069; #14439 on main after 182b75e): the
   MegaMoE capacity follows max_num_batched_tokens; without it a prefill step overruns the buffer (MC952).
 - the MC2 token capacity: eager steps capped at 512 tokens and no per-rank cap (v0.18-v0.22); per TP rank capped at
@@ -98,7 +99,7 @@ V027 = _entry("0.27", "main after #15014 (PR diff)", "182b75e", {
     "dispatch_ffn_combine": f"{_PR}: ascend_config.py:404 (mega_moe_max_tokens, default 65536)",
     "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:176-200 + #14439 (MegaMoE: "
                 "max_num_batched_tokens)"},
-    dfc_output=("config", 65536), megamoe_prefill_fix=True, recv_from_config=True,
+    dfc_output=("config", 65536), megamoe_prefill_fix=True, recv_from_config=True, mmt_positive=False,
     from_pr="read from the diffs of vllm-ascend#14439 and #15014 (merged after the newest main read, 182b75e)")
 
 RELEASES_2026 = (V018, V020, V021, V022, V023, V024, V025, V026)
