@@ -78,6 +78,10 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
                               f"({RELEASES[version].ref}) applies", launch.span))
     elif RELEASES[version].from_pr:
         out.notes.append(Note("MC040", f"vllm-ascend {version} ({how}): {RELEASES[version].from_pr}", launch.span))
+    else:
+        from moecfg.frameworks.vllm_ascend import unread
+
+        out.notes.extend(unread.notes(args, RELEASES[version]))
     if ctx.product not in ASCEND_PRODUCTS:
         out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
                               "all-gather or all-to-all by product; give `--product A3` or `product:` in "
