@@ -100,10 +100,10 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
     if call.kind == "none":
         diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
-        result.diagnostics = diags
+        result.diagnostics = _conditional(diags, call.condition)
         return result
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
-        result.diagnostics = diags
+        result.diagnostics = _conditional(diags, call.condition)
         return result
     doc = LaunchDocument(index, call, start)
     module = backends.load(call.kind)
@@ -114,8 +114,16 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
         result.derived = {**(result.derived or {}), **call.derived}
     covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
     diags.extend(_position(doc, [f for f in analysis.findings if f.code not in covered]))
-    result.diagnostics = diags
+    result.diagnostics = _conditional(diags, call.condition)
     return result
+
+
+def _conditional(diags: list[Diagnostic], condition: str) -> list[Diagnostic]:
+    """A call that runs only under `condition` (two ops possible): an error holds for it only, so a warning."""
+    for d in diags if condition else ():
+        if d.severity == "error":
+            d.severity, d.message = "warning", f"if {condition}: {d.message}"
+    return diags
 
 
 def _missing_required(call: frameworks.OpCall) -> list[str]:

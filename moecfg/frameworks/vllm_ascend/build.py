@@ -42,8 +42,37 @@ class Ctx:
         return bool(self.hier_flag.value) or bool(self.hier_env.value)
 
 
+MEGAMOE_IF = "cann_ops_transformer imports in the image (vllm-ascend runs MegaMoE)"
+DFC_IF = "cann_ops_transformer does not import (vllm-ascend runs dispatch_ffn_combine)"
+
+
 def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: str, dims) -> tuple[list, list]:
+    """The op calls; when MegaMoE vs dispatch_ffn_combine is unknown (no CANN version), both, each with the
+    condition it runs under (its errors are then reported as warnings), calls common to both once."""
     c = Ctx(args, rel, lctx, product, dims)
+    if not c.fused.uncertain:
+        return _derive(c)
+    alt = Ctx(args, rel, lctx, product, dims)
+    alt.fused = C.as_dispatch_ffn_combine(c.fused)
+    mm_calls, notes = _derive(c)
+    seen = len(args.notes)  # reading the flags again adds the same notes to args.notes: keep one copy
+    dfc_calls, _ = _derive(alt)
+    del args.notes[seen:]
+    key = lambda call: (call.role, call.op, repr(sorted(call.arguments.items())))  # noqa: E731
+    common = {key(x) for x in mm_calls} & {key(x) for x in dfc_calls}
+    for call, cond in [(x, DFC_IF) for x in dfc_calls] + [(x, MEGAMOE_IF) for x in mm_calls]:
+        if key(call) not in common:
+            call.condition = cond
+    out = [x for x in dfc_calls if key(x) not in common] + mm_calls  # MegaMoE's last: the role's main call
+    span = c.fused.requested.spans[0] if c.fused.requested.spans else args.start
+    notes.append(Note("MC042", f"{c.fused.requested.text}: vllm-ascend runs MegaMoE if {MEGAMOE_IF.split(' (')[0]}, "
+                      "else dispatch_ffn_combine; moecfg cannot see the image's packages, so both are derived and an "
+                      "error of one op only is a warning; give `cann_version` in .moecfg.yaml (>= 9.1: MegaMoE)", span))
+    return out, notes
+
+
+def _derive(c: "Ctx") -> tuple[list, list]:
+    args, rel, product, dims = c.args, c.rel, c.product, c.dims
     ep_on = args.flag("--enable-expert-parallel", False, kind=bool)
     torchair = rel.torchair and bool(args.config("--additional-config", "torchair_graph_config", "enabled").value)
     limit = _limit(c) if rel.tp_rank_limits else None

@@ -21,6 +21,7 @@ class Fused:
     op: str | None = None  # "mega_moe" | "dispatch_ffn_combine" | "dispatch_gmm_combine_decode" | None (off)
     max_ep: int = 0
     why_off: str = ""  # when requested but vllm-ascend turns it off (MC043)
+    uncertain: bool = False  # MegaMoE vs dispatch_ffn_combine hangs on `cann_ops_transformer` in the image (unknown)
     notes: list[Note] = field(default_factory=list)
 
 
@@ -41,8 +42,9 @@ class Setup:
 
 def megamoe_available(cann: str | None) -> bool:
     """vllm-ascend takes MegaMoE when `cann_ops_transformer` imports (VA@182b75e ascend_config.py:27). moecfg
-    cannot see the image's packages: it assumes the package ships with CANN >= 9.1.0 (where MegaMoE first
-    appears, cann/ops-transformer branch 9.1.0) and with an unknown / `latest` CANN."""
+    cannot see the image's packages: the settings' CANN answers -- >= 9.1.0 (where MegaMoE first appears,
+    cann/ops-transformer branch 9.1.0) or `latest`: MegaMoE; older: dispatch_ffn_combine. Without a CANN version
+    both are derived (`Fused.uncertain`, build.py)."""
     if not cann or cann == "latest":
         return True
     try:
@@ -101,7 +103,7 @@ def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | N
         fused.why_off = (f"{req.text}, but {bad}: vllm-ascend sets enable_fused_mc2 = 0 and runs MC2 / all-to-all "
                          f"instead of MegaMoE ({rel.cite['fused']})")
         return fused
-    fused.op, fused.max_ep = "mega_moe", F.A3_MEGA_MOE_MAX_EP
+    fused.op, fused.max_ep, fused.uncertain = "mega_moe", F.A3_MEGA_MOE_MAX_EP, not cann
     if not getattr(dims, "moe_intermediate_size", 0):
         fused.notes.append(Note("MC042", f"{req.text}: moe_intermediate_size of {dims.name} is unknown; assuming it "
                                 "is within MegaMoE's [1024, 3072] % 512 (else vllm-ascend falls back to MC2); give "
@@ -183,3 +185,8 @@ def _a3(s: Setup, n: int, capacity: int, cite: str, draft: bool) -> tuple[str, s
     if n <= capacity:
         return MC2, f"A3, {n} tokens <= MC2 capacity {capacity}: MC2 ({cite})"
     return ALLTOALL, (f"A3, {n} tokens > MC2 capacity {capacity}: vllm-ascend uses all-to-all, no MC2 op ({cite})")
+
+
+def as_dispatch_ffn_combine(f: Fused) -> Fused:
+    """The same request when `cann_ops_transformer` does not import: vllm-ascend's dispatch_ffn_combine."""
+    return Fused(f.requested, "dispatch_ffn_combine", F.A3_DISPATCH_FFN_COMBINE_MAX_EP)
