@@ -60,9 +60,13 @@ MEGAMOE_PREFILL_TOKENS = rule(
 RECV_BELOW_SAFE = rule(
     "MC953", "vllm-ascend-fused-max-tokens-low", WARNING, "The fused MC2 receive size (mega_moe_max_tokens / "
     "max_output_size) is below the tokens a rank can receive", family=_F,
-    source=f"{_SRC} vllm_ascend/ops/fused_moe/moe_comm_method.py:312-317,442 + vllm-project/vllm-ascend#16914",
+    source=f"{_SRC} vllm_ascend/ops/fused_moe/moe_comm_method.py:312-317,442 + vllm-project/vllm-ascend#16914; "
+    "MegaMoE: #14730 / #15014 (mega_moe_max_tokens as max_recv_token_num)",
     why="A rank can receive bs x EP x min(top-k, experts per rank) token rows; a smaller receive buffer drops "
-    "tokens (garbled output, vector core exception 507035 — #16914).",
+    "tokens (garbled output, vector core exception 507035 — #16914). dispatch_ffn_combine takes mega_moe_max_tokens "
+    "as max_output_size (v0.23.0 on; fixed 65536 / 131072 before); MegaMoE takes it as max_recv_token_num from "
+    "#14730 / #15014 (0.27 here), above the balanced load (else MC955) but below this bound only skewed routing "
+    "overruns it.",
     fix="Raise \"mega_moe_max_tokens\" in --additional-config to the bound in the message, or lower "
     "--max-num-seqs / --max-num-batched-tokens.",
     fail_text="dispatch_ffn_combine with `--additional-config '{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": "
