@@ -65,8 +65,8 @@ def fused_op_fields(common: tuple, env_fields: tuple, hccl_buffer_fields: tuple)
     )
     dfc = common + _shape_fields("tokens of this call on this rank: x.size(0) (M)", _DFC_INTER) + (
         _weight_dtype("int8", "selects the variant: int8 dispatch_ffn_combine, int4 _w4_a8, bf16 _bf16"),
-        F("max_output_size", "int", "tokens one rank can receive (vllm-ascend: additional_config mega_moe_max_tokens, "
-          "default 131072)", required=True),
+        F("max_output_size", "int", "tokens one rank can receive (vllm-ascend: additional_config mega_moe_max_tokens "
+          "from v0.23.0, default 65536 there and 131072 v0.24.0rc1-main@182b75e; fixed before)", required=True),
         F("swiglu_limit", "float", "SwiGLU clamp (0: none)", default=0.0),
         env,
     )
