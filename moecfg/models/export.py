@@ -6,6 +6,7 @@ drift. A kind whose fields module has `OP_FIELDS` gets one model per op. pydanti
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, create_model
@@ -79,10 +80,9 @@ def _field(spec, model_name: str, fixed: dict):
         # the default must be an instance of the field's model, not a plain dict: pydantic warns on model_dump()
         # otherwise (PydanticSerializationUnexpectedValue), which breaks a user's suite run with -W error
         sub = next(a for a in getattr(ann, "__args__", (ann,)) if a is not type(None))
-        return ann, Field(default_factory=lambda m=sub, d=default: m.model_validate(dict(d)),
-                          description=_describe(spec))
-    if isinstance(default, (dict, list)):
-        return ann, Field(default_factory=lambda d=default: type(d)(d), description=_describe(spec))
+        return ann, Field(default_factory=partial(sub.model_validate, dict(default)), description=_describe(spec))
+    if isinstance(default, (dict, list)):  # a fresh copy per instance
+        return ann, Field(default_factory=partial(type(default), default), description=_describe(spec))
     if isinstance(default, tuple):
         default = list(default)
     return ann, Field(default=default, description=_describe(spec))
