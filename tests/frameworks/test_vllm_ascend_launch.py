@@ -79,7 +79,7 @@ def test_optimisation_level_flag():
     ("quay.io/ascend/vllm-ascend:v0.11.0", "0.11.0", False),
     ("quay.io/ascend/vllm-ascend:v0.18.0", "0.18.0", False),  # 2026 releases: a table each (releases_2026.py)
     ("quay.io/ascend/vllm-ascend:v0.23.0", "0.23.0", False),
-    ("quay.io/ascend/vllm-ascend:v0.19.1rc1", "main", True),  # a release line without a table: newest + MC040
+    ("quay.io/ascend/vllm-ascend:v0.17.0rc1", "main", True),  # a release line without a table: newest + MC040
     ("quay.io/ascend/vllm-ascend:v0.28.0", "main", True),  # newer than every table: named so (MC040)
     (None, "main", True),
 ])

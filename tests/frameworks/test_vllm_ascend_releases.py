@@ -36,7 +36,7 @@ def test_release_fields_agree_with_the_generated_keys(rel):
 @pytest.mark.parametrize("text,key", [
     ("v0.18.0", "0.18.0"), ("0.18.1", "0.18.0"), ("v0.23.0", "0.23.0"), ("0.23.0.post1", "0.23.0"),
     ("v0.24.0rc1", "0.24.0rc1"), ("v0.26.0rc3", "0.26.0rc"), ("0.27.1", "0.27"), ("main", "main"),
-    ("v0.19.1rc1", None), ("v0.28.0", None), ("1.0.0", None), ("nonsense", None),
+    ("v0.19.1rc1", "0.19.1rc1"), ("v0.17.0rc1", None), ("v0.28.0", None), ("1.0.0", None), ("nonsense", None),
 ])
 def test_match(text, key):
     assert match(text) == key
@@ -44,7 +44,7 @@ def test_match(text, key):
 
 def test_newer_than_tables():
     assert newer_than_tables("v0.28.0") and newer_than_tables("1.0") and not newer_than_tables("v0.27.1")
-    assert not newer_than_tables("v0.19.1rc1")
+    assert not newer_than_tables("v0.17.0rc1")
 
 
 def test_newer_image_is_named_as_such():

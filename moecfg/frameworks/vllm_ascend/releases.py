@@ -106,7 +106,7 @@ from moecfg.frameworks.vllm_ascend.releases_2026 import RELEASES_2026, V027  # n
 # Oldest first; "main" (182b75e, the newest main read) last: the default when no version is given. "0.27" is read
 # from PR diffs merged after 182b75e (releases_2026.V027) and is used only when asked for.
 RELEASES = {r.key: r for r in (V011, V013, *RELEASES_2026, V027, MAIN)}
-_BY_MINOR = {"11": "0.11.0", "13": "0.13.0", "18": "0.18.0", "20": "0.20.2rc1", "21": "0.21.0rc1",
+_BY_MINOR = {"11": "0.11.0", "13": "0.13.0", "18": "0.18.0", "19": "0.19.1rc1", "20": "0.20.2rc1", "21": "0.21.0rc1",
              "22": "0.22.1rc1", "23": "0.23.0", "24": "0.24.0rc1", "25": "0.25.1rc1", "26": "0.26.0rc", "27": "0.27"}
 NEWEST_MINOR = 27
 

@@ -3,9 +3,9 @@
 Read at the tags (and the release-branch heads) of vllm-project/vllm-ascend, mirror of 2026-08-22; the v0.18.0 and
 v0.23.0 wheels on the package registry match their tags for ascend_config.py, ascend_forward_context.py and
 ops/fused_moe/moe_comm_method.py. What differs between them here:
-- enable_fused_mc2: env only (v0.18.0) or additional_config + env; values (0, 1, 2) up to v0.23.0, (0, 1) after;
+- enable_fused_mc2: env only (v0.18.0, v0.19.1rc1) or additional_config + env; values (0, 1, 2) up to v0.23.0, (0, 1) after;
   1 = dispatch_ffn_combine (EP <= 32; not the draft model before v0.23.0), 2 = dispatch_gmm_combine_decode.
-- dispatch_ffn_combine max_output_size: fixed 65536 (v0.18.0), fixed 131072 (v0.20-v0.22), additional_config
+- dispatch_ffn_combine max_output_size: fixed 65536 (v0.18.0, v0.19.1rc1), fixed 131072 (v0.20-v0.22), additional_config
   mega_moe_max_tokens from v0.23.0 (default 65536 in v0.23.0, 131072 from v0.24.0rc1).
 - CANN MegaMoE (when `cann_ops_transformer` imports) from v0.25.1rc1; its max_recv_token_num is derived
   (num_max_tokens_per_rank x EP x min(top-k, experts per rank)) until #14730 (v0.26.0rc branch) / #15014 (main),
@@ -42,6 +42,14 @@ _V018_LINES = {
 V018 = _entry("0.18.0", "v0.18.0@e18643f", "e18643f", _V018_LINES, eager_cap=512, prefill_mc2=False,
               tp_rank_limits=False, fused="dfc", fused_values=(0, 1, 2), fused_config_key=False,
               dfc_output=("fixed", 65536), megamoe=False)
+
+V019 = _entry("0.19.1rc1", "v0.19.1rc1@da421af", "da421af", {
+    "capacity": "vllm_ascend/ascend_forward_context.py:195-211 (eager: min(max_num_reqs x query_len, 512))",
+    "select": "vllm_ascend/ascend_forward_context.py:264-299", "fused": "vllm_ascend/envs.py:103 + "
+    "ascend_forward_context.py:277-299", "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:294 "
+    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129"},
+    eager_cap=512, prefill_mc2=False, tp_rank_limits=False, fused="dfc", fused_values=(0, 1, 2),
+    fused_config_key=False, dfc_output=("fixed", 65536), megamoe=False)
 
 
 def _v02x(key: str, commit: str, cfg_line: int) -> Release:
@@ -102,4 +110,4 @@ V027 = _entry("0.27", "main after #15014 (PR diff)", "182b75e", {
     dfc_output=("config", 65536), megamoe_prefill_fix=True, recv_from_config=True, mmt_positive=False,
     from_pr="read from the diffs of vllm-ascend#14439 and #15014 (merged after the newest main read, 182b75e)")
 
-RELEASES_2026 = (V018, V020, V021, V022, V023, V024, V025, V026)
+RELEASES_2026 = (V018, V019, V020, V021, V022, V023, V024, V025, V026)
