@@ -82,3 +82,29 @@ def test_zero_is_refused_at_start_up_where_the_release_checks(tmp_path, version)
     d = va.derive(k3_launch({"mega_moe_max_tokens": 0}), k3_ctx(tmp_path, version=version))
     refused = any(n.code == "MC023" and "positive integer" in n.message for n in d.notes)
     assert refused is (version != "0.27")
+
+
+def _lint(tmp_path, cann):
+    from moecfg.backends import Options
+    from moecfg.core.launch import lint_launch_file
+    from moecfg.sources.readers import read_shell
+
+    (tmp_path / "config.json").write_text(json.dumps(K3))
+    text = ("vllm serve moonshotai/Kimi-K3-W4A8 --quantization ascend --enable-expert-parallel -tp 16 \\\n"
+            "  --max-num-batched-tokens 8192 --kv-transfer-config '{\"kv_role\": \"kv_producer\"}' \\\n"
+            "  --additional-config '{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": 6144}'\n")
+    ctx = LaunchContext(product="A3", product_source="--product", cann=cann, settings_dir=str(tmp_path),
+                        framework_versions=(("vllm-ascend", "0.27.1"),), models=(("*", "config.json"),))
+    return [d for r in lint_launch_file(read_shell(text), "k3.sh", ctx, Options()) for d in r.diagnostics
+            if d.code == "MC955"]
+
+
+def test_issue_17202_end_to_end_error_at_the_flag(tmp_path):
+    (d,) = _lint(tmp_path, "9.2.0")  # CANN 9.2.0 (settings): MegaMoE runs
+    assert d.severity == "error" and d.line == 3 and "at least 8192" in d.message
+
+
+def test_issue_17202_without_cann_is_a_conditional_warning(tmp_path):
+    # no CANN version: dispatch_ffn_combine may run instead (6144 only drops tokens there): MegaMoE's error is a warning
+    (d,) = _lint(tmp_path, None)
+    assert d.severity == "warning" and d.message.startswith("if cann_ops_transformer imports")
