@@ -14,7 +14,7 @@ Fields of a document (`kind: ascend`, `op: dispatch_ffn_combine`):
 | k | expert_idx.size(1) = topK | required |
 | ep_world_size | size of `group` (vllm-ascend: the MC2 group, <= 32) | required |
 | moe_expert_num | experts over the group; experts/rank = len(weight1) = this / ep | required |
-| intermediate_hidden | weight2 dim0 (per-expert FFN width); N = 2 x this: the bf16 / w4a8 workspace only (the int8 tiling stores k2 = N/2 and never reads it, dispatch_ffn_combine_tiling.cpp L297-306) | none |
+| intermediate_hidden | weight2 dim0; N = 2 x this: bf16 / w4a8 workspace only (int8 tiling never reads it, L297-306) | none |
 | weight_dtype | int8 (W8A8), int4 (W4A8) or bf16: selects the variant | int8 |
 | max_output_size | `max_output_size` (vllm-ascend: additional_config mega_moe_max_tokens, 131072) | required |
 | swiglu_limit | `swiglu_limit` | 0.0 |
@@ -70,15 +70,15 @@ class DfcFacts:
 
 def workspace(cfg: DfcConfig, epr: int, max_out: int) -> int:
     """The op's workspace bytes (0: unknown, the bf16 / w4a8 variant without intermediate_hidden)."""
-    args = (cfg.bs, cfg.k, cfg.h)
-    if cfg.weight_dtype != "int8" and not (cfg.intermediate_hidden or 0) > 0:
+    args, inter = (cfg.bs, cfg.k, cfg.h), cfg.intermediate_hidden or 0
+    if cfg.weight_dtype != "int8" and inter <= 0:
         return 0
     if cfg.weight_dtype == "int8":
         op_ws = ff.dfc_workspace_int8(*args, cfg.ep_world_size, epr, max_out)
     elif cfg.weight_dtype == "int4":
-        op_ws = ff.dfc_workspace_w4a8(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
+        op_ws = ff.dfc_workspace_w4a8(*args, inter, cfg.ep_world_size, epr, max_out)
     else:
-        op_ws = ff.dfc_workspace_bf16(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
+        op_ws = ff.dfc_workspace_bf16(*args, inter, cfg.ep_world_size, epr, max_out)
     return ff.total_workspace(op_ws)
 
 
