@@ -4,6 +4,7 @@ from __future__ import annotations
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
+from moecfg.core.guard import checked
 from moecfg.core.policy import FileSettings, fill_defaults
 from moecfg.core.policy import apply as apply_settings
 from moecfg.core.registry import RULES
@@ -146,8 +147,8 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
             if entry.named:
                 raise PathError(f"{entry.path}: {exc}") from None
             results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
-        else:
-            results = lint_bytes(raw, name, options, policy, entry.root)
+        else:  # one file cannot stop the run (core/guard.py)
+            results = checked(name, lint_bytes, raw, name, options, policy, entry.root)
         report.results.extend(results)
         report.files += 1
     return report
