@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from moecfg.sources import shell_arith
 from moecfg.sources.launch import EnvEntry, Word
 from moecfg.sources.textmap import SourceMap
 
@@ -316,20 +317,42 @@ def _split(w: _W, reader) -> list:
     return out
 
 
-def _arith(node, walk: Words) -> int | None:
-    """$(( ... )) over integer literals and known variables: + - * / %; anything else is unknown."""
-    body = [c for c in node.named_children]
-    if len(body) != 1:
-        return None
-    try:
-        return _eval(body[0], walk, 0)
-    except (ValueError, ZeroDivisionError, RecursionError):
-        return None
+_ARITH_PARTS = ("simple_expansion", "expansion", "arithmetic_expansion", "command_substitution", "string",
+                "raw_string", "ansi_c_string", "process_substitution")
 
 
-def _eval(n, walk: Words, depth: int) -> int:
-    if depth > 50:
-        raise ValueError
+def _arith(node, walk: Words, depth: int = 0) -> int | None:
+    """$(( ... )) as bash evaluates it (shell_arith.py): its `$X` / `${X}` / nested `$((..))` pieces expanded
+    first, then the expression; None (unknown) for anything it cannot know."""
+    a, b = walk.c.node_range(node)
+    text = walk.c.text
+    if depth > 16 or b - a > shell_arith.MAX_TEXT or not text.startswith("$((", a) or not text.startswith("))", b - 2):
+        return None
+    out, pos, stack = [], a + 3, list(reversed(node.children))
+    while stack:  # the expansions inside, in order (iterative: a deeply nested expression cannot recurse)
+        child = stack.pop()
+        ca, cb = walk.c.node_range(child)
+        if child.type not in _ARITH_PARTS:
+            stack.extend(reversed(child.children))
+            continue
+        if child.type == "arithmetic_expansion":
+            inner = _arith(child, walk, depth + 1)
+            value = None if inner is None else str(inner)
+        else:
+            value = walk.expansion(child) if child.type in ("simple_expansion", "expansion") else None
+        if value is None or ca < pos:
+            return None
+        out += [text[pos:ca], value]
+        pos = cb
+    out.append(text[pos:b - 2])
+    return shell_arith.evaluate("".join(out), _lookup(walk))
+
+
+def _lookup(walk: Words):
+    def value(name: str) -> str | None:
+        var = walk.lookup(name)
+        return None if var is None or not var.is_set else var.value
+    return value
     t = n.type
     if t == "number":
         return int(walk.c.node_text(n), 0)

@@ -16,6 +16,7 @@ from moecfg.backends.deepep.arguments import vllm_buffer_arguments
 from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks import budget
 from moecfg.frameworks.gpu_device import device_of
+from moecfg.frameworks.values import integer
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.vllm import rules
 from moecfg.frameworks.vllm.releases import A2A, ENVS, MOE
@@ -36,10 +37,7 @@ _OTHER = {  # why no DeepEP Buffer runs with the other backends
 
 
 def _int(arg) -> int | None:
-    try:
-        return int(arg.value) if arg.value is not None else None
-    except (TypeError, ValueError):
-        return None
+    return integer(arg.value)
 
 
 def backend(launch, args, release) -> tuple[str, tuple, str, list[Note]]:
@@ -163,10 +161,8 @@ def _redundant(args) -> tuple[int, tuple, str]:
     cfg = args.config("--eplb-config", "num_redundant_experts")
     old = args.flag("--num-redundant-experts", None)
     arg = cfg if cfg.value is not None else old
-    try:
-        n = int(arg.value) if arg.value is not None else 0
-    except (TypeError, ValueError):
-        n = 0
+    n = integer(arg.value) if arg.value is not None else 0
+    n = 0 if n is None or n < 0 else n  # vLLM refuses a negative count (MC023 names an unreadable one)
     return n, arg.spans, arg.text or "--enable-eplb, num_redundant_experts 0 (default)"
 
 

@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from moecfg.frameworks import Note
+from moecfg.frameworks.values import clipped, integer, parse
 from moecfg.frameworks.flags import FlagSpec, Flags, JsonFlagError, json_value, parse_flags
 from moecfg.sources.launch import Launch, Word
 from moecfg.sources.yaml_source import Span
@@ -139,10 +140,11 @@ class ServeArgs:
                                    "depend on it are not derived", f.span))
             return Arg(None, (f.span,), name)
         try:
-            return Arg(kind(f.value), (f.span,), text)
+            return Arg(parse(kind, f.value), (f.span,), text)
         except ValueError:
-            self.notes.append(Note("MC023", f"{name} {f.value!r} is not a valid {kind.__name__} (vLLM's argparse "
-                                   "rejects it); the op arguments that depend on it are not derived", f.span))
+            self.notes.append(Note("MC023", f"{name} {clipped(f.value)!r} is not a {kind.__name__} moecfg can read "
+                                   "(a 64-bit integer, a finite number); the op arguments that depend on it are not "
+                                   "derived", f.span))
             return Arg(None, (f.span,), text)
 
     def config(self, flag: str, *path, default=None) -> Arg:
@@ -211,7 +213,7 @@ def read(launch: Launch) -> ServeArgs | None:
         if f is None:
             continue
         try:
-            args.json[name] = Arg(json_value(f) if not _is_level(name, f.value) else {"mode": int(f.value)},
+            args.json[name] = Arg(json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)},
                                   (f.span,), f"{name} {f.value}")
         except JsonFlagError as exc:
             args.notes.append(Note("MC021", f"{exc}; the settings in it are not used", f.span))
@@ -234,10 +236,8 @@ def _scalar(text: str | None):
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
+    number = integer(text)
+    return text if number is None else number
 
 
 def _split_dotted(words: list[Word]):

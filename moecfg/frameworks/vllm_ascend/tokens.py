@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moecfg.frameworks import Note
+from moecfg.frameworks.values import clipped, refused
 from moecfg.frameworks.vllm_ascend import formulas as F
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.releases import Release
@@ -70,8 +71,12 @@ def _at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
     if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
         return a
     span = a.spans[0] if a.spans else args.start
-    args.notes.append(Note("MC023", f"{a.text or 'value'}: {v!r} is not an integer >= {lo} (vLLM rejects it); the "
-                           "op arguments that depend on it are not derived", span))
+    name = (a.text or "value").split(" ", 1)[0].split("=", 1)[0]
+    if isinstance(v, int) and not isinstance(v, bool):  # vLLM's own refusal: an error, with the framework's words
+        args.notes.append(refused(name, v, lo, "vLLM", span))
+    else:
+        args.notes.append(Note("MC023", f"{a.text or 'value'}: {clipped(v)!r} is not an integer vLLM reads; the "
+                               "op arguments that depend on it are not derived", span))
     return Arg(None, a.spans, a.text)
 
 
