@@ -137,3 +137,25 @@ def refused(name: str, value, lo: int, framework: str, span, derives: str = "the
 
     return Note("MC025", f"`{name} {clipped(value)}`: {framework} refuses a value below {lo}; moecfg cannot derive "
                 f"{derives}. Set it to >= {lo} (or drop the flag for the default)", span)
+
+
+def size_notes(flags, names, framework: str, lo: int = 1) -> list:
+    """For each of `names` the launch sets: MC023 when its value is unknown or not an integer moecfg reads,
+    MC025 when it is below `lo` (the framework refuses it). Empty: every given size is usable."""
+    from moecfg.frameworks import Note
+
+    notes = []
+    for name in names:
+        f = flags.get(name)
+        if f is None:
+            continue
+        n = integer(f.value) if f.value is not None else None
+        if f.value is None:
+            notes.append(Note("MC023", f"{name}: the value is not known statically; what depends on it is not derived "
+                              "or checked", f.span))
+        elif n is None:
+            notes.append(Note("MC023", f"{name} {clipped(f.value)!r}: {why_not(f.value)}; what depends on it is not "
+                              "derived or checked", f.span))
+        elif n < lo:
+            notes.append(refused(name, n, lo, framework, f.span, "the EP size"))
+    return notes

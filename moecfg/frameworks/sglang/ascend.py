@@ -34,7 +34,7 @@ from moecfg.backends.ascend import sgl_formulas
 from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
-from moecfg.frameworks.values import integer
+from moecfg.frameworks.values import integer, size_notes
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import npu_memory, rules
 
@@ -51,6 +51,7 @@ FLAGS = (
     FlagSpec("--context-length"), FlagSpec("--mem-fraction-static"),
     FlagSpec("--pp-size", ("--pipeline-parallel-size",)),
 )
+SIZE_FLAGS = ("--tp-size", "--dp-size", "--ep-size", "--pp-size")  # parallel sizes: >= 1 (SGLang refuses 0)
 ENV_NAMES = tuple(f.name for f in ENV_FIELDS)
 
 
@@ -88,6 +89,10 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
     if backend != "deepep":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--moe-a2a-backend {backend}: SGLang on Ascend "
                                 "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)"))
+        return
+    sizes = size_notes(flags, SIZE_FLAGS, "SGLang")
+    if sizes:
+        out.notes.extend(sizes)
         return
     if ctx.product not in ("A2", "A3"):
         out.notes.append(Note("MC042", "SGLang on Ascend: the product (A2 or A3) is not known; give --product or "

@@ -85,7 +85,9 @@ def derive_call(launch, args, ctx, release) -> tuple[OpCall | None, list[Note]]:
 
 
 def _deepep(launch, args, ctx, name, spans, how, role, notes):
-    dp, tp = args.flag("--data-parallel-size", 1), args.flag("--tensor-parallel-size", 1)
+    from moecfg.frameworks.vllm_ascend.tokens import at_least
+
+    dp, tp = (at_least(args, args.flag(f, 1), 1) for f in ("--data-parallel-size", "--tensor-parallel-size"))
     dims = resolve_model(args.model.value, ctx)
     if dims is None:
         notes.append(Note("MC042", unresolved_reason(args.model.value, ctx), (args.model.spans or (launch.span,))[0]))
