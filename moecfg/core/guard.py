@@ -13,10 +13,18 @@ import traceback
 from moecfg.core.diagnostics import Diagnostic, DocumentResult
 
 
-def checked(name: str, lint, *args) -> list[DocumentResult]:
-    """`lint(*args)`, or one MC019 result on `name` when it raises."""
+def checked(name: str, lint, *args, root: str | None = None) -> list[DocumentResult]:
+    """`lint(*args)`, or one MC019 result on `name` when it raises. `root`: the folder the file was found in
+    (files it names are read only inside it, sources/contained.py); it gets fresh reading budgets
+    (sources/budget.py)."""
+    from moecfg.sources.budget import per_file
+    from moecfg.sources.contained import checking
+
+    if root is None and name != "<stdin>":
+        root = os.path.dirname(os.path.abspath(name))
     try:
-        return lint(*args)
+        with checking(root), per_file():
+            return lint(*args)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001  (MemoryError and RecursionError too: the file is the cause)

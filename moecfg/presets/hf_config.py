@@ -36,7 +36,7 @@ def _first(cfg: dict, keys, what: str, path: str, required: bool = True):
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 63:
-            raise ModelConfigError(f"{path}: `{key}` = {_clip(value)} is not a non-negative 64-bit integer ({what})")
+            raise ModelConfigError(f"{path}: `{key}` = {_clip(value)} is not a non-negative integer below 2**63 ({what})")
         return value
     if required:
         raise ModelConfigError(f"{path}: unknown config.json layout: no {what} (looked for {', '.join(keys)}); "

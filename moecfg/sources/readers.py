@@ -39,12 +39,21 @@ def read_shell(text: str, include=None) -> LaunchFile:
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
     out.launches = reader.launches
+    out.problems.extend(reader.budget.problems())
     if not out.launches and not out.problems:
         out.skipped = "shell script without commands"
     return out
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
+    lf = _read_yaml_document(doc, text)
+    if lf is not None:
+        from moecfg.sources.budget import Budget
+        lf.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
+    return lf
+
+
+def _read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
     from moecfg.sources import compose, kubernetes, yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         return kubernetes.read_kubernetes(doc, text) or yaml_commands.read_yaml_commands(doc, text)

@@ -94,6 +94,10 @@ class Words:
     def word(self, node, split: bool = True) -> list:
         """The words one argument node expands to (several when an unquoted $X holds spaces)."""
         a, b = self.c.node_range(node)
+        if not self.r.budget.words_made(1, None):  # past the file's budget (sources/budget.py): unknown
+            lo, hi, _ = self.c.locate(a, b)
+            self.r.budget.where = self.r.budget.where or self.r.span(lo, hi)
+            return [Built(None, SourceMap(), self.r.span(lo, hi), False)]
         if node.type in ("word", "number", "raw_string") and self.c.text.find("\\", a, b) < 0:
             return [self.plain(a, b, 1 if node.type == "raw_string" else 0)]  # the common case, no escapes
         if split and self.c.text.find("[", a, b) >= 0:
@@ -107,7 +111,8 @@ class Words:
         exact = exact and not w.expanded and all(s[4] for s in w.map.segs)
         if not split or not w.split or not w.known:
             return [Built(w.value, w.map, span, exact, w.script)]
-        return _split(w, self.r)
+        words = _split(w, self.r)
+        return words if self.r.budget.words_made(len(words) - 1, span) else [Built(None, SourceMap(), span, False)]
 
     def array_words(self, node, a: int, b: int) -> list | None:
         """`"${A[@]}"` and friends as command words; a quoted `[@]` inside a longer word is unknown (one word per

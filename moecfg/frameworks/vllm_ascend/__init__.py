@@ -77,6 +77,12 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
                               f".moecfg.yaml): the derivation of the newest supported version ({version}, "
                               f"{RELEASES[version].ref}) applies", launch.span))
     if ctx.product not in ASCEND_PRODUCTS:
+        from moecfg.frameworks.vllm_ascend.tokens import read_sizes
+
+        read_sizes(args)  # a size vLLM refuses (MC025) is an error whatever the product
+        if any(n.code == "MC025" for n in args.notes):
+            out.notes.extend(args.notes)
+            return out
         out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
                               "all-gather or all-to-all by product; give `--product A3` or `product:` in "
                               ".moecfg.yaml", launch.span))
