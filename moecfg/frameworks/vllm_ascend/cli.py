@@ -142,9 +142,10 @@ class ServeArgs:
         try:
             return Arg(parse(kind, f.value), (f.span,), text)
         except ValueError:
-            self.notes.append(Note("MC023", f"{name} {clipped(f.value)!r} is not a {kind.__name__} moecfg can read "
-                                   "(a 64-bit integer, a finite number); the op arguments that depend on it are not "
-                                   "derived", f.span))
+            what = "an integer" if kind is int else "a number"
+            self.notes.append(Note("MC023", f"{name} {clipped(f.value)!r} is not {what} moecfg can read (a 64-bit "
+                                   "integer, a finite number); the op arguments that depend on it are not derived",
+                                   f.span))
             return Arg(None, (f.span,), text)
 
     def config(self, flag: str, *path, default=None) -> Arg:
