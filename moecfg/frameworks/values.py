@@ -159,3 +159,22 @@ def size_notes(flags, names, framework: str, lo: int = 1) -> list:
         elif n < lo:
             notes.append(refused(name, n, lo, framework, f.span, "the EP size"))
     return notes
+
+
+def unreadable_notes(flags, env: dict, int_flags, int_envs) -> list:
+    """MC023 for each integer flag or variable the launch sets to a text no int() reads (or past 19 digits):
+    the framework stops at start-up, and moecfg derives nothing from a default it would otherwise assume."""
+    from moecfg.frameworks import Note
+
+    notes = []
+    for name in int_flags:
+        f = flags.get(name)
+        if f is not None and f.value is not None and integer(f.value) is None:
+            notes.append(Note("MC023", f"{name} {clipped(f.value)!r}: {why_not(f.value)}; what depends on it is not "
+                              "derived or checked", f.span))
+    for name in int_envs:
+        e = env.get(name)
+        if e is not None and e.value is not None and integer(e.value) is None:
+            notes.append(Note("MC023", f"{name}={clipped(e.value)!r}: {why_not(e.value)}; what depends on it is not "
+                              "derived or checked", e.span))
+    return notes

@@ -34,7 +34,7 @@ from moecfg.backends.ascend import sgl_formulas
 from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
-from moecfg.frameworks.values import integer, size_notes
+from moecfg.frameworks.values import integer, size_notes, unreadable_notes
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import npu_memory, rules
 
@@ -52,6 +52,14 @@ FLAGS = (
     FlagSpec("--pp-size", ("--pipeline-parallel-size",)),
 )
 SIZE_FLAGS = ("--tp-size", "--dp-size", "--ep-size", "--pp-size")  # parallel sizes: >= 1 (SGLang refuses 0)
+INT_FLAGS = SIZE_FLAGS + ("--chunked-prefill-size", "--context-length", "--cuda-graph-max-bs", "--max-prefill-tokens",
+                          "--ep-num-redundant-experts", "--max-running-requests", "--speculative-num-draft-tokens")
+INT_ENVS = ("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",)
+
+
+def read_errors(flags, launch) -> list:
+    """What stops the derivation before it starts: a size SGLang refuses (MC025), an integer no int() reads."""
+    return size_notes(flags, SIZE_FLAGS, "SGLang") + unreadable_notes(flags, launch.env, INT_FLAGS, INT_ENVS)
 ENV_NAMES = tuple(f.name for f in ENV_FIELDS)
 
 
@@ -90,7 +98,7 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--moe-a2a-backend {backend}: SGLang on Ascend "
                                 "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)"))
         return
-    sizes = size_notes(flags, SIZE_FLAGS, "SGLang")
+    sizes = read_errors(flags, launch)
     if sizes:
         out.notes.extend(sizes)
         return

@@ -27,7 +27,7 @@ from moecfg.backends.deepep.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.models import resolve_model, unresolved_reason
-from moecfg.frameworks.values import JsonValueError, clipped, integer, load_json, size_notes
+from moecfg.frameworks.values import JsonValueError, clipped, integer, load_json
 from moecfg.frameworks.sglang import ascend, gpu_rules
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
@@ -54,7 +54,7 @@ def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
         out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
                                 "(moecfg derives the deepep and deepep_v2 backends)"))
         return
-    sizes = size_notes(c.flags, ascend.SIZE_FLAGS, "SGLang")
+    sizes = ascend.read_errors(c.flags, launch)
     if sizes:
         out.notes.extend(sizes)
         return
