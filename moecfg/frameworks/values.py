@@ -91,7 +91,7 @@ def parse(kind, text: str):
 
 def why_not(text, lo: int | None = None) -> str:
     """Why `text` is no integer (>= lo) a framework size can be: the words for a message."""
-    shown = clipped(text)
+    shown = repr(clipped(text))
     if isinstance(text, str) and sum(c.isdigit() for c in text) > MAX_DIGITS and integer(text.replace("_", "")) is None:
         return f"{shown} has more than {MAX_DIGITS} digits (no 64-bit size has)"
     n = integer(text)

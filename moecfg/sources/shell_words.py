@@ -221,10 +221,7 @@ class Words:
         if "\\" not in body:
             w.add(body, self.c.map_of(a + 2, b - 1))
             return
-        try:
-            value = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
-        except (UnicodeDecodeError, UnicodeEncodeError):
-            value = None
+        value = _ansi_c_value(body)
         w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
 
     def partial(self, node) -> Built | None:
@@ -305,6 +302,20 @@ class Built:
 
     def word(self) -> Word:
         return Word(self.value, self.span, self.exact, None if self.value is not None else self.script)
+
+
+def _ansi_c_value(body: str) -> str | None:
+    """The value of `$'...'` (bash's ESC `\\e` included); None when Python's decoder refuses it. The decoder's
+    DeprecationWarning for an escape it does not know (`\\q`) is no concern of the user's: silenced."""
+    import warnings
+
+    body = body.replace("\\e", "\\x1b").replace("\\E", "\\x1b")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return None
 
 
 def _split(w: _W, reader) -> list:
