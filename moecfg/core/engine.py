@@ -5,6 +5,7 @@ from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
 from moecfg.core.guard import checked
+from moecfg.sources.budget import per_file
 from moecfg.core.policy import FileSettings, fill_defaults
 from moecfg.core.policy import apply as apply_settings
 from moecfg.core.registry import RULES
@@ -38,7 +39,8 @@ def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
 
 def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
-    results, starts = _lint_text(text, name, options, policy, root)
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        results, starts = _lint_text(text, name, options, policy, root)
     return _finish(results, text, starts, policy)
 
 

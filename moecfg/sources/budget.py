@@ -78,7 +78,8 @@ class Budget:
         self.launches += 1
         if self.launches > LAUNCHES:
             self.stop(f"{LAUNCHES:,} launch commands", where)
-        return not self.spent
+            return False
+        return True  # the launches read before another budget was spent are still judged
 
     def words_made(self, n: int, where) -> bool:
         self.words += n
@@ -114,10 +115,15 @@ class Budget:
 
 
 class per_file:
-    """`with per_file():` a fresh budget for the file checked inside it."""
+    """`with per_file():` a fresh budget for the file checked inside it; `keep=True`: unless one is set already
+    (the engine's entry points, inside the per-file guard of a check run)."""
+
+    def __init__(self, keep: bool = False):
+        self.keep = keep
 
     def __enter__(self):
-        self.token = _CURRENT.set(Budget())
+        current = _CURRENT.get()
+        self.token = _CURRENT.set(current if self.keep and current is not None else Budget())
         return self
 
     def __exit__(self, *exc):

@@ -45,7 +45,7 @@ def test_in_a_script_the_value_reaches_the_environment():
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(arithmetic())
 def test_generated_expressions_agree_with_bash(expr):
     ours = shell_arith.evaluate(expr, {"N": "4"}.get)
