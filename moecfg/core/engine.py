@@ -150,7 +150,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
                 raise PathError(f"{entry.path}: {exc}") from None
             results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
         else:  # one file cannot stop the run (core/guard.py)
-            results = checked(name, lint_bytes, raw, name, options, policy, entry.root, root=entry.root)
+            results = checked(name, lint_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
         report.results.extend(results)
         report.files += 1
     return report

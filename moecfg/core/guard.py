@@ -13,10 +13,10 @@ import traceback
 from moecfg.core.diagnostics import Diagnostic, DocumentResult
 
 
-def checked(name: str, lint, *args, root: str | None = None) -> list[DocumentResult]:
+def checked(name: str, lint, *args, root: str | None = None, policy=None) -> list[DocumentResult]:
     """`lint(*args)`, or one MC019 result on `name` when it raises. `root`: the folder the file was found in
     (files it names are read only inside it, sources/contained.py); it gets fresh reading budgets
-    (sources/budget.py)."""
+    (sources/budget.py). `policy`: the file's settings, applied to MC019 too (`ignore: [MC019]` works)."""
     from moecfg.sources.budget import per_file
     from moecfg.sources.contained import checking
 
@@ -30,7 +30,12 @@ def checked(name: str, lint, *args, root: str | None = None) -> list[DocumentRes
     except BaseException as exc:  # noqa: BLE001  (MemoryError and RecursionError too: the file is the cause)
         if os.environ.get("MOECFG_DEBUG"):
             raise
-        return [internal_error(name, exc)]
+        results = [internal_error(name, exc)]
+        if policy is not None:
+            from moecfg.core.policy import apply
+
+            apply(results, None, (), policy)
+        return results
 
 
 def internal_error(name: str, exc: BaseException) -> DocumentResult:

@@ -90,8 +90,8 @@ INTERNAL_ERROR = rule("MC019", "internal-error", ERROR, "moecfg itself failed wh
                           fail_text="No example can show it: every known input is checked. The message names the "
                                     "exception and moecfg's code line; report it with the file.",
                           pass_example=eg.ex(eg.A3),
-                          fix="Report the file to moecfg; meanwhile `--ignore MC019` or a `# moecfg: disable-file=MC019 "
-                              "-- reason` comment lets the rest of the run decide the exit code."))
+                          fix="Report the file to moecfg; meanwhile `--ignore MC019` (or `ignore: [MC019]` in the "
+                              "settings) lets the rest of the run decide the exit code."))
 
 VALIDATOR_CODES = dict(wrong_type=WRONG_TYPE.code, missing=MISSING_KEY.code, unknown=UNKNOWN_KEY.code,
                        invalid=INVALID_VALUE.code, too_large=TOO_LARGE.code)

@@ -97,7 +97,7 @@ def test_settings_models_outside_are_not_read(cli, tree, where, how):
         out = run_check(cli, checked, "--format", fmt)
         assert SECRET not in out and "PATH=" not in out
     out = run_check(cli, checked)
-    assert "MC042" in out and ("outside the checked folder" in out or "not" in out)
+    assert "MC042" in out and "outside the checked folder" in out
 
 
 def test_settings_models_inside_the_settings_folder_are_read(cli, tree):
