@@ -15,7 +15,7 @@ from contextvars import ContextVar
 PARSE_SECONDS = 2.0  # tree-sitter CPU time for the file (all its pieces): its error recovery can go quadratic
 PARSED_CHARS = 8 << 20  # text handed to tree-sitter (a 256 KiB script sourced 32 times is 8 MiB)
 PARSES = 2_000  # texts parsed: the script, each sourced file, `bash -c` string, manifest command
-COMMANDS = 10_000  # simple commands read (~0.2 ms each)
+COMMANDS = 10_000  # commands and assignments read (~0.1 ms each)
 LAUNCHES = 300  # framework launches derived and judged (~3 ms each)
 WORDS = 100_000  # command words built (expansions and field splitting included)
 VALUE_CHARS = 64 << 10  # one variable's value (`A="$A$A"` doubles it)
@@ -67,6 +67,13 @@ class Budget:
             return None
         finally:
             self.parse_seconds += time.process_time() - start
+
+    def relocate(self, where) -> None:
+        """Positions inside a sourced file become the `source` line of the script being checked."""
+        if self.spent is not None:
+            self.where = where
+        if self.value_capped is not None:
+            self.value_capped = where
 
     def command(self, where) -> bool:
         self.commands += 1

@@ -212,9 +212,11 @@ class _Walk(Words):
             if t == "command":
                 self.command(n)
             elif t in ("variable_assignment", "variable_assignments"):
-                self.assignments(n, exported=None)
+                if self.r.budget.command(self.node_span(n)):  # statements count as commands (sources/budget.py)
+                    self.assignments(n, exported=None)
             elif t == "declaration_command":
-                self.declaration(n)
+                if self.r.budget.command(self.node_span(n)):
+                    self.declaration(n)
             elif t == "unset_command":
                 self.unset(n)
             elif t in _BRANCHY:
@@ -418,6 +420,7 @@ class _Walk(Words):
                                            "set the values in this script or keep the file next to it", span))
             return
         key, text = got
+        fresh = self.r.budget.spent is None and self.r.budget.value_capped is None
         try:
             sub = ShellReader(LineIndex(text), [], self.r.context, include=self.r.include)
             sub.array_budget, sub.budget = self.r.array_budget, self.r.budget
@@ -425,6 +428,8 @@ class _Walk(Words):
                               self.vars.allexport)
         finally:
             self.r.include.leave(key)
+            if fresh:  # a budget spent inside the sourced file is reported at this `source` line of the script
+                self.r.budget.relocate(span)
         self.r.array_budget = sub.array_budget
         for name, var in result.items():
             if self.vars.get(name) is not var:
