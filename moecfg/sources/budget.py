@@ -56,11 +56,9 @@ class Budget:
                       where)
             return None
         start = time.process_time()  # CPU time: the same budget on a loaded CI runner
-        deadline = start + PARSE_SECONDS - self.parse_seconds
-        try:  # the callback form of parse() is the one that can be stopped (by its progress callback)
-            return parser.parse(lambda at, _point: data[at:at + 65536],
-                                progress_callback=lambda *_: time.process_time() > deadline)
-        except ValueError:  # tree-sitter: "Parsing failed" = stopped by the callback
+        try:
+            return _bounded_parse(parser, data, PARSE_SECONDS - self.parse_seconds)
+        except ValueError:  # tree-sitter: "Parsing failed" = stopped by the callback or the timeout
             parser.reset()
             self.stop(f"{PARSE_SECONDS:g} s of shell parsing (a text whose syntax errors make the parser's recovery "
                       "slow)", where)
@@ -119,6 +117,28 @@ class Budget:
                                "the rest of the file from here is not read and its launches are not checked; "
                                "split the file, or check the launch scripts it generates", self.where))
         return out
+
+
+_PROGRESS: list[bool] = []  # [True] once parse(progress_callback=) is known to work (tree-sitter >= 0.25)
+
+
+def _bounded_parse(parser, data: bytes, seconds: float):
+    """tree-sitter's tree of `data`, stopped after `seconds` (ValueError): by a progress callback on CPU time
+    (tree-sitter >= 0.25: only the callback form of parse() calls it), else by the parser's own timeout."""
+    if _PROGRESS != [False]:
+        deadline = time.process_time() + seconds
+        try:
+            tree = parser.parse(lambda at, _point: data[at:at + 65536],
+                                progress_callback=lambda *_: time.process_time() > deadline)
+            _PROGRESS[:] = [True]
+            return tree
+        except TypeError:  # tree-sitter 0.23 / 0.24: no progress_callback
+            _PROGRESS[:] = [False]
+    parser.timeout_micros = max(int(seconds * 1e6), 10_000)
+    try:
+        return parser.parse(data)
+    finally:
+        parser.timeout_micros = 0
 
 
 class per_file:

@@ -106,7 +106,7 @@ class _Parser:
             m = _TOKEN.match(text, pos)
             if m is None:
                 raise Unknown
-            kind = m.lastgroup
+            kind = m.lastgroup or ""
             out.append((kind, m.group(kind)))
             pos = m.end()
         return out
