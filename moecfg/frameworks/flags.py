@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from moecfg.frameworks.values import JsonValueError, finite, load_json
+from moecfg.frameworks.values import JsonValueError, load_json
 from moecfg.sources.launch import Word
 from moecfg.sources.yaml_source import Span
 
@@ -120,7 +120,11 @@ def _starts_flag(text) -> bool:
 
 
 def _is_number(text: str) -> bool:
-    return finite(text) is not None or text.lower().lstrip("+-") in ("nan", "inf", "infinity")
+    try:
+        float(text)  # as argparse's negative-number test reads it (float() has no digit limit)
+        return True
+    except ValueError:
+        return False
 
 
 class JsonFlagError(ValueError):
