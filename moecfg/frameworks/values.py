@@ -178,3 +178,32 @@ def unreadable_notes(flags, env: dict, int_flags, int_envs) -> list:
             notes.append(Note("MC023", f"{name}={clipped(e.value)!r}: {why_not(e.value)}; what depends on it is not "
                               "derived or checked", e.span))
     return notes
+
+
+_SHAPE_NAMES = {int: "an integer", str: "a string", bool: "true or false", list: "a list", dict: "an object"}
+
+
+def shape_problems(data: dict, shapes: dict, flag: str) -> list[str]:
+    """Keys of JSON flag `flag` whose value has a shape the framework's config class refuses (shapes: key -> type,
+    or key -> nested shapes dict); each is removed from `data`, and its problem returned as words. Only what is
+    refused whatever the coercion: a list or object for a scalar, a scalar for a list or object, a number past
+    64 bits or not finite for an integer (pydantic's lax mode turns "3" into 3, so a string is not judged)."""
+    problems = []
+    for key, want in shapes.items():
+        if key not in data or data[key] is None:
+            continue
+        value = data[key]
+        if isinstance(want, dict):
+            if isinstance(value, dict):
+                problems += shape_problems(value, want, f"{flag} {key}")
+                continue
+            want = dict
+        if want in (list, dict):
+            wrong = not isinstance(value, want)
+        else:
+            wrong = isinstance(value, (list, dict)) or want is int and isinstance(value, OddNumber)
+        if wrong:
+            shown = clipped(value if isinstance(value, (str, OddNumber)) else repr(value), 40)
+            problems.append(f"{flag}: `{key}` = {shown} is not {_SHAPE_NAMES.get(want, want.__name__)}")
+            del data[key]
+    return problems

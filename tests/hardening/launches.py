@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from moecfg.core.policy import FileSettings
 
-SETTINGS = FileSettings(product="A3", cann_version="9.0.1", device="H100")
+SETTINGS = FileSettings(product="A3", cann_version="9.0.1", device="H100")  # Ascend launches
+GPU_SETTINGS = FileSettings(device="H100")  # GPU launches (a `product: A3` would make vLLM's the Ascend plugin's)
+ASCEND = ("vllm-ascend", "sglang-npu")
+
+
+def settings_for(framework: str) -> FileSettings:
+    return SETTINGS if framework in ASCEND else GPU_SETTINGS
 
 BASES = {  # framework -> (command, its size flags, its environment variables)
     "vllm-ascend": ("vllm serve /models/DeepSeek-R1-W8A8 --quantization ascend --enable-expert-parallel",

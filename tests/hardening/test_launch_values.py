@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from launches import SETTINGS, launch_script
+from launches import ASCEND, launch_script, settings_for
 
 from moecfg.backends import Options
 from moecfg.core.diagnostics import Report
@@ -22,8 +22,10 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 
 
-def lint(text: str, name: str = "a.sh"):
-    return lint_text(text, name, Options(product="A3"), SETTINGS)  # no guard: an exception fails the test
+def lint(text: str, name: str = "a.sh", framework: str = "vllm-ascend"):
+    """No guard: an exception fails the test."""
+    ascend = framework in ASCEND
+    return lint_text(text, name, Options(product="A3" if ascend else None), settings_for(framework))
 
 
 def codes(results) -> list[str]:
@@ -35,7 +37,7 @@ def codes(results) -> list[str]:
 def test_generated_launches_never_raise(generated):
     framework, text = generated
     start = time.process_time()
-    results = lint(text, "a\n::error::x\x1b.sh")  # a hostile file name too
+    results = lint(text, "a\n::error::x\x1b.sh", framework)  # a hostile file name too
     assert time.process_time() - start < 5, (framework, text[:300])
     assert "MC019" not in codes(results)
     assert all(len(d.message) <= 2000 for r in results for d in r.diagnostics)
@@ -96,7 +98,8 @@ def va(buf="1024", tp="4", seqs="16", extra=""):
     (MG.format(k="0", ep="8"), "MC025"), (VG.format(dp="0", extra=""), "MC025"),
 ])
 def test_the_frameworks_refusals_are_errors_naming_the_flag(text, code):
-    d = next(d for r in lint(text) for d in r.diagnostics if d.code == code)
+    gpu = "--device npu" not in text and "ascend" not in text
+    d = next(d for r in lint(text, framework="vllm" if gpu else "vllm-ascend") for d in r.diagnostics if d.code == code)
     assert d.severity == "error" and "refuses a value below 1" in d.message and "`--" in d.message
 
 
@@ -119,7 +122,8 @@ def test_the_frameworks_refusals_are_errors_naming_the_flag(text, code):
     "export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=" + "9" * 5000 + "\n" + SG.format(tp="16", extra=""),
 ], ids=lambda t: t[:60])
 def test_values_the_issue_found_crashing_are_read_or_unknown(text):
-    assert "MC019" not in codes(lint(text))
+    for context in ("vllm-ascend", "vllm"):  # Ascend settings (product A3), GPU settings (device H100)
+        assert "MC019" not in codes(lint(text, framework=context))
 
 
 def test_lws_size_zero_and_huge():

@@ -27,7 +27,7 @@ from moecfg.backends.deepep.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.models import resolve_model, unresolved_reason
-from moecfg.frameworks.values import JsonValueError, clipped, integer, load_json
+from moecfg.frameworks.values import JsonValueError, clipped, finite, integer, load_json
 from moecfg.frameworks.sglang import ascend, gpu_rules
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
@@ -262,10 +262,7 @@ def _budget(c: Ctx, call: OpCall) -> list[Note]:
         bufs = deepep_buffers(call.arguments, call.derivation["num_nvl_bytes"].split(" <- ")[1],
                               call.derivation["num_rdma_bytes"].split(" <- ")[1])
     frac_flag = c.flags.get("--mem-fraction-static")
-    try:
-        fraction = float(frac_flag.value) if frac_flag and frac_flag.value is not None else None
-    except ValueError:
-        fraction = None
+    fraction = finite(frac_flag.value) if frac_flag and frac_flag.value is not None else None  # nan, inf: unknown
     text = f"--mem-fraction-static {frac_flag.value}" if frac_flag else \
         "--mem-fraction-static not given: SGLang picks it from the GPU memory at start-up (not known statically)"
     table = budget.table(bufs, device, how, c.ctx.device_memory_gb, fraction, text)
