@@ -114,7 +114,9 @@ JSON_SHAPES = {
                             "ascend_scheduler_config": dict, "scheduler_config": dict, "eplb_config": dict},
 }
 
-ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
+               "dynamo.vllm")  # NVIDIA Dynamo's vLLM worker: vLLM's engine flags + its own (ai-dynamo/dynamo@d195d28
+# components/src/dynamo/vllm/backend_args.py), which moecfg does not list: no MC022 for a Dynamo launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,11 +222,14 @@ def read(launch: Launch) -> ServeArgs | None:
     flags = parse_flags(words, FLAGS, underscores=True)
     model = _model(flags)
     args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
-    for w in flags.unknown:
+    for w in flags.unknown if launch.words()[start - 1] != "dynamo.vllm" else ():
         args.notes.append(_unknown(w))
     for name in JSON_FLAGS:
         f = flags.get(name)
-        if f is None:
+        if f is None or f.value is None:  # unknown (`"$KV_CONFIG"`, a placeholder): an info, never an error
+            if f is not None:
+                args.notes.append(Note("MC023", f"{name}: the value is not known statically; the settings in it "
+                                       "are not used", f.span))
             continue
         try:
             data = json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)}
