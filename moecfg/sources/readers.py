@@ -36,8 +36,11 @@ def looks_like_markdown(name: str) -> bool:
 
 
 def read_markdown(text: str, name: str = "") -> LaunchFile:
+    from moecfg.sources.budget import Budget
     from moecfg.sources.markdown import read_markdown as read
-    return read(text, name)
+    out = read(text, name)
+    out.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
+    return out
 
 
 def read_shell(text: str, include=None) -> LaunchFile:

@@ -107,3 +107,11 @@ def test_budgets_are_per_file(tmp_path, monkeypatch):
 def test_an_ordinary_launch_is_far_below_every_budget(limit):
     lf = read_shell((ROOT / "examples" / "launch" / "vllm-ascend-dsr1-a3-dp4tp4.sh").read_text())
     assert not lf.problems and getattr(budget, limit) > 1000
+
+
+def test_documentation_code_blocks_share_the_budget(monkeypatch):
+    monkeypatch.setattr(budget, "COMMANDS", 30)
+    block = "```bash\n" + "x\n" * 20 + LAUNCH + "```\n\n"
+    found, _ = checked("# Guide\n\n" + block * 3, "guide.md")
+    (info,) = budget_infos(found)
+    assert "30 commands" in info.message
