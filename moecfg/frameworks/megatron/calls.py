@@ -95,7 +95,7 @@ def _call(a: _Args, ctx) -> OpCall | None:
         return None
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
-    experts, ep = a.int("--num-experts"), a.int("--expert-model-parallel-size", 1)
+    experts, ep = a.int("--num-experts", lo=0), a.int("--expert-model-parallel-size", 1)
     if kind != "flex":
         if a.flags.get("--moe-flex-dispatcher-backend") or a.flags.get("--moe-enable-deepep"):
             span = (a.span("--moe-flex-dispatcher-backend") or a.span("--moe-enable-deepep"))[0]
@@ -107,6 +107,8 @@ def _call(a: _Args, ctx) -> OpCall | None:
         if experts is None and not a.flags.get("--num-experts"):
             return OpCall("train", "none", None, {}, why_none="no --num-experts: a dense model, no MoE dispatch")
         return None
+    if experts == 0:
+        return OpCall("train", "none", None, {}, why_none="--num-experts 0: a dense model, no MoE dispatch")
     if experts % ep:
         a.notes.append(Note(rules.EXPERTS_DIVISIBLE.code, f"--num-experts {experts} is not a multiple of "
                             f"--expert-model-parallel-size {ep}: Megatron asserts it at argument parsing; use an EP "
