@@ -10,6 +10,7 @@ from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
 from moecfg.core.engine import _diag as diagnostic  # one builder: messages clipped alike
+from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
 
@@ -43,11 +44,15 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
                      first_index: int = 0) -> list[DocumentResult]:
     results: list[DocumentResult] = []
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
+    budget = Budget.current()
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
         module = frameworks.recognise(launch, launch_ctx)
         if module is None:
             continue
+        if not budget.launch(launch.span):  # past the file's budget: one MC023 info, the rest is not derived
+            loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
+            break
         derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         for i, call in enumerate(derivation.calls):

@@ -165,6 +165,8 @@ def test_odd_values_give_notes_not_tracebacks():
             assert all(n.span is not None for n in d.notes)
 
 
-def test_invalid_tp_is_mc023():
-    d = derive(serve("-tp 0 -dp 4 --max-num-seqs 16"), version="main")
-    assert d.calls == [] and "MC023" in codes(d.notes)
+def test_refused_tp_is_mc025_and_unreadable_tp_mc023():
+    d = derive(serve("-tp 0 -dp 4 --max-num-seqs 16"), version="main")  # vLLM refuses it: an error (issue 20)
+    assert d.calls == [] and "MC025" in codes(d.notes) and "MC023" not in codes(d.notes)
+    d = derive(serve("-tp 99999999999999999999999 -dp 4 --max-num-seqs 16"), version="main")
+    assert d.calls == [] and "MC023" in codes(d.notes) and "MC025" not in codes(d.notes)

@@ -83,6 +83,12 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 
         out.notes.extend(unread.notes(args, RELEASES[version]))
     if ctx.product not in ASCEND_PRODUCTS:
+        from moecfg.frameworks.vllm_ascend.tokens import read_sizes
+
+        read_sizes(args)  # a size vLLM refuses (MC025) is an error whatever the product
+        if any(n.code == "MC025" for n in args.notes):
+            out.notes.extend(args.notes)
+            return out
         out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
                               "all-gather or all-to-all by product; give `--product A3` or `product:` in "
                               ".moecfg.yaml", launch.span))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moecfg.frameworks import Note
+from moecfg.frameworks.values import clipped, refused
 from moecfg.frameworks.vllm_ascend import formulas as F
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.releases import Release
@@ -60,23 +61,27 @@ def read_sizes(args: ServeArgs) -> tuple[Arg, Arg, Arg, Arg, Arg, Arg]:
     spec = args.config("--speculative-config", "num_speculative_tokens", default=0)
     if spec.value is None:
         spec = Arg(0, spec.spans, spec.text)
-    checked = [_at_least(args, a, lo) for a, lo in ((tp, 1), (dp, 1), (pp, 1), (mns, 1), (mnbt, 1), (spec, 0))]
+    checked = [at_least(args, a, lo) for a, lo in ((tp, 1), (dp, 1), (pp, 1), (mns, 1), (mnbt, 1), (spec, 0))]
     return tuple(checked)
 
 
-def _at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
+def at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
     """An int >= lo, else None with an MC023 note (vLLM rejects the launch, so nothing is derived from it)."""
     v = a.value
     if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
         return a
     span = a.spans[0] if a.spans else args.start
-    args.notes.append(Note("MC023", f"{a.text or 'value'}: {v!r} is not an integer >= {lo} (vLLM rejects it); the "
-                           "op arguments that depend on it are not derived", span))
+    name = (a.text or "value").split(" ", 1)[0].split("=", 1)[0]
+    if isinstance(v, int) and not isinstance(v, bool):  # vLLM's own refusal: an error, with the framework's words
+        args.notes.append(refused(name, v, lo, "vLLM", span))
+    else:
+        args.notes.append(Note("MC023", f"{a.text or 'value'}: {clipped(v)!r} is not an integer vLLM reads; the "
+                               "op arguments that depend on it are not derived", span))
     return Arg(None, a.spans, a.text)
 
 
 def pcp_size(args: ServeArgs) -> Arg:
-    return _at_least(args, args.flag("--prefill-context-parallel-size", 1), 1)
+    return at_least(args, args.flag("--prefill-context-parallel-size", 1), 1)
 
 
 def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
@@ -140,7 +145,7 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
         return _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user)
     umax = args.config("--compilation-config", "max_cudagraph_capture_size")
     if not isinstance(umax.value, int) or isinstance(umax.value, bool) or umax.value < 1:
-        umax = _at_least(args, args.flag("--max-cudagraph-capture-size", None), 1)
+        umax = at_least(args, args.flag("--max-cudagraph-capture-size", None), 1)
     tokens = F.ascend_max_capture(mns.value, mnbt.value, spec.value, sizes, umax.value)
     if tokens < 1:  # every capture size above max_num_batched_tokens: no graphs are captured
         return max_num_tokens(args, rel, mns, mnbt, spec, Arg(False, user.spans, f"{user.text}: no size fits"), mode)
