@@ -98,7 +98,8 @@ def test_relative_and_lazy_imports_are_edges():
 
 # What core may use of sources/ and frameworks/: registries and shared data types, never a reader or a framework.
 CORE_MAY_USE = {"moecfg.sources", "moecfg.sources.documents", "moecfg.sources.files", "moecfg.sources.yaml_source",
-                "moecfg.sources.launch", "moecfg.frameworks", "moecfg.frameworks.hints"}
+                "moecfg.sources.launch", "moecfg.sources.budget", "moecfg.sources.contained", "moecfg.frameworks",
+                "moecfg.frameworks.hints"}
 
 
 def test_core_reaches_readers_and_frameworks_only_through_registries():

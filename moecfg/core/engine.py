@@ -14,9 +14,11 @@ from moecfg.core import input_rules as R
 from moecfg.core import launch_rules  # noqa: F401  (registers MC024: a template's info comes from the reader)
 from moecfg.core.diagnose import diagnostic
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, SkippedDocument
+from moecfg.core.guard import checked
 from moecfg.core.policy import FileSettings, fill_defaults
 from moecfg.core.policy import apply as apply_settings
 from moecfg.sources import documents as D
+from moecfg.sources.budget import per_file
 from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
 from moecfg.sources.yaml_source import Span, YamlDocument
 
@@ -71,13 +73,15 @@ def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
 
 def check_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
                 policy: FileSettings | None = None, root: str | None = None) -> Checked:
-    text, items = D.classify_bytes(raw, name, vocabulary(), root)
-    return _analyse(items, text, name, options, policy)
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        text, items = D.classify_bytes(raw, name, vocabulary(), root)
+        return _analyse(items, text, name, options, policy)
 
 
 def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
                policy: FileSettings | None = None, root: str | None = None) -> Checked:
-    return _analyse(D.classify_text(text, name, vocabulary(), root), text, name, options, policy)
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        return _analyse(D.classify_text(text, name, vocabulary(), root), text, name, options, policy)
 
 
 def _analyse(items: list, text: str | None, name: str, options: kinds.Options, policy) -> Checked:
@@ -233,7 +237,13 @@ def check_entry(entry, options: kinds.Options, settings) -> Checked:
         if policy is not None:
             apply_settings(checked.results, None, (), policy)
         return checked
-    return check_bytes(raw, name, options, policy, entry.root)
+    # one file cannot stop the run (core/guard.py): a crash while checking it is MC019 on it
+    got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
+    if isinstance(got, Checked):
+        return got
+    crashed = Checked()
+    crashed.results.extend(got)
+    return crashed
 
 
 def _walk_options(settings, respect_gitignore: bool | None, path: str):
