@@ -179,9 +179,9 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
     report = Report()
-    for checked in _each_checked(entries, options, settings):
-        report.results.extend(checked.results)
-        report.skipped.extend(checked.skipped)
+    for one in _each_checked(entries, options, settings):
+        report.results.extend(one.results)
+        report.skipped.extend(one.skipped)
         report.files += 1
     return report
 
@@ -231,12 +231,12 @@ def check_entry(entry, options: kinds.Options, settings) -> Checked:
     except Unreadable as exc:
         if entry.named:
             raise PathError(f"{entry.path}: {exc}") from None
-        checked = Checked()
-        checked.results.append(DocumentResult(file=name, document=0, diagnostics=[
+        unread = Checked()
+        unread.results.append(DocumentResult(file=name, document=0, diagnostics=[
             diagnostic(R.NOT_TEXT.code, str(exc), Span(1, 1, 1, 1))]))
         if policy is not None:
-            apply_settings(checked.results, None, (), policy)
-        return checked
+            apply_settings(unread.results, None, (), policy)
+        return unread
     # one file cannot stop the run (core/guard.py): a crash while checking it is MC019 on it
     got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
     if isinstance(got, Checked):
