@@ -52,8 +52,8 @@ def _model_document(model) -> dict:
 
 
 def _core_check(config, cann, product, name: str):
-    from moecfg.core.engine import check_paths, lint_text
     from moecfg.core.diagnostics import Report as CoreReport
+    from moecfg.core.engine import check_paths, check_text
 
     options = _options(cann, product)
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
@@ -61,7 +61,8 @@ def _core_check(config, cann, product, name: str):
 
         return check_paths([os.fspath(config)], options, Settings())
     text = config if isinstance(config, str) else _yaml_text(config)
-    return CoreReport(results=lint_text(text, name, options), files=1)
+    checked = check_text(text, name, options)
+    return CoreReport(results=checked.results, files=1, skipped=checked.skipped)
 
 
 def check(config: Config, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:
@@ -94,8 +95,12 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
     ctx = LaunchContext(product=product.upper() if product else None, product_source="product=" if product else "",
                         cann=cann, framework_versions=tuple(sorted((framework_versions or {}).items())),
                         models=tuple((models or {}).items()))
-    launch_file = _launch_file(command, env or {})
-    results = lint_launch_file(launch_file, name, ctx, _options(cann, product))
+    from moecfg.core.guard import checked
+
+    def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (core/guard.py)
+        return lint_launch_file(_launch_file(command, env or {}), name, ctx, _options(cann, product))
+
+    results = checked("<launch>", lint)
     return _to_report(CoreReport(results=results, files=1))
 
 

@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from moecfg.core import launch_rules as L
 
+TYPE_CHECKING = False  # typing's, without importing typing at start-up
 if TYPE_CHECKING:  # launch.py's dataclasses load when a launch is read, not for every file's is-it-shell test
     from moecfg.sources.launch import LaunchFile, Problem
     from moecfg.sources.yaml_source import YamlDocument
@@ -36,8 +36,11 @@ def looks_like_markdown(name: str) -> bool:
 
 
 def read_markdown(text: str, name: str = "") -> LaunchFile:
+    from moecfg.sources.budget import Budget
     from moecfg.sources.markdown import read_markdown as read
-    return read(text, name)
+    out = read(text, name)
+    out.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
+    return out
 
 
 def read_shell(text: str, include=None) -> LaunchFile:
@@ -50,21 +53,20 @@ def read_shell(text: str, include=None) -> LaunchFile:
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
     out.launches = reader.launches
+    out.problems.extend(reader.budget.problems())
     if not out.launches and not out.problems:
         out.skipped = "shell script without commands"
     return out
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
-    from moecfg.sources import compose, kubernetes, yaml_commands
-    if kubernetes.is_kubernetes(doc.data):
-        from moecfg.sources.crds import read_llm_inference_service
-        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
-                or yaml_commands.read_yaml_commands(doc, text))
-    if compose.is_compose(doc.data):
-        return compose.read_compose(doc, text)
-    from moecfg.sources.recipes import read_megatron_test, read_recipe  # flags spelled as keys
-    return read_recipe(doc) or read_megatron_test(doc) or yaml_commands.read_yaml_commands(doc, text)
+    from moecfg.sources.yaml_documents import read_yaml_document as read  # markdown.py reads its YAML blocks there too
+
+    lf = read(doc, text)
+    if lf is not None:
+        from moecfg.sources.budget import Budget
+        lf.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
+    return lf
 
 
 def template_problem(text: str) -> Problem | None:

@@ -77,5 +77,5 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
     else:
-        gpu.derive(launch, ctx, out)
+        gpu.derive(launch, ctx, out, command_start(launch))
     return out

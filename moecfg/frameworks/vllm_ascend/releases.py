@@ -5,101 +5,38 @@ repo@commit path:lines of vllm-project/vllm-ascend (and vllm-project/vllm for th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.frameworks.vllm_ascend.releases_base import MAIN, V011, V013, VA, Release  # noqa: F401  (re-exported)
+from moecfg.frameworks.vllm_ascend.releases_2026 import RELEASES_2026, V027
 
-VA = "vllm-project/vllm-ascend"
-
-
-@dataclass(frozen=True, slots=True)
-class Release:
-    key: str
-    ref: str  # tag@commit
-    capture_default: str  # "vllm_x2": vLLM's [1,2,4,8..] ladder up to min(2*max_num_seqs, 512); "seqs_x_query": min(max_num_seqs*(1+spec), 512)
-    spec_enlarge: bool  # PIECEWISE graphs: sizes x (1+spec) when the largest < (1+spec)*max_num_seqs
-    eager_cap: int | None  # eager: max tokens = min(max_num_seqs*(1+spec), eager_cap) (None: no cap)
-    prefill_mc2: bool  # additional_config.enable_prefill_mc2 exists (capacity from max_num_batched_tokens)
-    tp_rank_limits: bool  # tokens per TP rank capped at 512 (MC2, dispatch_ffn_combine) / 4096 (MegaMoE)
-    global_bs: str  # "zero" | "always" (ceil(cap/TP) x EP) | "kv_consumer" (main's skip-allreduce rule)
-    active_mask: str  # x_active_mask passed: "a3" | "never" | "global_bs_zero"
-    hierarchy_flag: bool  # additional_config.enable_mc2_hierarchy_comm -> comm_alg "hierarchy"
-    a2_max_experts_per_device: int | None  # A2 MC2 only with <= this many experts per device
-    fused: str  # "none" | "v013" (env, w8a8_dynamic, dispatch_ffn_combine / gmm_combine_decode) | "main"
-    torchair: bool  # additional_config.torchair_graph_config exists (its own runner and op choice)
-    eplb: str  # "init_redundancy_expert" | "v013" | "main"
-    ep_has_pcp: bool  # the mc2 group spans DP x PCP x TP (prefill context parallel), else DP x TP
-    cite: dict
+# Oldest first; "main" (182b75e, the newest main read) last: the default when no version is given. "0.27" is read
+# from PR diffs merged after 182b75e (releases_2026.V027) and is used only when asked for.
+RELEASES = {r.key: r for r in (V011, V013, *RELEASES_2026, V027, MAIN)}
+_BY_MINOR = {"11": "0.11.0", "13": "0.13.0", "18": "0.18.0", "19": "0.19.1rc1", "20": "0.20.2rc1", "21": "0.21.0rc1",
+             "22": "0.22.1rc1", "23": "0.23.0", "24": "0.24.0rc1", "25": "0.25.1rc1", "26": "0.26.0rc", "27": "0.27"}
+NEWEST_MINOR = 27
 
 
-V011 = Release(
-    key="0.11.0", ref="v0.11.0@2f1aed9", capture_default="vllm_x2", spec_enlarge=True, eager_cap=512,
-    prefill_mc2=False, tp_rank_limits=False, global_bs="zero", active_mask="a3", hierarchy_flag=False,
-    a2_max_experts_per_device=None, fused="none", torchair=True, eplb="init_redundancy_expert",
-    ep_has_pcp=False, cite={
-        "mc2_group": f"{VA}@2f1aed9 vllm_ascend/distributed/parallel_state.py:61-63",
-        "capacity": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:539-552",
-        "select": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:1854-1910",
-        "dispatch": f"{VA}@2f1aed9 vllm_ascend/ops/moe/token_dispatcher.py:117-161",
-        "split": f"{VA}@2f1aed9 vllm_ascend/ascend_forward_context.py:194-199 + "
-                 "ops/moe/fused_moe_prepare_and_finalize.py:137-165",
-        "capture": "vllm-project/vllm v0.11 vllm/config/__init__.py VllmConfig._set_cudagraph_sizes + "
-                   "SchedulerConfig cuda_graph_sizes default [min(2*max_num_seqs, 512)]",
-        "spec_enlarge": f"{VA}@2f1aed9 vllm_ascend/utils.py:488-506 (PIECEWISE only: platform.py:207-223)",
-        "torchair": f"{VA}@2f1aed9 vllm_ascend/torchair/torchair_model_runner.py:100-119,473-482 + "
-                    "ascend_forward_context.py:39-55",
-        "hierarchy_env": f"{VA}@2f1aed9 vllm_ascend/utils.py:817-819",
-        "eplb": f"{VA}@2f1aed9 vllm_ascend/ops/common_fused_moe.py:170-171",
-        "buffer": f"{VA}@2f1aed9 vllm_ascend/utils.py:784-794",
-    })
-
-V013 = Release(
-    key="0.13.0", ref="v0.13.0@6281c12", capture_default="seqs_x_query", spec_enlarge=False, eager_cap=512,
-    prefill_mc2=False, tp_rank_limits=False, global_bs="always", active_mask="never", hierarchy_flag=False,
-    a2_max_experts_per_device=None, fused="v013", torchair=False, eplb="v013",
-    ep_has_pcp=True, cite={
-        "mc2_group": f"{VA}@6281c12 vllm_ascend/distributed/parallel_state.py:45-47,96-102",
-        "capacity": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:173-186",
-        "select": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:209-279",
-        "dispatch": f"{VA}@6281c12 vllm_ascend/ops/fused_moe/token_dispatcher.py:122-182",
-        "split": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:151-159 + "
-                 "ops/fused_moe/prepare_finalize.py:222-300",
-        "capture": f"{VA}@6281c12 vllm_ascend/patch/platform/patch_set_cudagraph_sizes.py:46-92",
-        "fused": f"{VA}@6281c12 vllm_ascend/ops/fused_moe/moe_comm_method.py:309-342 (max_output_size=65536)",
-        "hierarchy_env": f"{VA}@6281c12 vllm_ascend/utils.py is_hierarchical_communication_enabled",
-        "eplb": f"{VA}@6281c12 vllm_ascend/eplb/core/eplb_utils.py:59-65 + ascend_config.py:67-77,155-162",
-        "buffer": f"{VA}@6281c12 vllm_ascend/utils.py get_hccl_config_for_pg_options",
-    })
-
-MAIN = Release(
-    key="main", ref="main@182b75e", capture_default="seqs_x_query", spec_enlarge=False, eager_cap=None,
-    prefill_mc2=True, tp_rank_limits=True, global_bs="kv_consumer", active_mask="global_bs_zero",
-    hierarchy_flag=True, a2_max_experts_per_device=24, fused="main", torchair=False, eplb="main",
-    ep_has_pcp=True, cite={
-        "mc2_group": f"{VA}@182b75e vllm_ascend/distributed/parallel_state.py:76-87",
-        "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:33-35,176-200",
-        "select": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:223-259,280-343",
-        "dispatch": f"{VA}@182b75e vllm_ascend/ops/fused_moe/token_dispatcher.py:132-236",
-        "split": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:150-165 + ops/fused_moe/prepare_finalize.py",
-        "capture": f"{VA}@182b75e vllm_ascend/platform.py:289-294,1275-1309 (vLLM's _set_cudagraph_sizes clips "
-                   "to max_num_batched_tokens)",
-        "skip_allreduce": f"{VA}@182b75e vllm_ascend/utils.py:1042-1076,1099-1147",
-        "hierarchy": f"{VA}@182b75e vllm_ascend/utils.py:1011-1014 + ascend_config.py:274,330-350",
-        "fused": f"{VA}@182b75e vllm_ascend/ascend_config.py:27,158-185,401-441",
-        "mega_moe": f"{VA}@182b75e vllm_ascend/ops/fused_moe/moe_comm_method.py:283-336 + moe_utils.py:124-141",
-        "dispatch_ffn_combine": f"{VA}@182b75e vllm_ascend/ops/fused_moe/moe_comm_method.py:417-446 + "
-                                "ascend_config.py:283-290 (mega_moe_max_tokens, default 131072)",
-        "eplb": f"{VA}@182b75e vllm_ascend/eplb/core/eplb_utils.py:73-92 + ops/fused_moe/routed_experts.py:300-330",
-        "buffer": f"{VA}@182b75e vllm_ascend/utils.py:968-1008",
-    })
-
-RELEASES = {r.key: r for r in (V011, V013, MAIN)}
+def _minor(version: str) -> tuple[int, int] | None:
+    parts = version.strip().lower().lstrip("v").split(".")
+    digits = "".join(ch for ch in (parts[1] if len(parts) > 1 else "") if ch.isdigit()) or None
+    if not parts[0].isdigit() or digits is None or not (parts[1][: len(digits)] == digits):
+        return None
+    return int(parts[0]), int(digits)
 
 
 def match(version: str) -> str | None:
-    """Version text (image tag or settings) -> the release key whose rules apply, or None."""
+    """Version text (image tag or settings) -> the release key whose rules apply, or None. A release line maps to
+    the tag read for it (v0.23.0.post1 -> v0.23.0: the post1 wheel was not on the registry mirror read)."""
     v = version.strip().lower().lstrip("v")
     if v in ("main", "latest", "nightly"):
         return "main"
-    parts = v.split(".")
-    if len(parts) >= 2 and parts[0] == "0" and parts[1] in ("11", "13"):
-        return f"0.{parts[1]}.0"
-    return None
+    mm = _minor(v)
+    if mm is None or mm[0] != 0:
+        return None
+    return _BY_MINOR.get(str(mm[1]))
+
+
+def newer_than_tables(version: str) -> bool:
+    """A version past the newest release line moecfg has a table for (0.27)."""
+    mm = _minor(version)
+    return mm is not None and (mm[0] > 0 or mm[1] > NEWEST_MINOR)

@@ -16,7 +16,7 @@ X_ALIASES = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"))
 QUANT_OUT_ALIASES = (("torch.int8", "int8"), ("fp8_e5m2", "float8_e5m2"), ("fp8_e4m3fn", "float8_e4m3fn"))
 
 
-def shape_fields(tokens_doc: str) -> tuple:
+def shape_fields(tokens_doc: str, inter: F | None = None) -> tuple:
     return (
         F("bs", "int", tokens_doc, required=True),
         F("h", "int", "hidden size: x.size(1)", required=True),
@@ -24,8 +24,8 @@ def shape_fields(tokens_doc: str) -> tuple:
         F("ep_world_size", "int", "EP group size (the group's world size)", required=True),
         F("moe_expert_num", "int", "routed experts over the EP group (incl. EPLB redundant); "
           "experts per rank = moe_expert_num / ep_world_size", required=True),
-        F("intermediate_hidden", "int", "per-expert FFN width: l2_weights[i].size(0) (moe_intermediate_size / TP)",
-          required=True),
+        inter or F("intermediate_hidden", "int", "per-expert FFN width: l2_weights[i].size(0) (moe_intermediate_size "
+                   "/ TP)", required=True),
     )
 
 
