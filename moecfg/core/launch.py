@@ -99,7 +99,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
     diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
     if call.kind == "none":
-        diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
+        if not call.quiet:  # a dense model has no MoE layer to speak of
+            diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
         result.diagnostics = diags
         return result
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them

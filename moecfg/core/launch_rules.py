@@ -18,8 +18,10 @@ _LAUNCH_OK = ("# a vllm-ascend decode launch on A3 (settings give product and CA
 SHELL_SYNTAX = rule(
     "MC020", "launch-shell-syntax", ERROR, "A shell command that cannot be parsed (unterminated quote, bad syntax)",
     family=_F, why="The shell refuses the script (`unexpected EOF while looking for matching`), or runs a "
-    "different command than the one reviewed. The error points at the opening quote, also inside a `bash -c` "
-    "string of a manifest; the commands after it are still read.",
+    "different command than the one reviewed. Reported only when bash itself refuses the script (`bash -n`; "
+    "without bash: only an unterminated quote) and the broken part holds a launch moecfg recognises; placeholders "
+    "such as `<host_ip>` are unknown values (MC023), not syntax. The error points at the opening quote or the line "
+    "bash names, also inside a `bash -c` string of a manifest; the commands around it are still read.",
     fix="Close the quote or fix the syntax at the reported position.",
     fail_example="# a Kubernetes pod whose bash -c script leaves a single quote open\n"
     "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  containers:\n    - name: vllm\n"

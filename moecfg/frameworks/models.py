@@ -105,15 +105,16 @@ def _from_setting(value: str, ctx, key: str) -> tuple[presets.ModelPreset | None
 
 
 def resolve_model(text: str | None, ctx) -> ModelDims | None:
-    """The dimensions of the model `text` names, or None when they cannot be known."""
-    if not text:
-        return None
+    """The dimensions of the model `text` names, or None when they cannot be known. A model not known statically
+    (`--model-path ${MODEL_PATH}` unset: `text` None) takes the settings' `models: {"*": ...}` entry."""
     mapping = dict(ctx.models)
-    quant = quant_hint(text)
-    for key in (text, "*"):
+    quant = quant_hint(text) if text else None
+    for key in (text, "*") if text else ("*",):
         if key in mapping:
             preset, how = _from_setting(mapping[key], ctx, key)
             return _dims(preset, quant, how) if preset else None
+    if not text:
+        return None
     preset = _from_repo_or_name(text)
     if preset is None:
         return None
@@ -121,11 +122,23 @@ def resolve_model(text: str | None, ctx) -> ModelDims | None:
     return _dims(preset, quant, f"{text} -> built-in preset {preset.name}" + (f" ({where})" if where else ""))
 
 
+def known_moe(text: str | None, ctx) -> bool:
+    """The model resolves to one with routed experts: only then is "the MoE layers run without EP" worth saying."""
+    try:
+        dims = resolve_model(text, ctx)
+    except (ValueError, OSError):
+        return False
+    return bool(dims and dims.num_experts)
+
+
 def unresolved_reason(text: str | None, ctx) -> str:
     """Why `text` did not resolve (a settings value that is wrong, or simply unknown)."""
     mapping = dict(ctx.models)
-    for key in (text, "*"):
+    for key in (text, "*") if text else ("*",):
         if key in mapping:
             return _from_setting(mapping[key], ctx, key)[1]
+    if not text:
+        return ("the model is not known statically (its flag comes from an unset variable or is missing); name it "
+                "in .moecfg.yaml: `models: {\"*\": deepseek-v3}` (a preset name or a path to its config.json)")
     return (f"model {text!r} is not a built-in model or Hugging Face id moecfg knows; map it in .moecfg.yaml: "
             f"`models: {{{text!r}: deepseek-v3}}` (a preset name or a path to its config.json)")

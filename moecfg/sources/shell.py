@@ -127,8 +127,9 @@ class ShellReader:
         """MC020 only when the unreadable part holds a launch and bash refuses the script too (without bash:
         only an unterminated quote, which tree-sitter and bash read alike)."""
         quote = next((e for e in errors if e.open_quote is not None), None)
-        first = min([e.start for e in errors] + [_row_start(chunk.text, r) for r in blanked], default=len(chunk.text))
-        region = chunk.text[first:]  # bash stops at the error: no command from there on runs
+        starts = [e.start for e in errors] + [_row_start(chunk.text, r) for r in blanked]
+        first = _command_start(chunk.text, min(starts)) if starts else len(chunk.text)
+        region = chunk.text[first:]  # bash stops at the error: the command it is in and all after never run
         if not errors and not blanked or not shell_repair.LAUNCHER.search(region):
             return
         accepts = verdict.accepts
@@ -146,6 +147,14 @@ class ShellReader:
         lo, hi, _ = chunk.locate(a, b)
         self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {what}; {fix} (moecfg reads "
                                      "the commands around it)", self.span(lo, hi)))
+
+
+def _command_start(text: str, offset: int) -> int:
+    """Start of the line holding `offset`, moved up over the lines it continues (`\\` at their end)."""
+    start = text.rfind("\n", 0, offset) + 1
+    while start > 0 and text[:start - 1].rstrip(" \t").endswith("\\"):
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
 
 
 def _row_start(text: str, row: int) -> int:

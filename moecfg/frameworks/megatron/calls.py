@@ -85,6 +85,8 @@ def _unknown_words(a: _Args) -> bool:
 def _call(a: _Args, ctx) -> OpCall | None:
     if not a.flags.get("--moe-token-dispatcher-type") and _unknown_words(a):
         return None
+    if not a.flags.get("--num-experts"):  # a dense model: no MoE layer, nothing to say (no MC041)
+        return OpCall("train", "none", None, {}, why_none="no --num-experts: a dense model, no MoE dispatch", quiet=True)
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
     experts, ep = a.int("--num-experts"), a.int("--expert-model-parallel-size", 1)

@@ -34,7 +34,7 @@ from moecfg.backends.ascend import sgl_formulas
 from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
-from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import npu_memory, rules
 
 S, D, U = "server_args.py @001067f", "token_dispatcher/deepep.py @003a81b", "layers/moe/utils.py"
@@ -91,7 +91,8 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
     backend = flags.value("--moe-a2a-backend") or "none"
     if backend != "deepep":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--moe-a2a-backend {backend}: SGLang on Ascend "
-                                "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)"))
+                                "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)",
+                                quiet=not known_moe(flags.value("--model-path"), ctx)))
         return
     if ctx.product not in ("A2", "A3"):
         out.notes.append(Note("MC042", "SGLang on Ascend: the product (A2 or A3) is not known; give --product or "

@@ -28,7 +28,7 @@ from moecfg.backends.deepep.arguments import sglang_buffer_arguments
 from moecfg.backends.deepep.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec, parse_flags
-from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import ascend, gpu_rules
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
@@ -53,7 +53,8 @@ def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):
         out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
-                                "(moecfg derives the deepep and deepep_v2 backends)"))
+                                "(moecfg derives the deepep and deepep_v2 backends)",
+                                quiet=not known_moe(c.flags.value("--model-path"), ctx)))
         return
     if _unknown(c, out.notes, ("--tp-size",)):
         return
