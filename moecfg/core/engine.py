@@ -150,4 +150,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
             results = lint_bytes(raw, name, options, policy, entry.root)
         report.results.extend(results)
         report.files += 1
+    from moecfg.core.ask_once import product_question
+
+    product_question(report.results)
     return report

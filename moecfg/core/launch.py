@@ -64,6 +64,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
                              "line": launch.span.line, "role": _phase(launch)}
             results.append(result)
+    if not results:  # infos speak about a recognised launch (a valueFrom, a template value): none was found
+        loose = [d for d in loose if d.severity != "info"]
     if loose:
         if results:
             results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))

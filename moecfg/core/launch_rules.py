@@ -15,6 +15,9 @@ _LAUNCH_OK = ("# a vllm-ascend decode launch on A3 (settings give product and CA
               "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nbs: 16\nh: 7168\nk: 8\nep_world_size: 16\n"
               "moe_expert_num: 256\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 
+# MC042's question about the hardware: asked once per run (core/ask_once.py), on launches where the answer matters.
+PRODUCT_UNKNOWN = "the Ascend product (A2 or A3) is not known"
+
 SHELL_SYNTAX = rule(
     "MC020", "launch-shell-syntax", ERROR, "A shell command that cannot be parsed (unterminated quote, bad syntax)",
     family=_F, why="The shell refuses the script (`unexpected EOF while looking for matching`), or runs a "
@@ -48,17 +51,20 @@ VALUE_UNKNOWN = rule(
     "Kubernetes `valueFrom` is only known in the cluster.",
     fix="Set the value literally in the file, or give it in the settings (models:, product, cann_version).",
     fail_example="# the pod IP comes from the cluster (valueFrom): moecfg cannot know it\n"
-    "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n"
-    "      image: nginx\n      command: [\"nginx\", \"-g\", \"daemon off;\"]\n      env:\n"
-    "        - name: POD_IP\n          valueFrom: {fieldRef: {fieldPath: status.podIP}}\n",
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: llama}\nspec:\n  containers:\n    - name: vllm\n"
+    "      image: vllm/vllm-openai:v0.11.0\n"
+    "      command: [\"vllm\", \"serve\", \"meta-llama/Llama-3.1-8B-Instruct\", \"--host\", \"$(POD_IP)\"]\n"
+    "      env:\n        - name: POD_IP\n          valueFrom: {fieldRef: {fieldPath: status.podIP}}\n",
     pass_example=_LAUNCH_OK)
 TEMPLATE = rule(
     "MC024", "launch-template", INFO, "A templated file (Helm/Jinja `{{ ... }}`): the text is not what runs",
     family=_F, why="Only the rendered manifest is what the cluster runs; a value written as a template "
-    "expression is unknown to moecfg.",
+    "expression is unknown to moecfg. Said only of a template that may hold a launch (it runs containers or a "
+    "command and names a framework); a certificate or RBAC template is skipped.",
     fix="Check the rendered output instead: `helm template ... | moecfg check -`.",
-    fail_example="# a Helm chart template: the rendered manifest is what runs\n"
-    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  replicas: {{ .Values.replicas }}\n",
+    fail_example="# a Helm chart template of a launch: the rendered manifest is what runs\n"
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  replicas: {{ .Values.replicas }}\n  containers:\n"
+    "    - name: vllm\n      command: [vllm, serve, {{ .Values.model }}]\n",
     pass_example=_LAUNCH_OK)
 VERSION_ASSUMED = rule(
     "MC040", "framework-version-assumed", INFO, "The framework version is not given (image tag or settings): the "

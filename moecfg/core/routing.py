@@ -126,6 +126,9 @@ def template_result(text: str, name: str) -> DocumentResult | None:
     problem = readers.template_problem(text) if readers else None
     if problem is None:
         return None
+    if not readers.may_hold_launch(text):  # a template of a certificate, a role, a service: nothing to say
+        SKIPPED.append((name, "template (Helm/Jinja) that holds no launch"))
+        return DocumentResult(file=name, document=0)
     from moecfg.core.launch import diagnostic
 
     return DocumentResult(file=name, document=0, diagnostics=[diagnostic(problem.code, problem.message, problem.span)])

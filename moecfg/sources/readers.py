@@ -65,6 +65,16 @@ def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
     return read_recipe(doc) or read_megatron_test(doc) or yaml_commands.read_yaml_commands(doc, text)
 
 
+_LAUNCH_WORDS = re.compile(r"\b(?:vllm|sglang|launch_server|pretrain_\w+\.py)\b")
+_RUNS_SOMETHING = re.compile(r"^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd)\s*:", re.M)
+
+
+def may_hold_launch(text: str) -> bool:
+    """A template that may render to a launch: it runs something (containers, command, args) and names a framework.
+    Certificates, RBAC and services do not: they are skipped without a word."""
+    return bool(_RUNS_SOMETHING.search(text) and _LAUNCH_WORDS.search(text))
+
+
 def template_problem(text: str) -> Problem | None:
     """A Helm/Jinja template (`{{ ... }}`, `{% ... %}`): MC024 at the first template expression."""
     m = _TEMPLATE.search(text)

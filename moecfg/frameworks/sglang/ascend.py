@@ -31,6 +31,7 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 from __future__ import annotations
 
 from moecfg.backends.ascend import sgl_formulas
+from moecfg.core.launch_rules import PRODUCT_UNKNOWN
 from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
@@ -95,8 +96,8 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
                                 quiet=not known_moe(flags.value("--model-path"), ctx)))
         return
     if ctx.product not in ("A2", "A3"):
-        out.notes.append(Note("MC042", "SGLang on Ascend: the product (A2 or A3) is not known; give --product or "
-                              "`product:` in .moecfg.yaml", launch.span))
+        out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN} (SGLang on Ascend, DeepEP): the HCCL buffer depends on "
+                              "it; give `--product A3` or `product:` in .moecfg.yaml", launch.span))
         return
     model_text = flags.value("--model-path")
     dims = resolve_model(model_text, ctx)

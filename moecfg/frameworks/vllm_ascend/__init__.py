@@ -10,7 +10,8 @@ Versions (VERSIONS, oldest first): 0.11.0 (tag v0.11.0, 2f1aed9), 0.13.0 (tag v0
 """
 from __future__ import annotations
 
-from moecfg.frameworks import Derivation, LaunchContext, Note, pick_version
+from moecfg.core.launch_rules import PRODUCT_UNKNOWN
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, pick_version
 from moecfg.frameworks.gpu_device import gpu_evidence
 from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.vllm_ascend import cli
@@ -77,9 +78,16 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
                               f".moecfg.yaml): the derivation of the newest supported version ({version}, "
                               f"{RELEASES[version].ref}) applies", launch.span))
     if ctx.product not in ASCEND_PRODUCTS:
-        out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
-                              "all-gather or all-to-all by product; give `--product A3` or `product:` in "
-                              ".moecfg.yaml", launch.span))
+        ep = args.flag("--enable-expert-parallel", False, kind=bool)
+        if ep.value is False:  # no MC2 on either product: the answer would not change the verdict
+            from moecfg.frameworks.models import known_moe
+
+            out.calls.append(OpCall("serve", "none", None, {}, why_none="--enable-expert-parallel not given: "
+                                    "vllm-ascend runs the MoE layers with all-gather (EP 1), no MC2 op",
+                                    quiet=not known_moe(args.model.value, ctx)))
+        else:
+            out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN}: vllm-ascend picks MC2, all-gather or all-to-all by "
+                                  "product; give `--product A3` or `product:` in .moecfg.yaml", launch.span))
         out.notes.extend(args.notes)
         return out
     dims = M.resolve(args.model, ctx)
