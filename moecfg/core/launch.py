@@ -116,9 +116,21 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     if call.derived:  # what only the launch knows (the per-rank memory budget)
         result.derived = {**(result.derived or {}), **call.derived}
     covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
-    diags.extend(_position(doc, [f for f in analysis.findings if f.code not in covered]))
+    findings = [f for f in analysis.findings if f.code not in covered]
+    diags.extend(_position(doc, [_in_launch_terms(f, call.knobs) for f in findings] if call.knobs else findings))
     result.diagnostics = diags
     return result
+
+
+def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
+    """An op finding names op fields (`num_nvl_bytes`); the user sets a flag or a variable: name it beside the field."""
+    import re
+    from dataclasses import replace
+
+    message = f.message
+    for name, knob in knobs.items():
+        message = re.sub(rf"(`?\b{re.escape(name)}\b`?)", lambda m: f"{m.group(1)} ({knob})", message, count=1)
+    return replace(f, message=message)
 
 
 def _missing_required(call: frameworks.OpCall) -> list[str]:

@@ -66,6 +66,7 @@ class OpCall:
     notes: list[Note] = field(default_factory=list)
     why_none: str = ""  # kind "none": why no EP collective runs
     quiet: bool = False  # kind "none" on a model not known to be MoE (dense, or unknown): no MC041 to say
+    knobs: dict[str, str] = field(default_factory=dict)  # op field -> the launch's own knob, named in op findings
     derived: dict = field(default_factory=dict)  # launch-level figures (memory budget), merged into the result
 
 

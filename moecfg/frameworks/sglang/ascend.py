@@ -64,6 +64,10 @@ class _Ctx:
         f = self.flags.get(flag)
         return (f.span,) if f else ()
 
+    def said(self, flag: str, value) -> str:
+        """`--tp-size 8` as written, or `--tp-size 1 (default)` for a flag the launch does not contain."""
+        return f"{flag} {value}" if self.flags.get(flag) else f"{flag} {value} (default)"
+
     def int_flag(self, flag: str, default=None):
         text = self.flags.value(flag)
         try:
@@ -150,10 +154,11 @@ def _common(c: _Ctx, ctx: LaunchContext, dims) -> tuple[dict, dict, dict]:
            **{f"env.{n}": c.env_span(n) for n in env}}
     ep_note = f" (--ep-size {c.flags.value('--ep-size')} is overridden)" if c.flags.get("--ep-size") else ""
     why = {"product": f"{ctx.product} <- {ctx.product_source or 'settings'}",
-           "ep_world_size": f"{tp} <- --tp-size {tp}: --moe-a2a-backend deepep sets ep_size = tp_size{ep_note} "
+           "ep_world_size": f"{tp} <- {c.said('--tp-size', tp)}: --moe-a2a-backend deepep sets ep_size = tp_size{ep_note} "
            f"({S} _handle_a2a_moe)",
            "h": f"{dims.hidden} <- {dims.how}", "k": f"{dims.topk} <- {dims.how}",
-           "num_experts": f"{dims.num_experts} + {redundant} redundant (--ep-num-redundant-experts) <- {dims.how}",
+           "num_experts": f"{dims.num_experts} + {redundant} redundant "
+                          f"({c.said('--ep-num-redundant-experts', redundant)}) <- {dims.how}",
            "hccl_buffer_size": window_why,
            "env": "the launch's environment (sgl-kernel-npu reads these variables)"}
     return args, src, why

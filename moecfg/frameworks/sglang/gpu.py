@@ -47,6 +47,16 @@ class Ctx(ascend._Ctx):
         self.ctx = ctx
 
 
+# What an SGLang user sets for each DeepEP Buffer field (named beside the field in the op's findings): SGLang sizes
+# the buffers itself from --deepep-config and the token cap (DeepEPBuffer.get_deepep_buffer).
+SGLANG_KNOBS = {
+    "num_nvl_bytes": "SGLang sizes it from --deepep-config: normal_dispatch / normal_combine num_sms and chunk sizes",
+    "num_rdma_bytes": "SGLang sizes it from --deepep-config and SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+    "num_max_dispatch_tokens_per_rank": "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+    "num_sms": "--deepep-config normal_dispatch.num_sms",
+}
+
+
 def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
     c = Ctx(launch, parse_flags(launch.argv[_start(launch):], FLAGS), ctx)
     backend = c.flags.value("--moe-a2a-backend") or "none"
@@ -109,10 +119,10 @@ def _base(c: Ctx, dims) -> tuple[dict, dict, dict]:
     src = {"num_ranks": c.span("--tp-size"), "num_experts": model + c.span("--ep-num-redundant-experts"),
            "hidden": model, "hidden_dim": model, "num_topk": model}
     ep = f" (--ep-size {c.flags.value('--ep-size')} is overridden)" if c.flags.get("--ep-size") else ""
-    why = {"num_ranks": f"{tp} <- --tp-size {tp}: --moe-a2a-backend deepep sets ep_size = tp_size{ep} ({S} "
+    why = {"num_ranks": f"{tp} <- {c.said('--tp-size', tp)}: --moe-a2a-backend deepep sets ep_size = tp_size{ep} ({S} "
                         "_handle_a2a_moe)",
            "num_experts": f"{args['num_experts']} <- {dims.num_experts} + {redundant} redundant "
-                          f"(--ep-num-redundant-experts) <- {dims.how}",
+                          f"({c.said('--ep-num-redundant-experts', redundant)}) <- {dims.how}",
            "hidden": f"{dims.hidden} <- {dims.how}", "num_topk": f"{dims.topk} <- {dims.how}"}
     return args, src, why
 
@@ -222,7 +232,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                 "--moe-runner-backend"), "num_sms": c.span("--deepep-config"),
             "dispatch_config": c.span("--deepep-config"), "combine_config": c.span("--deepep-config"),
             "num_nvl_bytes": c.span("--deepep-config"), "env.NVSHMEM_QP_DEPTH": c.env_span("NVSHMEM_QP_DEPTH") or t_src}
-    return OpCall(role, "deepep", None, args, why, src)
+    return OpCall(role, "deepep", None, args, why, src, knobs=SGLANG_KNOBS)
 
 
 def _four(cfg: dict | None):
@@ -245,7 +255,7 @@ def _v2(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                                                                                              "default True assumed)")}
     src |= {"num_max_tokens_per_rank": t_src, "use_fp8_dispatch": c.span("--deepep-dispatcher-output-dtype"),
             "allow_hybrid_mode": c.env_span("SGLANG_DEEPEP_ALLOW_HYBRID_MODE")}
-    return OpCall(role, "deepep", None, args, why, src)
+    return OpCall(role, "deepep", None, args, why, src, knobs=SGLANG_KNOBS)
 
 
 def _budget(c: Ctx, call: OpCall) -> list[Note]:

@@ -114,6 +114,21 @@ def _need(t: int, tokens: int) -> str:
         f"shrink the batch (raising the cap cannot help: {tokens} is above DeepEP's limit 1024)"
 
 
+def _fix(c, t: int, tokens: int, flag: str, per: int) -> str:
+    """What to set: the cap when it can reach `tokens`, else `flag` (x `per`: DP ranks) down to what a cap allows;
+    never "lower to 0" (a cap below one request's tokens): then raise the cap and lower the flag to fit it."""
+    fits = _max_requests(c, t) * per
+    if tokens <= _LL_LIMIT:
+        return _need(t, tokens) + (f" or lower {flag} to {fits}" if fits else "")
+    if fits:
+        return f"lower {flag} to {fits} (raising the cap cannot help: {tokens} is above DeepEP's limit {_LL_LIMIT})"
+    return (f"raise SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK (now {t}) to {_LL_LIMIT} and lower {flag} to "
+            f"{_max_requests(c, _LL_LIMIT) * per}")
+
+
+_LL_LIMIT = 1024  # DeepEP's largest low-latency cap (the message of _need)
+
+
 def _graph(c, t, cap_span) -> list[Note]:
     graph = c.flags.get("--cuda-graph-bs")
     sizes = [int(v) for v in (graph.values if graph else ()) if v and v.isdigit()]
@@ -129,7 +144,7 @@ def _graph(c, t, cap_span) -> list[Note]:
         return []
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
-                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens)} or lower {flag} to {_max_requests(c, t)}",
+                 f"fails while SGLang captures the CUDA graphs; {_fix(c, t, tokens, flag, 1)}",
                  _at(cap_span, span, tokens))]
 
 
@@ -147,8 +162,8 @@ def _running(c, t, cap_span) -> list[Note]:
         return []
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
-                 f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
-                 f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens)}",
+                 f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; "
+                 f"{_fix(c, t, tokens, '--max-running-requests', dp)}",
                  _at(cap_span, c.span("--max-running-requests")[0], tokens))]
 
 

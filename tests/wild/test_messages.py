@@ -1,0 +1,54 @@
+"""Issue 21 item 6: every message names a value the user can set, in the user's own terms."""
+from __future__ import annotations
+
+import re
+
+from wildkit import FIXTURES, findings
+
+from moecfg.backends import Options
+from moecfg.core.launch import lint_launch_file
+from moecfg.frameworks import LaunchContext
+from moecfg.sources.readers import read_shell
+
+
+def launch_results(name: str, ctx: LaunchContext):
+    return lint_launch_file(read_shell((FIXTURES / name).read_text(encoding="utf-8")), name, ctx, Options())
+
+
+def test_no_fix_says_lower_to_zero():
+    messages = [m for code, _, _, m in findings("sglang-gpu-cap-zero-mtp.sh") if code in ("MC975", "MC976")]
+    assert len(messages) == 2
+    assert not [m for m in messages if re.search(r"\bto 0\b", m)]
+    graph = next(m for m in messages if "--cuda-graph-max-bs" in m)
+    # a cap of 0 fits no request: raise it to DeepEP's 1024 and shrink the graph batch to 1024 / 2 draft tokens
+    assert "to 1024 and lower --cuda-graph-max-bs to 512" in graph
+
+
+def test_sglang_findings_name_the_sglang_knob():
+    (cap,) = [m for code, _, _, m in findings("sglang-gpu-cap-zero-mtp.sh") if code == "MC601"]
+    assert "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" in cap
+
+
+def test_a_flag_the_launch_does_not_contain_is_a_default():
+    text = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --moe-a2a-backend deepep --tp-size 8\n"
+    (r, *_) = lint_launch_file(read_shell(text), "run.sh", LaunchContext(), Options())
+    assert r.derivation["num_ranks"].startswith("8 <- --tp-size 8:")
+    assert "(--ep-num-redundant-experts 0 (default))" in r.derivation["num_experts"]
+    text = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --moe-a2a-backend deepep --device npu\n"
+    ctx = LaunchContext(product="A3", product_source="--product")
+    (r, *_) = lint_launch_file(read_shell(text), "run.sh", ctx, Options())
+    assert r.derivation["ep_world_size"].startswith("1 <- --tp-size 1 (default):")
+
+
+def test_unset_model_path_takes_the_settings_star_entry():
+    ctx = LaunchContext(product="A3", product_source="--product", models=(("*", "deepseek-v3"),))
+    results = launch_results("sglang-ascend-decode-model-unset.sh", ctx)
+    assert results[0].arguments["h"] == 7168 and results[0].arguments["bs"] == 78
+    assert not [d for r in results for d in r.diagnostics if d.code == "MC042"]
+
+
+def test_unset_model_path_is_never_printed_as_none():
+    ctx = LaunchContext(product="A3", product_source="--product")
+    messages = [d.message for r in launch_results("sglang-ascend-decode-model-unset.sh", ctx) for d in r.diagnostics]
+    (asked,) = [m for m in messages if "model" in m and "not known" in m]
+    assert "None" not in asked and '`models: {"*": deepseek-v3}`' in asked
