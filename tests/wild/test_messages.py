@@ -52,3 +52,16 @@ def test_unset_model_path_is_never_printed_as_none():
     messages = [d.message for r in launch_results("sglang-ascend-decode-model-unset.sh", ctx) for d in r.diagnostics]
     (asked,) = [m for m in messages if "model" in m and "not known" in m]
     assert "None" not in asked and '`models: {"*": deepseek-v3}`' in asked
+
+
+def test_a_json_flag_filled_in_by_a_template_or_kubernetes_is_unknown_not_invalid():
+    got = [(code, line) for code, _, line, m in findings("llm-d-benchmark-kv-config-templated.yaml")
+           if code in ("MC021", "MC023") and "--kv-transfer-config" in m]
+    assert got == [("MC023", 7), ("MC023", 12)]
+
+
+def test_a_kubernetes_variable_in_a_shell_script_is_literal_text():
+    text = "vllm serve m --kv-transfer-config '{\"kv_role\":$(ROLE)}'\n"
+    codes = [d.code for r in lint_launch_file(read_shell(text), "run.sh", LaunchContext(), Options())
+             for d in r.diagnostics]
+    assert "MC021" in codes

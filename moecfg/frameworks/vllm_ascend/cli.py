@@ -8,6 +8,7 @@ ignored, so MC022 fires only on names vLLM does not define (typos).
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from moecfg.frameworks import Note
@@ -214,13 +215,27 @@ def read(launch: Launch) -> ServeArgs | None:
             args.json[name] = Arg(json_value(f) if not _is_level(name, f.value) else {"mode": int(f.value)},
                                   (f.span,), f"{name} {f.value}")
         except JsonFlagError as exc:
-            args.notes.append(Note("MC021", f"{exc}; the settings in it are not used", f.span))
+            marker = substitution(f.value, launch.context)
+            args.notes.append(Note("MC023", f"{name} holds `{marker}`, filled in before vLLM reads it (a template or "
+                                   "Kubernetes `$(VAR)`): its settings are not known statically", f.span) if marker
+                              else Note("MC021", f"{exc}; the settings in it are not used", f.span))
     for name, key, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
         prev = args.json.get(name)
         data = dict(prev.value) if prev else {}
         data[key] = _scalar(value)
         args.json[name] = Arg(data, (prev.spans if prev else ()) + (word.span,), f"{name}.{key}={value}")
     return args
+
+
+_TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.*?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
+_K8S_VAR = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")  # Kubernetes expands `$(VAR)` in command and args
+
+
+def substitution(text: str | None, context: str) -> str | None:
+    """The first substitution a tool makes in `text` before the framework reads it, or None: a dotted `${a.b}` or
+    `{{ }}` template anywhere, `$(VAR)` in Kubernetes-like YAML (in a shell script it is literal text)."""
+    m = _TEMPLATED.search(text or "") or (_K8S_VAR.search(text or "") if context != "shell" else None)
+    return m.group() if m else None
 
 
 def _is_level(name: str, value: str | None) -> bool:
