@@ -4,7 +4,8 @@
     python benchmarks/wild.py --save after.json DIR...                  # also keep the figures
     python benchmarks/wild.py --compare before.json after.json          # exit code and errors, side by side
 
-Per repository: files checked, wall time, launches recognised (a launch result, resolved or not), op calls derived
+Per repository: files checked, wall time (and the CPU time of the child: other work on the machine inflates the
+wall time, not the CPU time), launches recognised (a launch result, resolved or not), op calls derived
 (a launch or document that reached an op), exit code, and errors / warnings / infos by code. The repositories are
 fetched by hand (see docs/wild.md for the commits measured); nothing here downloads anything.
 """
@@ -24,11 +25,13 @@ SEVERITIES = ("error", "warning", "info")
 
 def measure(folder: str, moecfg: list[str]) -> dict:
     """Runs `moecfg check . --format json` in `folder` (as CI does at a repository root) and sums its report."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), os.times()
     done = subprocess.run([*moecfg, "check", ".", "--format", "json"], cwd=folder, capture_output=True, text=True,
                           check=False)
-    seconds = time.perf_counter() - t0
-    figures = {"repo": os.path.basename(os.path.abspath(folder)), "exit": done.returncode, "seconds": round(seconds, 2)}
+    seconds, c1 = time.perf_counter() - t0, os.times()
+    cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+    figures = {"repo": os.path.basename(os.path.abspath(folder)), "exit": done.returncode, "seconds": round(seconds, 2),
+               "cpu_seconds": round(cpu, 2)}
     try:
         report = json.loads(done.stdout)
     except ValueError:
@@ -55,7 +58,7 @@ def _codes(counts: dict) -> str:
 def line(f: dict) -> str:
     if "crash" in f:
         return f"{f['repo']:<22} exit {f['exit']}  no report: {f['crash'][0]}"
-    head = (f"{f['repo']:<22} exit {f['exit']}  {f['files']:>5} files {f['seconds']:>6.2f} s  "
+    head = (f"{f['repo']:<22} exit {f['exit']}  {f['files']:>5} files {f['seconds']:>6.2f} s ({f['cpu_seconds']:.2f} s CPU)  "
             f"{f['launches']:>4} launches {f['ops']:>4} op calls")
     return head + "".join(f"\n    {s + 's':<9} {sum(f[s].values()):>4}  {_codes(f[s])}" for s in SEVERITIES)
 
@@ -92,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         print(line(figures[-1]), flush=True)
     total_files = sum(f.get("files", 0) for f in figures)
     total_seconds = sum(f["seconds"] for f in figures)
-    print(f"total: {total_files} files in {total_seconds:.1f} s; "
+    total_cpu = sum(f.get("cpu_seconds", 0) for f in figures)
+    print(f"total: {total_files} files in {total_seconds:.1f} s ({total_cpu:.1f} s CPU); "
           f"{sum(f['exit'] == 1 for f in figures)} of {len(figures)} exit 1")
     if args.save:
         with open(args.save, "w", encoding="utf-8") as out:
