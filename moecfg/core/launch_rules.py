@@ -75,13 +75,17 @@ VERSION_ASSUMED = rule(
 NO_EP_OP = rule(
     "MC041", "no-ep-collective", INFO, "The launch runs no expert-parallel collective in this phase (e.g. "
     "all-gather instead of MC2): nothing to size", family=_F,
-    why="The framework picks the MoE communication by product, EP size and token count.",
+    why="The framework picks the MoE communication by product, EP size and token count. Said only of a model "
+    "known to have routed experts: a dense model (Megatron without --num-experts) or one moecfg cannot resolve gets "
+    "nothing.",
     fix="Nothing to fix; the message says which path runs and why.",
     fail_text="vllm-ascend on A2 with EP 8 (< 16): all-gather, no MC2 op.", pass_example=_LAUNCH_OK)
 UNRESOLVED = rule(
     "MC042", "launch-unresolved", WARNING, "A value the op needs that the launch cannot tell (product, model "
     "dimensions, CANN version): the op's rules that need it are skipped", family=_F,
-    why="The verdict depends on the hardware and model, which a command line does not always name.",
+    why="The verdict depends on the hardware and model, which a command line does not always name. The Ascend "
+    "product is asked only of launches where it changes the verdict (expert parallelism on) and once per run: the "
+    "first such launch carries the question and names the other files.",
     fix="Add the flag or setting the message names (`--product A3`, `models:` in .moecfg.yaml).",
     fail_text="`vllm serve /models/x ...` where /models/x is not a known model and no `models:` map is set.",
     pass_example=_LAUNCH_OK)
