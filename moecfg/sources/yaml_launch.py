@@ -71,13 +71,21 @@ class DocReader:
         reader.depth = 0
         walk = S._Walk(reader, None, Variables(variables), set())
         S._Command(walk, argv, {}).run()
-        self.out.launches.extend(reader.launches)
+        self._collect(reader)
 
     def script(self, dec: Decoded, variables: dict, make_launch) -> None:
         """A command string read by a shell (or shlex: newlines as spaces, same length, same map)."""
         reader = self.shell(make_launch)
         reader.read(dec, variables)
+        self._collect(reader)
+
+    def _collect(self, reader: S.ShellReader) -> None:
+        """The reader's launches, and one MC023 naming the documentation placeholders they hold."""
         self.out.launches.extend(reader.launches)
+        if reader.placeholders and reader.launches:
+            from moecfg.sources.readers import placeholder_note
+
+            self.out.problems.append(placeholder_note(reader.placeholders))
 
     def hints(self) -> tuple[tuple[str, Span], ...]:
         """Product hints anywhere in the document: resource names, node selectors, labels."""

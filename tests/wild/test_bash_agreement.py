@@ -75,3 +75,13 @@ def test_placeholders_are_unknown_values_named_once():
 def test_placeholder_like_text_in_single_quotes_stays_literal():
     (launch,) = read_shell("vllm serve m --chat-template '<tpl>'\n").launches
     assert launch.argv[-1].value == "<tpl>"
+
+
+def test_placeholders_in_a_manifest_bash_c_string_are_named_once():
+    from sources_helpers import read_yaml_text
+
+    (lf,) = read_yaml_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n    - name: vllm\n"
+                           "      command: [bash, -c]\n      args:\n        - |\n"
+                           "          vllm serve <PATH_TO_CKPT> --host <host_ip>\n")
+    (note,) = [p for p in lf.problems if p.code == "MC023"]
+    assert "<PATH_TO_CKPT>" in note.message and "<host_ip>" in note.message and note.span.line == 10
