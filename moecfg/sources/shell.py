@@ -101,12 +101,13 @@ class ShellReader:
         self.placeholders.extend((p, self.span(*script.map.locate(o, o + 1)[:2])) for p, o in found)
         script = Decoded(shell_repair.final_continuation(script.text), script.map)
         verdict = shell_repair.BashVerdict(script.text)
+        budget = [_MAX_BLANKS]  # re-parses left for the whole script, across the chunks after open quotes
         base, variables = 0, Variables(env)
         variables.allexport = allexport
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
             original = chunk
-            chunk, tree, errors, blanked = _parse_around_errors(chunk)
+            chunk, tree, errors, blanked = _parse_around_errors(chunk, budget)
             self._report(original, errors, blanked, verdict, script.text)
             bad_rows = {e.row for e in errors} | blanked
             try:
@@ -180,24 +181,24 @@ def _line_range(text: str, line: int | None, chunk: _Chunk) -> tuple[int, int] |
     return (a, max(a, b)) if 0 <= a <= len(chunk.text) else None
 
 
-_MAX_BLANKS = 30  # re-parses while blanking rows tree-sitter cannot parse
+_MAX_BLANKS = 30  # re-parses of one script while blanking rows tree-sitter cannot parse
 
 
-def _parse_around_errors(chunk: _Chunk):
+def _parse_around_errors(chunk: _Chunk, budget: list[int]):
     """(chunk, tree, errors, blanked rows): while tree-sitter reports errors that are not an unterminated quote,
     blank the rows of the innermost errors and parse again, so the commands around them are read."""
     blanked: set[int] = set()
-    for _ in range(_MAX_BLANKS):
+    while True:
         tree = _parser().parse(chunk.data)
         errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
         if not errors or any(e.open_quote is not None for e in errors):
             return chunk, tree, errors, blanked
         rows = _innermost_rows(tree.root_node, blanked)
-        if not rows:
+        if not rows or budget[0] <= 0:
             return chunk, tree, errors, blanked
+        budget[0] -= 1
         blanked |= rows
         chunk = _Chunk(shell_repair.blank_rows(chunk.text, rows), chunk.smap, chunk.base)
-    return chunk, tree, errors, blanked
 
 
 def _innermost_rows(root, blanked: set[int]) -> set[int]:
