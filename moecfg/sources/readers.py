@@ -40,19 +40,10 @@ def read_shell(text: str, include=None) -> LaunchFile:
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
     out.launches = reader.launches
     if reader.placeholders and out.launches:
-        out.problems.append(placeholder_note(reader.placeholders))
+        out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))
     if not out.launches and not out.problems:
         out.skipped = "shell script without commands"
     return out
-
-
-def placeholder_note(found: list) -> Problem:
-    """One MC023 info naming the documentation placeholders (`<host_ip>`) a script leaves to fill in."""
-    from moecfg.sources.launch import Problem
-    names = list(dict.fromkeys(p for p, _ in found))
-    shown = ", ".join(f"`{n}`" for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return Problem(L.VALUE_UNKNOWN.code, f"documentation placeholder{'s' if len(names) > 1 else ''} {shown}: "
-                   "values to fill in before running; moecfg reads them as unknown", found[0][1])
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:

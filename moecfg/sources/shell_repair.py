@@ -42,6 +42,17 @@ def placeholders(script: Decoded) -> tuple[Decoded, list[tuple[str, int]]]:
     return Decoded("".join(parts), smap), [(m.group(), m.start()) for m in found]
 
 
+def placeholder_note(found: list):
+    """One MC023 info naming the documentation placeholders (`<host_ip>`) a script leaves to fill in."""
+    from moecfg.core import launch_rules as L
+    from moecfg.sources.launch import Problem
+
+    names = list(dict.fromkeys(p for p, _ in found))
+    shown = ", ".join(f"`{n}`" for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return Problem(L.VALUE_UNKNOWN.code, f"documentation placeholder{'s' if len(names) > 1 else ''} {shown}: "
+                   "values to fill in before running; moecfg reads them as unknown", found[0][1])
+
+
 def _single_quoted(text: str) -> list[tuple[int, int]]:
     """[start, end) of each '...' string outside double quotes and comments (a placeholder there is literal)."""
     out, i, dq, n = [], 0, False, len(text)

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from moecfg.core import launch_rules as L
 from moecfg.sources import shell as S
+from moecfg.sources import shell_repair
 from moecfg.sources.launch import LaunchFile, Problem
 from moecfg.sources.shell_words import Built, Variables
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, yaml_scalar_map
@@ -83,9 +84,7 @@ class DocReader:
         """The reader's launches, and one MC023 naming the documentation placeholders they hold."""
         self.out.launches.extend(reader.launches)
         if reader.placeholders and reader.launches:
-            from moecfg.sources.readers import placeholder_note
-
-            self.out.problems.append(placeholder_note(reader.placeholders))
+            self.out.problems.append(shell_repair.placeholder_note(reader.placeholders))
 
     def hints(self) -> tuple[tuple[str, Span], ...]:
         """Product hints anywhere in the document: resource names, node selectors, labels."""
