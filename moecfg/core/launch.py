@@ -127,10 +127,17 @@ def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
     import re
     from dataclasses import replace
 
-    message = f.message
-    for name, knob in knobs.items():
-        message = re.sub(rf"(`?\b{re.escape(name)}\b`?)", lambda m: f"{m.group(1)} ({knob})", message, count=1)
-    return replace(f, message=message)
+    named: set[str] = set()
+
+    def beside(m) -> str:  # one pass over the message: a knob's own text is never rewritten again
+        name = m.group(2)
+        if name in named:
+            return m.group(1)
+        named.add(name)
+        return f"{m.group(1)} ({knobs[name]})"
+
+    words = "|".join(re.escape(n) for n in sorted(knobs, key=len, reverse=True))
+    return replace(f, message=re.sub(rf"(`?\b({words})\b`?)", beside, f.message))
 
 
 def _missing_required(call: frameworks.OpCall) -> list[str]:
