@@ -101,7 +101,9 @@ KNOWN_NAMES = tuple(sorted({n for s in FLAGS for n in (s.name, *s.aliases)}))
 JSON_FLAGS = ("--speculative-config", "--compilation-config", "--additional-config", "--kv-transfer-config",
               "--eplb-config")
 
-ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
+               "dynamo.vllm")  # NVIDIA Dynamo's vLLM worker: vLLM's engine flags + its own (ai-dynamo/dynamo@d195d28
+# components/src/dynamo/vllm/backend_args.py), which moecfg does not list: no MC022 for a Dynamo launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,11 +207,14 @@ def read(launch: Launch) -> ServeArgs | None:
     flags = parse_flags(words, FLAGS, underscores=True)
     model = _model(flags)
     args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
-    for w in flags.unknown:
+    for w in flags.unknown if launch.words()[start - 1] != "dynamo.vllm" else ():
         args.notes.append(_unknown(w))
     for name in JSON_FLAGS:
         f = flags.get(name)
-        if f is None:
+        if f is None or f.value is None:  # unknown (`"$KV_CONFIG"`, a placeholder): an info, never an error
+            if f is not None:
+                args.notes.append(Note("MC023", f"{name}: the value is not known statically; the settings in it "
+                                       "are not used", f.span))
             continue
         try:
             args.json[name] = Arg(json_value(f) if not _is_level(name, f.value) else {"mode": int(f.value)},
