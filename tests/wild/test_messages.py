@@ -88,3 +88,12 @@ def test_a_cap_that_fits_no_request_never_asks_to_lower_to_zero():
     assert mc976(256).endswith("set SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= 64")  # 32 requests x 2
     # 1024 requests x 2 = 2048 > 1024: raise the cap to DeepEP's limit and fit 512 requests per rank x 8
     assert "to 1024 and lower --max-running-requests to 4096" in mc976(8192)
+
+
+def test_a_placeholder_inside_a_json_flag_is_unknown_not_invalid():
+    # vllm-project/recipes@8959cf6 moonshotai/Kimi-K2.5.md:268
+    text = ("vllm serve moonshotai/Kimi-K2.5 --tensor-parallel-size 8 \\\n"
+            "    --speculative-config '{\"model\": <eagle3_model_name>, \"method\": \"eagle3\"}'\n")
+    notes = [(d.code, d.message) for r in lint_launch_file(read_shell(text), "run.sh", LaunchContext(), Options())
+             for d in r.diagnostics if "--speculative-config" in d.message]
+    assert [c for c, _ in notes] == ["MC023"] and "<eagle3_model_name>" in notes[0][1]

@@ -221,8 +221,9 @@ def read(launch: Launch) -> ServeArgs | None:
                                   (f.span,), f"{name} {f.value}")
         except JsonFlagError as exc:
             marker = substitution(f.value, launch.context)
-            args.notes.append(Note("MC023", f"{name} holds `{marker}`, filled in before vLLM reads it (a template or "
-                                   "Kubernetes `$(VAR)`): its settings are not known statically", f.span) if marker
+            args.notes.append(Note("MC023", f"{name} holds `{marker}`, filled in before vLLM reads it (a template, a "
+                                   "placeholder or Kubernetes `$(VAR)`): its settings are not known statically", f.span)
+                              if marker
                               else Note("MC021", f"{exc}; the settings in it are not used", f.span))
     for name, key, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
         prev = args.json.get(name)
@@ -234,12 +235,14 @@ def read(launch: Launch) -> ServeArgs | None:
 
 _TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.*?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
 _K8S_VAR = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")  # Kubernetes expands `$(VAR)` in command and args
+_PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>")  # `{"model": <eagle3_model_name>}`: a tutorial's value to fill in
 
 
 def substitution(text: str | None, context: str) -> str | None:
-    """The first substitution a tool makes in `text` before the framework reads it, or None: a dotted `${a.b}` or
-    `{{ }}` template anywhere, `$(VAR)` in Kubernetes-like YAML (in a shell script it is literal text)."""
-    m = _TEMPLATED.search(text or "") or (_K8S_VAR.search(text or "") if context != "shell" else None)
+    """The first substitution made in `text` before the framework reads it, or None: a dotted `${a.b}` or `{{ }}`
+    template or a tutorial's `<placeholder>` anywhere, `$(VAR)` in Kubernetes-like YAML (literal text in a script)."""
+    m = _TEMPLATED.search(text or "") or _PLACEHOLDER.search(text or "") or \
+        (_K8S_VAR.search(text or "") if context != "shell" else None)
     return m.group() if m else None
 
 
