@@ -97,3 +97,8 @@ def test_a_placeholder_inside_a_json_flag_is_unknown_not_invalid():
     notes = [(d.code, d.message) for r in lint_launch_file(read_shell(text), "run.sh", LaunchContext(), Options())
              for d in r.diagnostics if "--speculative-config" in d.message]
     assert [c for c, _ in notes] == ["MC023"] and "<eagle3_model_name>" in notes[0][1]
+
+
+def test_a_placeholder_in_a_json_flag_of_a_markdown_block_is_unknown_not_invalid():
+    got = [(code, line) for code, _, line, m in findings("recipes-kimi-json-placeholder.md") if code in ("MC021", "MC023")]
+    assert got == [("MC023", 7)]

@@ -236,11 +236,14 @@ def read(launch: Launch) -> ServeArgs | None:
 _TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.*?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
 _K8S_VAR = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")  # Kubernetes expands `$(VAR)` in command and args
 _PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>")  # `{"model": <eagle3_model_name>}`: a tutorial's value to fill in
+_BLANKED = re.compile(r"\$\{_{2,}\}|\$_{2,}(?!\w)")  # the same placeholder as the Markdown reader rewrote it
 
 
 def substitution(text: str | None, context: str) -> str | None:
     """The first substitution made in `text` before the framework reads it, or None: a dotted `${a.b}` or `{{ }}`
     template or a tutorial's `<placeholder>` anywhere, `$(VAR)` in Kubernetes-like YAML (literal text in a script)."""
+    if _BLANKED.search(text or ""):
+        return "<placeholder>"
     m = _TEMPLATED.search(text or "") or _PLACEHOLDER.search(text or "") or \
         (_K8S_VAR.search(text or "") if context != "shell" else None)
     return m.group() if m else None
