@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from moecfg.core import launch_rules as L
 from moecfg.sources import shell_arrays, shell_repair, sourced
+from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell_words import _UNKNOWN, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
@@ -85,6 +86,7 @@ class ShellReader:
         self.launches: list[Launch] = []
         self.capture: list | None = None  # set: collect each command's words instead of running it
         self.array_budget = shell_arrays.WORD_BUDGET
+        self.budget = Budget.current()  # the file's reading budgets (sources/budget.py), shared with sourced files
         self.depth = 0
         self.placeholders: list[tuple[str, Span]] = []  # documentation placeholders read as unknown
 
@@ -106,8 +108,11 @@ class ShellReader:
         variables.allexport = allexport
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
-            original = chunk
-            chunk, tree, errors, blanked = _parse_around_errors(chunk, budget)
+            original, where = chunk, self.span(*chunk.locate(0, 0)[:2])
+            chunk, tree, errors, blanked = _parse_around_errors(
+                chunk, budget, lambda data, where=where: self.budget.parse(_parser(), data, where))
+            if tree is None:  # the reading budget is spent (sources/budget.py says so once)
+                break
             self._report(original, errors, blanked, verdict, script.text)
             bad_rows = {e.row for e in errors} | blanked
             try:
@@ -184,12 +189,15 @@ def _line_range(text: str, line: int | None, chunk: _Chunk) -> tuple[int, int] |
 _MAX_BLANKS = 30  # re-parses of one script while blanking rows tree-sitter cannot parse
 
 
-def _parse_around_errors(chunk: _Chunk, budget: list[int]):
+def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
     """(chunk, tree, errors, blanked rows): while tree-sitter reports errors that are not an unterminated quote,
-    blank the rows of the innermost errors and parse again, so the commands around them are read."""
+    blank the rows of the innermost errors and parse again, so the commands around them are read. `parse(data)`:
+    the reader's budgeted parse; tree None when the budget is spent."""
     blanked: set[int] = set()
     while True:
-        tree = _parser().parse(chunk.data)
+        tree = parse(chunk.data)
+        if tree is None:
+            return chunk, None, [], blanked
         errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
         if not errors or any(e.open_quote is not None for e in errors):
             return chunk, tree, errors, blanked
@@ -291,7 +299,7 @@ class _Walk(Words):
 
     def statements(self, node) -> None:
         stack = [node]
-        while stack:
+        while stack and not self.r.budget.spent:
             n = stack.pop()
             t = n.type
             if t == "ERROR" or t == "heredoc_body" or t == "comment":
@@ -299,9 +307,11 @@ class _Walk(Words):
             if t == "command":
                 self.command(n)
             elif t in ("variable_assignment", "variable_assignments"):
-                self.assignments(n, exported=None)
+                if self.r.budget.command(self.node_span(n)):  # statements count as commands (sources/budget.py)
+                    self.assignments(n, exported=None)
             elif t == "declaration_command":
-                self.declaration(n)
+                if self.r.budget.command(self.node_span(n)):
+                    self.declaration(n)
             elif t == "unset_command":
                 self.unset(n)
             elif t in _BRANCHY:
@@ -382,6 +392,8 @@ class _Walk(Words):
             value = None if value is None or old is None or old.value is None else old.value + value
             if value is None or old.items is not None:  # A+=x on an array appends to element 0
                 return name, Var(None, self.node_span(node), exported)
+        if not self.r.budget.value_ok(value, self.node_span(node)):  # `A="$A$A"` x 30: unknown past the budget
+            value, partial = None, None
         return name, Var(value, self.node_span(node), exported=exported, partial=partial)
 
     def assignments(self, node, exported: bool | None) -> None:
@@ -433,11 +445,15 @@ class _Walk(Words):
     def command(self, node) -> None:
         if any(r in self.bad_rows for r in range(node.start_point[0], node.end_point[0] + 1)):
             return
+        if not self.r.budget.command(self.node_span(node)):
+            return
         prefix: dict[str, EnvEntry] = {}
         argv: list = []
         saved: dict = {}  # `A=1 B=$A cmd`: B sees A, the command's own words do not
         for child in node.named_children:
             t = child.type
+            if self.r.budget.spent:  # a command of 100,000 words: not read past the file's budget
+                return
             if t == "variable_assignment" and not argv:
                 got = self.assignment(child)
                 if got:
@@ -499,13 +515,16 @@ class _Walk(Words):
                                            "set the values in this script or keep the file next to it", span))
             return
         key, text = got
+        fresh = self.r.budget.spent is None and self.r.budget.value_capped is None
         try:
             sub = ShellReader(LineIndex(text), [], self.r.context, include=self.r.include)
-            sub.array_budget = self.r.array_budget
+            sub.array_budget, sub.budget = self.r.array_budget, self.r.budget
             result = sub.read(Decoded(text, SourceMap.identity(len(text))), dict(self.vars), self.r.depth + 1,
                               self.vars.allexport)
         finally:
             self.r.include.leave(key)
+            if fresh:  # a budget spent inside the sourced file is reported at this `source` line of the script
+                self.r.budget.relocate(span)
         self.r.array_budget = sub.array_budget
         for name, var in result.items():
             if self.vars.get(name) is not var:
