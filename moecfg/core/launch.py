@@ -43,7 +43,9 @@ class LaunchDocument:
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
                      first_index: int = 0) -> list[DocumentResult]:
     results: list[DocumentResult] = []
-    loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
+    # a valueFrom / template-value info is about a launch: said only when one is recognised
+    about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
+    loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -69,8 +71,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
                              "line": launch.span.line, "role": _phase(launch)}
             results.append(result)
-    if not results:  # infos speak about a recognised launch (a valueFrom, a template value): none was found
-        loose = [d for d in loose if d.severity != "info"]
+    if results:
+        loose += about_launch
     if loose:
         if results:
             results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))

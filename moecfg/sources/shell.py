@@ -512,7 +512,8 @@ class _Walk(Words):
             self.r.problems.append(Problem(L.VALUE_UNKNOWN.code, f"`{argv[0].value} {path or '...'}`: the sourced file "
                                            "is not read (a path known only at run time, missing, outside the script's "
                                            "folder, or already being read), so every variable after it is unknown; "
-                                           "set the values in this script or keep the file next to it", span))
+                                           "set the values in this script or keep the file next to it", span,
+                                           about_launch=True))
             return
         key, text = got
         fresh = self.r.budget.spent is None and self.r.budget.value_capped is None

@@ -54,7 +54,8 @@ class DocReader:
         if not self.templated:
             self.templated = True
             self.out.problems.append(Problem(L.TEMPLATE.code, "template expression (Helm/Jinja `{{ ... }}`): the "
-                                             "text is not what runs; values from it are unknown", self.span(path)))
+                                             "text is not what runs; values from it are unknown", self.span(path),
+                                             about_launch=True))
 
     def word(self, path: tuple, dec: Decoded | None) -> Built:
         span = self.span(path)

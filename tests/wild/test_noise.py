@@ -36,3 +36,12 @@ def test_a_template_that_holds_no_launch_is_skipped():
 def test_dense_models_get_no_moe_info():
     assert findings("megatron-bert-dense.yaml") == []
     assert "MC041" not in codes("va-quickstart-no-ep.sh")
+
+
+def test_a_script_without_a_launch_says_nothing_about_its_sources():
+    from moecfg.core.engine import lint_text
+
+    results = lint_text(". /shared-config/env.sh\necho $MODEL\n", "setup.sh", Options())
+    assert [d for r in results for d in r.diagnostics] == []
+    results = lint_text(". /shared-config/env.sh\nvllm serve $MODEL\n", "run.sh", Options())
+    assert "MC023" in {d.code for r in results for d in r.diagnostics}
