@@ -35,6 +35,7 @@ class Flags:
     flags: dict[str, Flag] = field(default_factory=dict)
     positionals: list[Word] = field(default_factory=list)
     unknown: list[Word] = field(default_factory=list)
+    abbreviated: list[tuple[Word, str]] = field(default_factory=list)  # (word, the option argparse takes it for)
 
     def get(self, name: str) -> Flag | None:
         return self.flags.get(name)
@@ -61,9 +62,10 @@ def _normalise(text: str, underscores: bool) -> str:
     return head + eq + tail
 
 
-def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
+def parse_flags(words, specs, *, underscores: bool = True, abbrev: bool = False) -> Flags:
     """`words`: the Words after the program name. `underscores`: `--max_num_seqs` == `--max-num-seqs`
-    (vLLM's FlexibleArgumentParser does this)."""
+    (vLLM's FlexibleArgumentParser does this). `abbrev`: a unique prefix of a long option is that option, as
+    argparse's allow_abbrev (its default) reads it; an ambiguous one stays unknown."""
     table: dict[str, FlagSpec] = {}
     for s in specs:
         for n in (s.name, *s.aliases):
@@ -81,6 +83,11 @@ def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
             continue
         head, eq, inline = _normalise(text, underscores).partition("=")
         spec = table.get(head)
+        if spec is None and abbrev and head.startswith("--") and len(head) > 2:
+            spec, full = _prefix(table, head)
+            if spec is not None:
+                out.abbreviated.append((w, full))
+                head = full
         if spec is None:
             out.unknown.append(w)
             i += 1
@@ -92,6 +99,10 @@ def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
             continue
         if eq:
             out.flags[spec.name] = Flag(spec.name, inline if w.exact or inline else None, w.span)
+            i += 1
+            continue
+        if spec.nargs == "?" and (i + 1 >= n or _starts_flag(words[i + 1].value)):
+            out.flags[spec.name] = Flag(spec.name, "", w.span)  # the flag alone: argparse stores `const`
             i += 1
             continue
         if spec.nargs in ("+", "*"):
@@ -113,6 +124,12 @@ def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
             out.flags[spec.name] = Flag(spec.name, None, w.span)
             i += 1
     return out
+
+
+def _prefix(table: dict, head: str) -> tuple[FlagSpec | None, str]:
+    """argparse's prefix match: the one option string starting with `head` (None when none or several)."""
+    found = [n for n in table if n.startswith(head) and n.startswith("--")]
+    return (table[found[0]], found[0]) if len(found) == 1 else (None, "")
 
 
 def _starts_flag(text) -> bool:

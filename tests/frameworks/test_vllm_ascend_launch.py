@@ -43,10 +43,23 @@ def test_command_start(text, start):
 # ---- flags ----
 
 def test_unknown_flag_is_mc022_with_suggestion():
-    d = derive(serve("-dp 4 -tp 4 --max-num-seq 16"), version="main")
-    note = next(n for n in d.notes if n.code == "MC022")
-    assert "--max-num-seq" in note.message and "did you mean --max-num-seqs" in note.message
-    assert note.span.line == 1
+    """A typo is a warning when the release is known (argparse stops), an info when moecfg assumed the newest."""
+    pinned = derive(serve("-dp 4 -tp 4 --max-num-seqz 16"), version="0.13.0")
+    note = next(n for n in pinned.notes if n.code == "MC022")
+    assert "--max-num-seqz" in note.message and "did you mean --max-num-seqs" in note.message
+    assert note.severity is None and "vLLM 0.13.0" in note.message and note.span.line == 1
+    assumed = derive(serve("-dp 4 -tp 4 --max-num-seqz 16"), version="main")
+    assert next(n for n in assumed.notes if n.code == "MC022").severity == "info"
+
+
+def test_unique_prefix_is_the_flag_argparse_takes():
+    """`--max-num-seq` is argparse's abbreviation of --max-num-seqs (allow_abbrev): read as it, a style note only."""
+    short = derive(serve("-dp 4 -tp 4 --max-num-seq 16"), version="0.13.0")
+    full = derive(serve("-dp 4 -tp 4 --max-num-seqs 16"), version="0.13.0")
+    note = next(n for n in short.notes if n.code == "MC022")
+    assert note.severity == "info" and "--max-num-seqs" in note.message
+    assert short.calls[0].arguments == full.calls[0].arguments
+    assert short.calls[0].arguments != derive(serve("-dp 4 -tp 4 --max-num-seqs 8"), version="0.13.0").calls[0].arguments
 
 
 def test_known_vllm_flags_are_not_reported():
