@@ -139,3 +139,53 @@ def newer_note(framework: str, p: Pick, span):
         return None
     return Note("MC040", f"{framework} {p.newer} ({p.how}) is newer than the newest release moecfg has read "
                 f"({releases(framework)[-1]}): its flags and behaviour are read as {p.release}'s", span)
+
+
+@functools.lru_cache(maxsize=None)
+def _lenient(framework: str) -> Table:
+    """The newest table plus every flag an older release defined and the newest dropped (its newest form): what a
+    launch of an unknown version is read with, so a flag of the release it probably runs is not taken as a typo."""
+    rels = releases(framework)
+    newest = table(framework, rels[-1])
+    known = {n for s in newest.specs for n in (s.name, *s.aliases)}
+    specs, kinds, defaults = list(newest.specs), dict(newest.kinds), dict(newest.defaults)
+    for rel in reversed(rels[:-1]):
+        t = table(framework, rel)
+        for s in t.specs:
+            if s.name in known or any(a in known for a in s.aliases):
+                continue
+            known.update((s.name, *s.aliases))
+            specs.append(s)
+            kinds[s.name], defaults[s.name] = t.kinds[s.name], t.defaults[s.name]
+    return Table(framework, rels[-1], tuple(specs), kinds, defaults)
+
+
+def reading_table(framework: str, p: Pick) -> Table:
+    """The table a launch is parsed with: its release's when known, else the lenient union (see _lenient)."""
+    return table(framework, p.release) if p.known else _lenient(framework)
+
+
+def unknown_note(label: str, word, tab: Table, p: Pick | None, removed=frozenset()):
+    """MC022 for a word the table does not define: a warning when the release is known (argparse stops the launch:
+    `unrecognized arguments` or `ambiguous option`), else an info."""
+    import difflib
+
+    from moecfg.frameworks import Note
+
+    head = (word.value or "").partition("=")[0].partition(".")[0]
+    dashed = head.replace("_", "-") if head.startswith("--") else head
+    names = tuple(n for s in tab.specs for n in (s.name, *s.aliases))
+    close = difflib.get_close_matches(dashed, names, n=1, cutoff=0.8)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    many = [n for n in names if n.startswith(dashed)] if dashed.startswith("--") else []
+    where = f"{label} {tab.release}" if p is not None and p.known else f"{label} (no release of it defines it)"
+    what = f"is ambiguous in {label} {tab.release} (argparse: could match {', '.join(many[:4])})" if len(many) > 1 \
+        else f"is not a flag of {where}"
+    known = p is not None and p.known
+    if dashed in removed:
+        return Note("MC022", f"{head}: a flag of vLLM's V0 engine (<= 0.10), removed since; it {what}", word.span,
+                    severity=None if known else "info")
+    if known:
+        return Note("MC022", f"{head} {what} ({p.how}): argparse stops the launch{hint}", word.span)
+    return Note("MC022", f"{head} {what}; the version is not known (pin it with an image tag or "
+                f"`framework_versions:`){hint}", word.span, severity="info")

@@ -71,9 +71,32 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     if not how:
         out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
                                          f"deriving as SGLang {version}", launch.span))
-    flags = parse_flags(launch.argv[command_start(launch):], ascend.FLAGS)
+    flags, pick = read_flags(launch, ctx, out.notes)
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
     else:
-        gpu.derive(launch, ctx, out)
+        gpu.derive(launch, ctx, out, flags, pick)
     return out
+
+
+def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
+    """The launch's flags read with the SGLang release's own table (flag_tables/sglang.json: long names such as
+    --tensor-parallel-size are aliases of --tp-size, argparse's unique prefixes), older spellings mapped to what
+    the derivation reads (spellings.py); MC022 for words the release does not define."""
+    from moecfg.frameworks import flag_tables
+    from moecfg.frameworks.sglang.spellings import normalise
+
+    pick = flag_tables.launch_pick(NAME, launch, ctx)
+    table = flag_tables.reading_table(NAME, pick)
+    flags = parse_flags(launch.argv[command_start(launch):], table.specs, abbrev=True)
+    for w in flags.unknown:
+        notes.append(flag_tables.unknown_note("SGLang", w, table, pick))
+    for w, full in flags.abbreviated:
+        notes.append(frameworks.Note("MC022", f"{(w.value or '').partition('=')[0]} is an abbreviation argparse "
+                                     f"accepts for {full} (the only option it begins); write {full} in full", w.span,
+                                     severity="info"))
+    newer = flag_tables.newer_note("SGLang", pick, launch.span)
+    if newer is not None:
+        notes.append(newer)
+    notes.extend(normalise(flags))
+    return flags, pick

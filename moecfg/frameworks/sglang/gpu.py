@@ -47,8 +47,9 @@ class Ctx(ascend._Ctx):
         self.ctx = ctx
 
 
-def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
-    c = Ctx(launch, parse_flags(launch.argv[_start(launch):], FLAGS), ctx)
+def derive(launch, ctx: LaunchContext, out: Derivation, flags=None, pick=None) -> None:
+    c = Ctx(launch, flags if flags is not None else parse_flags(launch.argv[_start(launch):], FLAGS), ctx)
+    c.pick = pick
     backend = c.flags.value("--moe-a2a-backend") or "none"
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):

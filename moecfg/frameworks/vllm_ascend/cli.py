@@ -7,7 +7,6 @@ ignored, so MC022 fires only on names vLLM does not define (typos).
 """
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, field
 
@@ -27,13 +26,6 @@ _REMOVED = frozenset(("--num-scheduler-steps", "--use-v2-block-manager", "--mult
                       "--num-speculative-tokens", "--max-prompt-adapters", "--max-prompt-adapter-token",
                       "--enable-prompt-adapter", "--enable-reasoning", "--disable-async-output-proc",
                       "--override-neuron-config", "--max-seq-len-to-capture"))
-
-
-def flag_table(release: str | None = None):
-    """The flag table of a vLLM release (None: the newest read)."""
-    from moecfg.frameworks import flag_tables
-
-    return flag_tables.table("vllm", release or flag_tables.releases("vllm")[-1])
 
 
 ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
@@ -138,7 +130,10 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeAr
     start = command_start(launch)
     if start is None:
         return None
-    table = flag_table(pick.release if pick else None)
+    from moecfg.frameworks import flag_tables
+
+    table = flag_tables.reading_table("vllm", pick) if pick else flag_tables.reading_table(
+        "vllm", flag_tables.pick("vllm", None, ""))
     words = list(launch.argv[start:])
     dotted, words = _split_dotted(words, table)
     flags = parse_flags(words, table.specs + tuple(e for e in extra if not table.has(e.name)), underscores=True,
@@ -245,19 +240,6 @@ def _model(flags: Flags) -> Arg:
 
 
 def _unknown(w: Word, table, pick) -> Note:
-    """MC022: a warning when the release is known and argparse would reject the word, else an info."""
-    head = (w.value or "").partition("=")[0].partition(".")[0]
-    names = tuple(n for s in table.specs for n in (s.name, *s.aliases))
-    close = difflib.get_close_matches(head.replace("_", "-"), names, n=1, cutoff=0.8)
-    hint = f"; did you mean {close[0]}?" if close else ""
-    many = [n for n in names if n.startswith(head.replace("_", "-"))] if head.startswith("--") else []
-    what = f"is ambiguous in vLLM {table.release} (argparse: could match {', '.join(many[:4])})" if len(many) > 1 \
-        else f"is not a flag of vLLM {table.release}"
-    if head.replace("_", "-") in _REMOVED:
-        return Note("MC022", f"{head}: a flag of vLLM's V0 engine (<= 0.10), removed since; {what}", w.span,
-                    severity="info" if not (pick and pick.known) else None)
-    if pick is not None and pick.known:
-        return Note("MC022", f"{head} {what} ({pick.how}): argparse stops the launch with `unrecognized arguments`"
-                    f"{hint}", w.span)
-    return Note("MC022", f"{head} {what}, the newest release moecfg read (the version is not known: pin it with an "
-                f"image tag or `framework_versions:`){hint}", w.span, severity="info")
+    from moecfg.frameworks.flag_tables import unknown_note
+
+    return unknown_note("vLLM", w, table, pick, _REMOVED)
