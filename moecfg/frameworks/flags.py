@@ -6,6 +6,7 @@ A framework declares its flags as a table of `FlagSpec`; `parse_flags` applies a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from moecfg.sources.launch import Word
@@ -19,6 +20,16 @@ class FlagSpec:
     takes_value: bool = True  # False: a store_true flag (also accepts --no-NAME when negatable)
     negatable: bool = False
     nargs: str | None = None  # "+" / "*": a list of values up to the next flag
+
+
+# An unexpanded template placeholder: `{tp}` (sweep recipes), `{{ .Values.tp }}` (Helm / Jinja), `${TP}` / `$TP` left
+# as text by a YAML reader, `<tp-size>` (docs). Its value is unknown (MC023), never the flag's default.
+PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{[A-Za-z_][\w.-]*\}|\$\{?[A-Za-z_]\w*\}?|^<[A-Za-z_][\w-]*>$")
+
+
+def known_value(text: str | None) -> str | None:
+    """`text`, or None when it holds a placeholder."""
+    return None if text is None or PLACEHOLDER.search(text) else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +73,11 @@ def _normalise(text: str, underscores: bool) -> str:
     return head + eq + tail
 
 
-def parse_flags(words, specs, *, underscores: bool = True, abbrev: bool = False) -> Flags:
+def parse_flags(words, specs, *, underscores: bool = True, abbrev: bool = False, verbatim=()) -> Flags:
     """`words`: the Words after the program name. `underscores`: `--max_num_seqs` == `--max-num-seqs`
     (vLLM's FlexibleArgumentParser does this). `abbrev`: a unique prefix of a long option is that option, as
-    argparse's allow_abbrev (its default) reads it; an ambiguous one stays unknown."""
+    argparse's allow_abbrev (its default) reads it; an ambiguous one stays unknown. `verbatim`: flags whose value is
+    kept as written even when it looks like a placeholder (JSON flags: `{bad}` is a JSON error to report)."""
     table: dict[str, FlagSpec] = {}
     for s in specs:
         for n in (s.name, *s.aliases):
@@ -98,7 +110,8 @@ def parse_flags(words, specs, *, underscores: bool = True, abbrev: bool = False)
             i += 1
             continue
         if eq:
-            out.flags[spec.name] = Flag(spec.name, inline if w.exact or inline else None, w.span)
+            out.flags[spec.name] = Flag(spec.name, (inline if spec.name in verbatim else known_value(inline))
+                                        if w.exact or inline else None, w.span)
             i += 1
             continue
         if spec.nargs == "?" and (i + 1 >= n or _starts_flag(words[i + 1].value)):
@@ -112,13 +125,15 @@ def parse_flags(words, specs, *, underscores: bool = True, abbrev: bool = False)
                 vals.append(words[j].value)
                 j += 1
             end = words[j - 1].span if j > i + 1 else w.span
+            vals = [known_value(v) for v in vals]
             out.flags[spec.name] = Flag(spec.name, " ".join(v or "" for v in vals) if all(v is not None for v in vals)
                                         else None, _span(w.span, end), tuple(vals))
             i = j
             continue
         if i + 1 < n:
             v = words[i + 1]
-            out.flags[spec.name] = Flag(spec.name, v.value, _span(w.span, v.span))
+            out.flags[spec.name] = Flag(spec.name, v.value if spec.name in verbatim else known_value(v.value),
+                                        _span(w.span, v.span))
             i += 2
         else:
             out.flags[spec.name] = Flag(spec.name, None, w.span)

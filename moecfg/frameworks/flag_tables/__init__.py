@@ -48,27 +48,44 @@ def releases(framework: str) -> tuple[str, ...]:
     return tuple(_data(framework)["releases"])
 
 
-def _indexes(text: str) -> set[int]:
-    out = set()
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out.update(range(int(a), int(b or a) + 1))
-    return out
+class _Where(tuple):
+    """The releases of a row as (first, last) index ranges ("0-4,7" -> ((0, 4), (7, 7)))."""
+
+    def __contains__(self, i) -> bool:
+        return any(a <= i <= b for a, b in tuple.__iter__(self))
+
+    @property
+    def last(self) -> int:
+        return max(b for _, b in tuple.__iter__(self))
+
+
+def _indexes(text: str) -> _Where:
+    parts = (p.partition("-") for p in text.split(","))
+    return _Where((int(a), int(b or a)) for a, _, b in parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _rows(framework: str) -> tuple:
+    """(names, kind, default, release indexes) per row, the indexes parsed once."""
+    return tuple((tuple(names), kind, default, _indexes(where)) for names, kind, _t, default, where
+                 in _data(framework)["rows"])
+
+
+def _spec(framework: str, names: tuple, kind: str) -> FlagSpec:
+    canon = next((n for n in CANONICAL[framework] if n in names), names[0])
+    return FlagSpec(canon, tuple(n for n in names if n != canon), takes_value=kind not in ("flag", "bool"),
+                    negatable=kind == "bool", nargs={"list": "+", "optional": "?"}.get(kind))
 
 
 @functools.lru_cache(maxsize=None)
 def table(framework: str, release: str) -> Table:
-    data = _data(framework)
-    i = data["releases"].index(release)
+    i = _data(framework)["releases"].index(release)
     specs, kinds, defaults = [], {}, {}
-    for names, kind, _type, default, where in data["rows"]:
-        if i not in _indexes(where):
-            continue
-        canon = next((n for n in CANONICAL[framework] if n in names), names[0])
-        aliases = tuple(n for n in names if n != canon)
-        specs.append(FlagSpec(canon, aliases, takes_value=kind not in ("flag", "bool"), negatable=kind == "bool",
-                              nargs={"list": "+", "optional": "?"}.get(kind)))
-        kinds[canon], defaults[canon] = kind, default
+    for names, kind, default, where in _rows(framework):
+        if i in where:
+            spec = _spec(framework, names, kind)
+            specs.append(spec)
+            kinds[spec.name], defaults[spec.name] = kind, default
     return Table(framework, release, tuple(specs), kinds, defaults)
 
 
@@ -143,20 +160,19 @@ def newer_note(framework: str, p: Pick, span):
 
 @functools.lru_cache(maxsize=None)
 def _lenient(framework: str) -> Table:
-    """The newest table plus every flag an older release defined and the newest dropped (its newest form): what a
+    """The newest table plus every flag an older release defined and the newest dropped (its latest form): what a
     launch of an unknown version is read with, so a flag of the release it probably runs is not taken as a typo."""
     rels = releases(framework)
     newest = table(framework, rels[-1])
     known = {n for s in newest.specs for n in (s.name, *s.aliases)}
     specs, kinds, defaults = list(newest.specs), dict(newest.kinds), dict(newest.defaults)
-    for rel in reversed(rels[:-1]):
-        t = table(framework, rel)
-        for s in t.specs:
-            if s.name in known or any(a in known for a in s.aliases):
-                continue
-            known.update((s.name, *s.aliases))
-            specs.append(s)
-            kinds[s.name], defaults[s.name] = t.kinds[s.name], t.defaults[s.name]
+    for names, kind, default, where in sorted(_rows(framework), key=lambda r: -r[3].last):
+        if known.intersection(names):
+            continue
+        known.update(names)
+        spec = _spec(framework, names, kind)
+        specs.append(spec)
+        kinds[spec.name], defaults[spec.name] = kind, default
     return Table(framework, rels[-1], tuple(specs), kinds, defaults)
 
 

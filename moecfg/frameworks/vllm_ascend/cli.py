@@ -107,7 +107,8 @@ def command_start(launch: Launch) -> int | None:
     words = launch.words()
     wrapped = bool(words) and words[0] is not None and words[0].rsplit("/", 1)[-1] in WRAPPERS
     for i, w in enumerate(words):
-        if w is None or (i > 0 and not wrapped):
+        # `tool run -g2 -- vllm serve ...`: the word after an end-of-options `--` is the command a launcher runs
+        if w is None or (i > 0 and not wrapped and words[i - 1] != "--"):
             continue
         base = w.rsplit("/", 1)[-1]
         if base == "vllm" and i + 1 < len(words) and words[i + 1] == "serve":
@@ -137,7 +138,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeAr
     words = list(launch.argv[start:])
     dotted, words = _split_dotted(words, table)
     flags = parse_flags(words, table.specs + tuple(e for e in extra if not table.has(e.name)), underscores=True,
-                        abbrev=True)
+                        abbrev=True, verbatim=table.json_flags)
     model = _model(flags)
     args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
     for w in flags.unknown:
