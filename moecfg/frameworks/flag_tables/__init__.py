@@ -148,13 +148,13 @@ def launch_pick(framework: str, launch, ctx, settings_keys: tuple[str, ...] = ()
     return pick(framework, None, "")
 
 
-def newer_note(framework: str, p: Pick, span):
+def newer_note(framework: str, label: str, p: Pick, span):
     """MC040 (info) when the launch's version is newer than every release read; None otherwise."""
     from moecfg.frameworks import Note
 
     if not p.newer:
         return None
-    return Note("MC040", f"{framework} {p.newer} ({p.how}) is newer than the newest release moecfg has read "
+    return Note("MC040", f"{label} {p.newer} ({p.how}) is newer than the newest release moecfg has read "
                 f"({releases(framework)[-1]}): its flags and behaviour are read as {p.release}'s", span)
 
 

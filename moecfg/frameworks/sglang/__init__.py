@@ -91,11 +91,8 @@ def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
     flags = parse_flags(launch.argv[command_start(launch):], table.specs, abbrev=True)
     for w in flags.unknown:
         notes.append(flag_tables.unknown_note("SGLang", w, table, pick))
-    for w, full in flags.abbreviated:
-        notes.append(frameworks.Note("MC022", f"{(w.value or '').partition('=')[0]} is an abbreviation argparse "
-                                     f"accepts for {full} (the only option it begins); write {full} in full", w.span,
-                                     severity="info"))
-    newer = flag_tables.newer_note("SGLang", pick, launch.span)
+    # argparse's prefixes (`--tp 8` for --tp-size) are what SGLang's own docs write: read, not reported
+    newer = flag_tables.newer_note(NAME, "SGLang", pick, launch.span)
     if newer is not None:
         notes.append(newer)
     notes.extend(normalise(flags))

@@ -45,7 +45,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     args = cli.read(launch, flags_for, (FlagSpec("--all2all-backend"),))  # MC970 names its absence in 0.11.0
     if args is None:
         return out
-    newer = flag_tables.newer_note("vLLM", flags_for, launch.span)
+    newer = flag_tables.newer_note("vllm", "vLLM", flags_for, launch.span)
     if newer is not None:
         out.notes.append(newer)
     if not how:
