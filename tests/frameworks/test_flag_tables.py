@@ -174,3 +174,34 @@ def test_vllm_placeholder_is_unknown():
     d = derive(f"{VLLM} -dp {{dp}} --all2all-backend deepep_low_latency")
     assert any(n.code == "MC023" and "--data-parallel-size" in n.message for n in d.notes)
     assert not any(c.arguments.get("num_ranks") == 1 for c in d.calls)
+
+
+# ---- per-release behaviour (frameworks/sglang/releases.py) ----
+
+MEGA = ("export SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE=1\nexport SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=0\n"
+        f"{SGL} --tp 32 --dp 32 --enable-dp-attention --cuda-graph-max-bs 64 --max-running-requests 4096")
+
+
+def test_mega_moe_runs_no_deepep_and_no_cap_rules():
+    (c,) = derive(MEGA).calls
+    assert c.kind == "none" and "megamoe" in c.why_none
+    found = codes(lint(MEGA))
+    assert not {"MC601", "MC975", "MC976"} & set(found)
+
+
+def test_mega_moe_variable_on_a_release_that_does_not_read_it():
+    """0.5.23 ignores the variable (the flag is --moe-a2a-backend megamoe): DeepEP runs, but T = 0 is no cap to
+    judge against (never "lower ... to 0")."""
+    ctx = LaunchContext(framework_versions=(("sglang", "0.5.8"),))
+    (c,) = derive(MEGA, ctx).calls
+    assert c.kind == "deepep" and c.arguments["num_max_dispatch_tokens_per_rank"] == 0
+    results = lint(MEGA, ctx)
+    assert not {"MC975", "MC976"} & set(codes(results))
+    assert not any(" to 0" in d.message for r in results for d in r.diagnostics)
+
+
+def test_deepep_v2_cap_message_names_the_v2_variable():
+    text = (f"{SGL.replace('deepep', 'deepep_v2')} --tp 16 --dp 16 --enable-dp-attention --cuda-graph-max-bs 256")
+    results = lint(text)
+    (d,) = [d for r in results for d in r.diagnostics if d.code == "MC975"]
+    assert "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= 256" in d.message and "T = 128" in d.message

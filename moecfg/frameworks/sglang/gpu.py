@@ -29,7 +29,7 @@ from moecfg.backends.deepep.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.models import resolve_model, unresolved_reason
-from moecfg.frameworks.sglang import ascend, gpu_rules
+from moecfg.frameworks.sglang import ascend, gpu_rules, releases
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
 S, D, U = "sglang@001067f server_args.py", "sglang@003a81b token_dispatcher/deepep.py", "sglang layers/moe/utils.py"
@@ -56,6 +56,8 @@ def derive(launch, ctx: LaunchContext, out: Derivation, flags=None, pick=None) -
         out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
                                 "(moecfg derives the deepep and deepep_v2 backends)"))
         return
+    if _mega_moe(c, role, out):
+        return
     if _unknown(c, out.notes, ("--tp-size",)):
         return
     dims = resolve_model(c.flags.value("--model-path"), ctx)
@@ -70,6 +72,18 @@ def derive(launch, ctx: LaunchContext, out: Derivation, flags=None, pick=None) -
         out.notes.extend(gpu_rules.launch_notes(c, call))
     out.notes.extend(_budget(c, call))
     out.calls.append(call)
+
+
+def _mega_moe(c: Ctx, role: str, out: Derivation) -> bool:
+    """SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE=1: SGLang runs the megamoe backend instead (releases.py): no DeepEP Buffer,
+    so no low-latency cap (a T of 0 beside it is not a cap)."""
+    value = (c.env_str(releases.MEGA_MOE) or "").lower()
+    if value not in ("1", "true", "yes") or not releases.reads_mega_moe_env(getattr(c, "pick", None)):
+        return False
+    out.calls.append(OpCall(role, "none", None, {}, why_none=f"{releases.MEGA_MOE}={value}: SGLang switches "
+                            "--moe-a2a-backend to megamoe (DeepGEMM MegaMoE; sglang==0.5.17 sglang/srt/arg_groups/"
+                            "overrides.py:2465-2470): no DeepEP Buffer, no low-latency token cap"))
+    return True
 
 
 def _unknown(c: Ctx, notes: list, names) -> bool:
@@ -117,11 +131,13 @@ def _base(c: Ctx, dims) -> tuple[dict, dict, dict]:
     return args, src, why
 
 
-def token_cap(c: Ctx) -> tuple[int, tuple, str]:
-    t = c.env_int("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", DEFAULT_T)
-    said = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" + ("" if c.env_span(
-        "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") else f" (default {DEFAULT_T}, environ.py)")
-    return t, c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), f"{t} <- {said}"
+def token_cap(c: Ctx, v2: bool = False) -> tuple[int, tuple, str]:
+    """(T, span, why): deepep_v2 reads its own variable from SGLang 0.5.19 (releases.py); both default to 128."""
+    var = releases.v2_cap_variable(getattr(c, "pick", None)) if v2 else releases.V1_CAP
+    c.cap_var = var
+    t = c.env_int(var, DEFAULT_T)
+    said = var + ("" if c.env_span(var) else f" (default {DEFAULT_T}, environ.py)")
+    return t, c.env_span(var), f"{t} <- {said}"
 
 
 def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
@@ -233,7 +249,7 @@ def _four(cfg: dict | None):
 
 def _v2(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     args, src, why = _base(c, dims)
-    t, t_src, t_why = token_cap(c)
+    t, t_src, t_why = token_cap(c, v2=True)
     kind, kwhy = dtype(c)
     hybrid = (c.env_str("SGLANG_DEEPEP_ALLOW_HYBRID_MODE") or "1").lower() not in ("0", "false", "no")
     args |= {"api": "v2", "num_max_tokens_per_rank": t, "hidden": dims.hidden, "num_topk": dims.topk,

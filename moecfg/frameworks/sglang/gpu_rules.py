@@ -92,9 +92,9 @@ def launch_notes(c, call) -> list[Note]:
     """MC975-MC977 for the low-latency cap of `call` (kind deepep, api v1 or v2)."""
     a = call.arguments
     t = a.get("num_max_dispatch_tokens_per_rank", a.get("num_max_tokens_per_rank"))
-    if t is None or a.get("mode") == "normal":
+    if t is None or t <= 0 or a.get("mode") == "normal":  # a cap of 0: no low-latency buffer meant, no rule to judge
         return []
-    cap_span = c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")
+    cap_span = c.env_span(_var(c))
     notes = []
     decode = (c.flags.value("--disaggregation-mode") or "null") != "prefill"
     if decode:
@@ -109,8 +109,13 @@ def _at(cap_span: tuple, flag_span, tokens: int):
     return cap_span[0] if cap_span and tokens <= 1024 else flag_span
 
 
-def _need(t: int, tokens: int) -> str:
-    return f"set SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= {tokens}" if tokens <= 1024 else \
+def _var(c) -> str:
+    """The variable the cap came from (gpu.token_cap: the V2 one for deepep_v2 from SGLang 0.5.19)."""
+    return getattr(c, "cap_var", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")
+
+
+def _need(t: int, tokens: int, var: str = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") -> str:
+    return f"set {var} >= {tokens}" if tokens <= 1024 else \
         f"shrink the batch (raising the cap cannot help: {tokens} is above DeepEP's limit 1024)"
 
 
@@ -129,7 +134,7 @@ def _graph(c, t, cap_span) -> list[Note]:
         return []
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
-                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens)} or lower {flag} to {_max_requests(c, t)}",
+                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens, _var(c))} or lower {flag} to {_max_requests(c, t)}",
                  _at(cap_span, span, tokens))]
 
 
@@ -148,7 +153,7 @@ def _running(c, t, cap_span) -> list[Note]:
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
                  f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
-                 f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens)}",
+                 f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens, _var(c))}",
                  _at(cap_span, c.span("--max-running-requests")[0], tokens))]
 
 
