@@ -205,3 +205,13 @@ def test_deepep_v2_cap_message_names_the_v2_variable():
     results = lint(text)
     (d,) = [d for r in results for d in r.diagnostics if d.code == "MC975"]
     assert "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= 256" in d.message and "T = 128" in d.message
+
+
+def test_graph_batches_are_clamped_by_the_requests_per_dp_worker():
+    """--max-running-requests 4096 --cuda-graph-max-bs 4096 with DP 32: SGLang (>= 0.5.10) captures at most
+    4096 // 32 = 128 requests per DP worker: 128 tokens per rank (attention TP 1) = T 128, no MC975."""
+    text = f"{SGL} --tp 32 --dp 32 --enable-dp-attention --max-running-requests 4096 --cuda-graph-max-bs 4096"
+    assert "MC975" not in codes(lint(text))
+    assert "MC975" in codes(lint(text.replace("4096 --cuda", "4128 --cuda")))  # 4128 // 32 = 129 > 128
+    old = LaunchContext(framework_versions=(("sglang", "0.5.9"),))  # the pool was --max-running-requests itself
+    assert "MC975" in codes(lint(text, old))

@@ -129,6 +129,7 @@ def _graph(c, t, cap_span) -> list[Note]:
         text = f"--cuda-graph-max-bs {reqs}"
     else:
         return []
+    reqs, text = _pool_clamp(c, reqs, text)
     tokens = _tokens(c, reqs)
     if tokens <= t:
         return []
@@ -136,6 +137,26 @@ def _graph(c, t, cap_span) -> list[Note]:
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
                  f"fails while SGLang captures the CUDA graphs; {_need(t, tokens, _var(c))} or lower {flag} to {_max_requests(c, t)}",
                  _at(cap_span, span, tokens))]
+
+
+def _pool_clamp(c, reqs: int, text: str) -> tuple[int, str]:
+    """SGLang captures only batch sizes <= the request pool of one DP worker, which holds at most
+    --max-running-requests // dp from 0.5.10 (sglang==0.5.10 model_executor/model_runner_kv_cache_mixin.py:849
+    `min(max_num_reqs // self.dp_size, estimated)`, dp_size counted with DP attention (model_runner.py:319);
+    cuda_graph_runner.py get_batch_sizes_to_capture drops `bs > req_to_token_pool.size`; sglang==0.5.23
+    arg_groups/moe_hook.py:666-670 the same bound). Before 0.5.10 the pool was --max-running-requests itself."""
+    from moecfg.frameworks.flag_tables import version_tuple
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    mrr = c.int_flag("--max-running-requests")
+    pick = getattr(c, "pick", None)
+    if not mrr or pick is not None and pick.known and version_tuple(pick.release) < (0, 5, 10, 0):
+        return reqs, text
+    pool = max(1, mrr // parallel(c)[1])
+    if pool >= reqs:
+        return reqs, text
+    return pool, f"{text} clamped to the {pool} requests one DP worker holds (--max-running-requests {mrr} // dp " \
+                 f"{parallel(c)[1]}: SGLang captures no larger batch)"
 
 
 def _running(c, t, cap_span) -> list[Note]:
