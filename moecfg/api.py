@@ -34,7 +34,7 @@ def _to_report(core_report) -> Report:
 
 
 def _yaml_text(config) -> str:
-    import yaml
+    import yaml  # type: ignore[import-untyped,unused-ignore]  # mypy < 1.11 asks for types-PyYAML here
 
     if hasattr(config, "model_dump"):  # a moecfg model (or any pydantic model holding a document)
         config = _model_document(config)

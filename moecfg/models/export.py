@@ -6,6 +6,7 @@ drift. A kind whose fields module has `OP_FIELDS` gets one model per op. pydanti
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, create_model
@@ -75,8 +76,13 @@ def _field(spec, model_name: str, fixed: dict):
     if spec.required:
         return ann, Field(description=_describe(spec))
     default = spec.default
-    if isinstance(default, (dict, list)):
-        return ann, Field(default_factory=lambda d=default: type(d)(d), description=_describe(spec))
+    if spec.type == "mapping" and isinstance(default, dict):
+        # the default must be an instance of the field's model, not a plain dict: pydantic warns on model_dump()
+        # otherwise (PydanticSerializationUnexpectedValue), which breaks a user's suite run with -W error
+        sub = next(a for a in getattr(ann, "__args__", (ann,)) if a is not type(None))
+        return ann, Field(default_factory=partial(sub.model_validate, dict(default)), description=_describe(spec))
+    if isinstance(default, (dict, list)):  # a fresh copy per instance
+        return ann, Field(default_factory=partial(type(default), default), description=_describe(spec))
     if isinstance(default, tuple):
         default = list(default)
     return ann, Field(default=default, description=_describe(spec))
@@ -91,7 +97,9 @@ def model_from_fields(name: str, fields, *, fixed: dict | None = None,
     defs = {f.name: _field(f, name, fixed) for f in fields}
     if base is not None:
         return create_model(name, __base__=base, __doc__=doc or None, **defs)
-    return create_model(name, __config__=ConfigDict(extra=extra, strict=True, title=name), __doc__=doc or None, **defs)
+    # protected_namespaces=(): fields such as `model_dim` are the ops' own names (pydantic < 2.10 warns on `model_`)
+    return create_model(name, __config__=ConfigDict(extra=extra, strict=True, title=name, protected_namespaces=()),
+                        __doc__=doc or None, **defs)
 
 
 def kind_models(kind: str, base=None, names=None) -> list:

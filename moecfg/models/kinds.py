@@ -16,7 +16,7 @@ _FIXED_NAMES = {("deepep", None): "DeepEPBuffer", ("deepep", "v1"): "DeepEPBuffe
 class RuleCheckedModel(BaseModel):
     """Base of the deployment models: strict types; moecfg's hardware rules on request."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, protected_namespaces=())  # `model_dim` is an op field
 
     @model_validator(mode="after")
     def _moecfg_rules(self, info: ValidationInfo):

@@ -24,11 +24,18 @@ def _type(annotation) -> str:
     return text.replace("|", "\\|")
 
 
+def _shown_default(value) -> str:
+    """A nested model's default as the mapping a user writes (`{}` when every key is unset), not its repr."""
+    if hasattr(value, "model_dump"):
+        return repr(value.model_dump(exclude_none=True))
+    return repr(value)
+
+
 def _model(model) -> list[str]:
     out = [f"### `moecfg.models.{model.__name__}`", "", inspect.cleandoc(model.__doc__ or ""), "",
            "| field | type | default | description |", "|---|---|---|---|"]
     for name, f in model.model_fields.items():
-        default = "required" if f.is_required() else f"`{f.get_default(call_default_factory=True)!r}`"
+        default = "required" if f.is_required() else f"`{_shown_default(f.get_default(call_default_factory=True))}`"
         desc = (f.description or "").replace("|", "\\|").replace("\n", " ")
         out.append(f"| `{name}` | {_type(f.annotation)} | {default} | {desc} |")
     return out + [""]
@@ -56,11 +63,13 @@ def markdown() -> str:
 
 
 def main(argv=None) -> int:
+    text = markdown()  # before opening: a failure must not leave the committed file empty
     with open(API_MD, "w", encoding="utf-8") as fh:
-        fh.write(markdown())
+        fh.write(text)
     print(f"wrote {API_MD}")
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
+

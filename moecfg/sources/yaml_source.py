@@ -238,6 +238,19 @@ def _nesting_bound(text: str) -> int:
     return sum(text.count(c) for c in "[{-?:") + 1
 
 
+def _max_flow_depth(text: str) -> int:
+    """Deepest run of `[`/`{` (quotes ignored: an upper bound). Used to name a parser's refusal of deep flow
+    nesting as nesting whichever parser refuses first (libyaml >= 0.2.6 has its own limit, PyYAML 6.0.4 ships it)."""
+    depth = deepest = 0
+    for c in text:
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
 def _check_depth(text: str) -> None:
     """Refuse files nested deeper than _MAX_DEPTH, or with more than _MAX_NODES values before any alias is
     expanded, before composing them: the event parser neither recurses nor keeps the nodes, while the
@@ -281,6 +294,8 @@ def parse_stream(text: str) -> list[YamlDocument]:
         mark = exc.problem_mark or exc.context_mark
         msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        if _nesting_bound(text) > _MAX_DEPTH and _max_flow_depth(text) > _MAX_DEPTH:
+            msg = f"document nested too deeply (more than {_MAX_DEPTH} levels)"
         raise YamlProblem(msg, line, col) from None
     except yaml.reader.ReaderError as exc:
         line, col = _offset_position(text, exc.position)

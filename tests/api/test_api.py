@@ -138,3 +138,21 @@ def test_check_launch_command_string_positions():
     report = moecfg.check_launch(command, product="A3", cann="9.0.1", framework_versions={"vllm-ascend": "0.13.0"})
     [d] = [d for d in report.diagnostics if d.code == "MC501"]  # 100 MB < 120 MB the EP window needs at bs 16
     assert (d.line, d.column) == (1, 8)  # at `HCCL_BUFFSIZE=100` of the export line
+
+
+def test_model_without_env_dumps_without_serializer_warning():
+    # issue 18: the `env` default was a plain dict where the field's type is a model -> pydantic warned on
+    # model_dump(), breaking a user's suite run with -W error (alone and nested in a launcher's config)
+    import warnings
+
+    class Launcher(BaseModel):
+        op: AscendDispatchCombineV2
+
+    data = {k: v for k, v in DSV3.items() if k != "env"} | {"bs": 8}  # 60 MB window: fits HCCL's default 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alone = AscendDispatchCombineV2.model_validate(data)
+        nested = Launcher.model_validate({"op": data}, context={"strict_rules": True})
+        dumped = [alone.model_dump(), nested.model_dump()["op"], alone.model_dump_json()]
+    assert dumped[0]["env"]["HCCL_BUFFSIZE"] is None and dumped[1]["env"] == dumped[0]["env"]
+    assert '"HCCL_BUFFSIZE":null' in dumped[2]

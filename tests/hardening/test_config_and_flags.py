@@ -39,7 +39,8 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     ("cann_version: 0x_\n", "cannot read '0x_' as !!int"),
     ("cann_version: 9." + "1" * 5000 + "\n", None),
     ("per-path-ignores:\n  '[z-a].yaml': [MC201]\n", "not a valid gitignore pattern"),
-    ("per-path-ignores:\n  '[!]x': [MC201]\n", "not a valid gitignore pattern"),
+    # pathspec >= 1.1 refuses an unclosed `[!]`, older releases read it literally: either way no crash
+    ("per-path-ignores:\n  '[!]x': [MC201]\n", None),
     ("ignore: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
     (BOMB, None),
     ("a: 1\n---\nb: 2\n", "2 YAML documents"),

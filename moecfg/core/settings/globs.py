@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 
 _STAR = "[^/]*"
 
@@ -43,13 +44,17 @@ def gitignore_regex(pattern: str) -> re.Pattern:
         raise ConfigError("empty path pattern")
     if p[0] in "!#":
         p = "\\" + p
-    try:
-        compiled = pathspec.GitIgnoreSpec.from_lines([p]).patterns[0].regex
-    except (ValueError, re.error) as exc:  # pathspec's GitIgnorePatternError is a ValueError
-        raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
-    if compiled is None:
-        raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern")
-    return re.compile(_commit_chunks(compiled.pattern))
+    # a user's `[[x]` makes `re` warn (FutureWarning: possible nested set) on every run: the pattern means what
+    # gitignore says it means today, so the warning is noise in the user's terminal and an error under -W error
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        try:
+            compiled = pathspec.GitIgnoreSpec.from_lines([p]).patterns[0].regex
+        except (ValueError, re.error) as exc:  # pathspec's GitIgnorePatternError is a ValueError
+            raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
+        if compiled is None:
+            raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern")
+        return re.compile(_commit_chunks(compiled.pattern))
 
 
 def relative_to(path: str, root: str) -> str | None:
