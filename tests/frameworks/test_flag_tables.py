@@ -215,3 +215,22 @@ def test_graph_batches_are_clamped_by_the_requests_per_dp_worker():
     assert "MC975" in codes(lint(text.replace("4096 --cuda", "4128 --cuda")))  # 4128 // 32 = 129 > 128
     old = LaunchContext(framework_versions=(("sglang", "0.5.9"),))  # the pool was --max-running-requests itself
     assert "MC975" in codes(lint(text, old))
+
+
+def _mc976(text, ctx=LaunchContext()):
+    (d,) = [d for r in lint(text, ctx) for d in r.diagnostics if d.code == "MC976"]
+    return d
+
+
+def test_running_requests_above_the_cap_is_an_error_only_with_an_autotune_warm_up():
+    """2112 requests per DP rank (67584 // 32) > T 1024: with a FlashInfer autotune warm-up at that size SGLang
+    fails at start-up (error); with none it fails only under load (warning)."""
+    base = (f"export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024\n{SGL} --tp 32 --dp 32 --enable-dp-attention "
+            "--max-running-requests 67584")
+    assert _mc976(f"{base} --moe-runner-backend flashinfer_cutedsl").severity == "error"  # version unknown: #42/#44
+    assert _mc976(base).severity == "warning"  # runner auto: no warm-up at that size
+    assert _mc976(f"{base} --moe-runner-backend flashinfer_trtllm --disable-flashinfer-autotune").severity == "warning"
+    pinned = LaunchContext(framework_versions=(("sglang", "0.5.23"),))  # skips cutedsl + deepep
+    assert _mc976(f"{base} --moe-runner-backend flashinfer_cutedsl", pinned).severity == "warning"
+    assert _mc976(f"{base} --moe-runner-backend flashinfer_trtllm", pinned).severity == "error"
+    assert "2112 requests per DP rank" in _mc976(base).message

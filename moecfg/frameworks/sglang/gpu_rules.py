@@ -44,8 +44,10 @@ CAP_RUNNING = rule(
     source=f"{_DEEPEP}; NVIDIA/srt-slurm#42, #44 (DeepSeek-R1 GB200 decode: --max-running-requests 67584 over DP 32 = "
     "2112 per rank > 1024); deepseek-ai/DeepEP#165",
     why="A decode batch holds up to --max-running-requests / dp requests per DP rank; batches above the CUDA-graph "
-    "sizes run eagerly through the same low-latency dispatch, and SGLang's warm-up may run one at that size: the "
-    "DeepEP assert fails at start-up or under load.",
+    "sizes run eagerly through the same low-latency dispatch. An error when SGLang's FlashInfer autotune warm-up runs a "
+    "dummy batch of that size at start-up (should_run_flashinfer_autotune: the --moe-runner-backend list of "
+    "sglang==0.5.23 runner/flashinfer_autotune.py:117-124, skipped for flashinfer_cutedsl + deepep from 0.5.11, "
+    "model_runner.py:2380-2388; frameworks/sglang/releases.py); otherwise a warning: it fails only under load.",
     cann_error=_ERR,
     fail_text="`SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024 python -m sglang.launch_server --moe-a2a-backend "
     "deepep --tp 32 --dp 32 --enable-dp-attention --max-running-requests 67584 --disaggregation-mode decode` "
@@ -171,11 +173,17 @@ def _running(c, t, cap_span) -> list[Note]:
     tokens = _tokens(c, per_dp)
     if tokens <= t:
         return []
+    from moecfg.frameworks.sglang.releases import autotune_warmup
+
+    sure, why = autotune_warmup(getattr(c, "pick", None), c.flags.value("--moe-runner-backend") or "auto",
+                                c.flags.value("--moe-a2a-backend") or "none",
+                                c.flags.boolean("--disable-flashinfer-autotune"))
+    when = f"{why} (srt-slurm#42/#44): the DeepEP assert fails before the server is up" if sure else \
+        f"a full decode batch fails the DeepEP assert under load ({why}, so nothing reaches it at start-up)"
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
-                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
-                 f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
+                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; lower "
                  f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens, _var(c))}",
-                 _at(cap_span, c.span("--max-running-requests")[0], tokens))]
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning")]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:

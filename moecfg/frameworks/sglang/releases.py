@@ -37,3 +37,30 @@ def v2_cap_variable(pick) -> str:
     """The variable deepep_v2's token cap comes from (V2's own from 0.5.19; the V1 variable before)."""
     v = _version(pick)
     return V2_CAP if v is None or v >= (0, 5, 19, 0) else V1_CAP
+
+
+# MoE runners whose FlashInfer autotune warm-up runs a dummy batch of --max-running-requests // dp at start-up
+_AUTOTUNE_0_5_7 = ("flashinfer_trtllm", "flashinfer_mxfp4")  # sglang==0.5.10 model_executor/model_runner.py:2063-2080
+_AUTOTUNE_NEW = ("flashinfer_trtllm", "flashinfer_trtllm_routed", "flashinfer_mxfp4", "flashinfer_cutedsl",
+                 "flashinfer_cutlass", "flashinfer_megamoe")  # sglang==0.5.23 runner/flashinfer_autotune.py:117-124
+
+
+def autotune_warmup(pick, runner: str, a2a: str, disabled: bool) -> tuple[bool, str]:
+    """(a FlashInfer autotune warm-up surely runs at start-up, why), from should_run_flashinfer_autotune:
+    --disable-flashinfer-autotune stops it; from 0.5.11 it skips flashinfer_cutedsl with deepep (sglang==0.5.11
+    model_executor/model_runner.py:2380-2388; 0.5.23 runner/flashinfer_autotune.py:112-113). A version not known is
+    taken to autotune every runner of the list: SGLang builds of 2026-04 did so for flashinfer_cutedsl + deepep
+    (srt-slurm#42/#44, container sglang-nightly-ci pr-22925: `_flashinfer_autotune` -> `_dummy_run`). Autotune
+    triggered by FP4 / FP8 GEMMs depends on the checkpoint's quantization: not certain, not counted."""
+    if disabled:
+        return False, "--disable-flashinfer-autotune"
+    v = _version(pick)
+    if v is not None and v < (0, 5, 7, 0):
+        return False, f"SGLang {pick.release} runs no MoE-runner autotune warm-up"
+    listed = _AUTOTUNE_0_5_7 if v is not None and v < (0, 5, 11, 0) else _AUTOTUNE_NEW
+    if runner not in listed:
+        return False, f"--moe-runner-backend {runner} runs no FlashInfer autotune warm-up"
+    if v is not None and v >= (0, 5, 11, 0) and runner == "flashinfer_cutedsl" and a2a == "deepep":
+        return False, f"SGLang {pick.release} skips the autotune for flashinfer_cutedsl with deepep"
+    return True, f"--moe-runner-backend {runner}: SGLang's FlashInfer autotune warm-up runs a dummy batch of that " \
+                 "size at start-up"
