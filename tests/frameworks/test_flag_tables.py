@@ -234,3 +234,21 @@ def test_running_requests_above_the_cap_is_an_error_only_with_an_autotune_warm_u
     assert _mc976(f"{base} --moe-runner-backend flashinfer_cutedsl", pinned).severity == "warning"
     assert _mc976(f"{base} --moe-runner-backend flashinfer_trtllm", pinned).severity == "error"
     assert "2112 requests per DP rank" in _mc976(base).message
+
+
+def test_fp8_sizing_per_release():
+    """Released SGLang (0.5.1 .. 0.5.23) sizes the normal Buffer with params_bytes 2 whatever the dispatch dtype: a
+    recipe pinned to v0.5.8 gets the hidden x 2 figure (335,709,824 B for 8 ranks) and no MC644; an unpinned launch
+    is read as SGLang main (hidden x 1 = 188,909,184 B, MC644)."""
+    from gpu_helpers import launch_file
+
+    from moecfg.frameworks import sglang
+
+    (launch,) = launch_file(f"{SGL} --tp 8").launches
+    launch.image = "lmsysorg/sglang:v0.5.8-cu130"
+    (c,) = sglang.derive(launch, LaunchContext()).calls
+    assert c.arguments["num_nvl_bytes"] == 335_709_824 and "params_bytes 2" in c.derivation["dtype"]
+    pinned = LaunchContext(framework_versions=(("sglang", "0.5.8"),))
+    assert "MC644" not in codes(lint(f"{SGL} --tp 8", pinned))
+    (unpinned,) = derive(f"{SGL} --tp 8").calls
+    assert unpinned.arguments["num_nvl_bytes"] == 188_909_184 and "MC644" in codes(lint(f"{SGL} --tp 8"))

@@ -195,7 +195,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
         return None
     t, t_src, t_why = token_cap(c)
     kind, kwhy = dtype(c)
-    params = 1 if kind in ("fp8", "nvfp4", "mxfp4", "mxfp8", "int8") else 2
+    params, pwhy = releases.params_bytes(getattr(c, "pick", None), kind)
     dispatch, combine, cwhy = deepep_config(c, notes)
     sms = (dispatch or {}).get("num_sms", 20)
     d4 = _four(dispatch)
@@ -219,7 +219,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     why |= {"mode": f"{mode} <- --deepep-mode {mode}" + ("" if c.flags.get("--deepep-mode") else " (default): one "
                                                          "Buffer for the normal and the low-latency kernels"),
             "dtype": f"{args['dtype']} <- {kind} dispatch: {kwhy}; SGLang sizes the normal buffers with params_bytes "
-                     f"{params} ({D} set_deepep_dispatcher_dtype)",
+                     f"{params} ({pwhy})",
             "num_sms": f"{sms} <- " + ("--deepep-config normal_dispatch.num_sms" if dispatch else
                                        "Buffer.num_sms (20)"),
             "num_nvl_bytes": f"{bufs['num_nvl_bytes']} <- " + (f"max normal NVL hint over {cwhy}, {hint} ({D} "

@@ -64,3 +64,15 @@ def autotune_warmup(pick, runner: str, a2a: str, disabled: bool) -> tuple[bool, 
         return False, f"SGLang {pick.release} skips the autotune for flashinfer_cutedsl with deepep"
     return True, f"--moe-runner-backend {runner}: SGLang's FlashInfer autotune warm-up runs a dummy batch of that " \
                  "size at start-up"
+
+
+def params_bytes(pick, dispatch_dtype: str) -> tuple[int, str]:
+    """(bytes per element SGLang sizes the normal Buffer with, why): 2 in every release read (sglang==0.5.1 .. 0.5.23
+    layers/moe/token_dispatcher/deepep.py `self.params_bytes = 2`, :402 in 0.5.23), 1 for an 8-bit dispatch in SGLang
+    main after 0.5.23 (@003a81b set_deepep_dispatcher_dtype), which an unknown version or a newer image is read as."""
+    if pick is not None and pick.known and not pick.newer:
+        return 2, f"SGLang {pick.release}: self.params_bytes = 2 for every dispatch dtype (token_dispatcher/deepep.py)"
+    if dispatch_dtype in ("fp8", "nvfp4", "mxfp4", "mxfp8", "int8"):
+        return 1, "SGLang main after 0.5.23 (@003a81b set_deepep_dispatcher_dtype: 1 byte for an 8-bit dispatch; " \
+                  "releases 0.5.1 .. 0.5.23 size with 2 bytes: pin the image tag)"
+    return 2, "2 bytes for a 16-bit dispatch"
