@@ -2,7 +2,11 @@
 
 This module recognises the command and dispatches by device: on Ascend (`ascend.py`) the DeepEP calls of
 sgl-kernel-npu are derived per phase; on NVIDIA GPUs (`gpu.py`) the one DeepEP Buffer a rank builds.
-Derivations follow SGLang main of 2026-08 (server_args.py @001067f, layers/moe/token_dispatcher/deepep.py @003a81b); every tagged SGLang image maps to that reading.
+Derivations follow SGLang main of 2026-08 (server_args.py @001067f, layers/moe/token_dispatcher/deepep.py @003a81b),
+with the flags of the release the launch runs (flag_tables/sglang.json, every release 0.4.0 .. 0.5.23 read from its
+wheel) and what differs between releases on GPUs (releases.py: MegaMoE variable, deepep_v2 cap variable, FP8 sizing,
+autotune warm-up, graph clamp). The release comes from the image tag, then `framework_versions.sglang`, else the
+newest release read (said in MC040).
 """
 from __future__ import annotations
 
@@ -68,10 +72,14 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     given = _given_version(launch, ctx)
     # One derivation table (the newest code read); the result names the version the launch runs when it says so.
     out = Derivation(NAME, f"{given} (derived as {version})" if how and given and given != version else version)
-    if not how:
-        out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
-                                         f"deriving as SGLang {version}", launch.span))
     flags, pick = read_flags(launch, ctx, out.notes)
+    if not how:
+        from moecfg.frameworks.flag_tables import releases
+
+        out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
+                                         f"flags read as SGLang {releases(NAME)[-1]}'s (the newest release read, "
+                                         f"with older releases' flags accepted), derived as SGLang {version}",
+                                         launch.span))
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
     else:

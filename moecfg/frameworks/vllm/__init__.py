@@ -50,7 +50,9 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         out.notes.append(newer)
     if not how:
         out.notes.append(Note("MC040", f"vLLM version not given (a vllm image tag or `framework_versions: {{vllm: "
-                              f"...}}`): deriving as vLLM {RELEASES[version].ref}", launch.span))
+                              f"...}}`): deriving as vLLM {RELEASES[version].ref}; flags read as vLLM "
+                              f"{flag_tables.releases('vllm')[-1]}'s (the newest release read, older releases' flags "
+                              "accepted)", launch.span))
     call, notes = derive_call(launch, args, ctx, RELEASES[version])
     if not how:  # an image whose tag is not vLLM's (llm-d-cuda:v0.4.0) may ship a vLLM that still reads the env
         notes = [_assumed(n) for n in notes]
