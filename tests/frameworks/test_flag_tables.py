@@ -252,3 +252,11 @@ def test_fp8_sizing_per_release():
     assert "MC644" not in codes(lint(f"{SGL} --tp 8", pinned))
     (unpinned,) = derive(f"{SGL} --tp 8").calls
     assert unpinned.arguments["num_nvl_bytes"] == 188_909_184 and "MC644" in codes(lint(f"{SGL} --tp 8"))
+
+
+def test_attn_dp_size_is_the_older_dp_attention_pair():
+    """SGLang 0.5.23 --attn-dp-size 16 == --dp-size 16 --enable-dp-attention: 2064 // 16 = 129 > 128 (MC976)."""
+    new = f"{SGL} --tp 16 --attn-dp-size 16 --max-running-requests 2064"
+    old = f"{SGL} --tp 16 --dp 16 --enable-dp-attention --max-running-requests 2064"
+    assert "MC976" in codes(lint(new)) and "MC976" in codes(lint(old))
+    assert "MC976" not in codes(lint(new.replace("2064", "2063")))
