@@ -56,7 +56,8 @@ def test_sglang_long_names_and_history():
 @pytest.mark.parametrize("version, release, known, newer", [
     ("0.5.8", "0.5.8", True, ""), ("0.5.8.post1", "0.5.8.post1", True, ""),
     ("0.5.7.9", "0.5.7", True, ""),  # not a release: the newest read one before it
-    ("0.9.0", "0.5.23", True, "0.9.0"), (None, "0.5.23", False, ""), ("latest", "0.5.23", False, "")])
+    ("0.9.0", "0.5.23", True, "0.9.0"), (None, "0.5.23", False, ""), ("latest", "0.5.23", False, ""),
+    ("0.3.6", "0.4.0", False, "")])  # older than every release read: not known, read leniently
 def test_pick(version, release, known, newer):
     p = pick("sglang", version, "how")
     assert (p.release, p.known, p.newer) == (release, known, newer)

@@ -114,8 +114,8 @@ def pick(framework: str, version: str | None, how: str) -> Pick:
         return Pick(rels[-1], False, "newest known release")
     want = version_tuple(version)
     older = [r for r in rels if version_tuple(r) <= want]
-    if not older:
-        return Pick(rels[0], True, how)
+    if not older:  # older than every release read: its flags are not known, read leniently
+        return Pick(rels[0], False, f"{how}, older than the oldest release read ({rels[0]})")
     best = older[-1]
     if want[:3] > version_tuple(rels[-1])[:3]:
         return Pick(best, True, how, newer=version)
