@@ -178,3 +178,16 @@ def test_odd_values_give_notes_not_tracebacks():
 def test_invalid_tp_is_mc023():
     d = derive(serve("-tp 0 -dp 4 --max-num-seqs 16"), version="main")
     assert d.calls == [] and "MC023" in codes(d.notes)
+
+
+def test_dotted_speculative_config_is_the_json_flag():
+    """`--speculative-config.method mtp --speculative-config.num_speculative_tokens 1` (FlexibleArgumentParser's
+    dotted form, value as the next word) derives as the JSON form: the draft tokens enter bs."""
+    dotted = derive(serve("-dp 4 -tp 4 --max-num-seqs 16 --speculative-config.method mtp "
+                          "--speculative-config.num_speculative_tokens 1"), version="0.13.0")
+    json_form = derive(serve("-dp 4 -tp 4 --max-num-seqs 16 --speculative-config "
+                             "'{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'"), version="0.13.0")
+    plain = derive(serve("-dp 4 -tp 4 --max-num-seqs 16"), version="0.13.0")
+    assert "MC022" not in codes(dotted.notes)
+    assert [c.arguments for c in dotted.calls] == [c.arguments for c in json_form.calls]
+    assert [c.arguments for c in dotted.calls] != [c.arguments for c in plain.calls]
