@@ -393,7 +393,7 @@ class Walker:
                 and ast.unparse(func.value.func) == "super":
             pass  # the base's add_cli_args is reached by name where it is called
         elif isinstance(func, ast.Name) and func.id in self.prog.functions and (
-                "arg" in func.id or "parser" in func.id):
+                "arg" in func.id and "kwargs" not in func.id or "parser" in func.id):
             self.call_function(self.prog.functions[func.id], func.id)
 
     def add_argument(self, call: ast.Call, env: dict) -> None:
