@@ -92,11 +92,11 @@ def test_usage_errors_exit_2(tmp_path, capsys, argv_tail, monkeypatch):
     assert code == 2 and "Traceback" not in err
 
 
-def test_directory_without_yaml_exits_2(tmp_path, capsys):
+def test_directory_with_nothing_to_check_is_not_a_usage_error(tmp_path, capsys):
     (tmp_path / "d").mkdir()
-    write(tmp_path, "d/notes.txt", "hello")
-    code, _, err = run(["check", str(tmp_path / "d")], capsys)
-    assert code == 2 and "no *.yaml, *.yml, *.sh or *.bash" in err
+    write(tmp_path, "d/notes.txt", "hello")  # issue 24: a folder with nothing to check is not a usage error
+    code, out, err = run(["check", str(tmp_path / "d")], capsys)
+    assert code == 0 and "Checked 0 files" in out
 
 
 def test_directory_is_walked_recursively(tmp_path, capsys):

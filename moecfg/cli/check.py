@@ -24,18 +24,22 @@ from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit
 @click.option("--show-config", is_flag=True, help="Print the effective configuration for each PATH (or .) and exit.")
 @click.option("--product", "product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
               help="Hardware of launch files (scripts, manifests): a launch command does not name it.")
+@click.option("--markdown/--no-markdown", "markdown", default=None,
+              help="Read launch commands in documentation (*.md, *.mdx, *.rst code blocks) while walking folders "
+              "(default: yes, except at a repository's top folder).")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
               "no launch) and why, on stderr.")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
-          product, verbose):
-    """Lint deployment files, directories (recursively, *.yaml/*.yml) and - (stdin)."""
+          product, markdown, verbose):
+    """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
+    documentation, see --markdown) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
     from moecfg.core.engine import PathError, check_paths
 
     try:
         cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
                            ignore=tuple(code_or_prefix(c, "--ignore") for c in ignore),
-                           inline_suppressions=False if no_inline_suppressions else None)
+                           inline_suppressions=False if no_inline_suppressions else None, markdown=markdown)
         settings = Settings(cli_settings)
         if show_config:
             _show_config(settings, paths or (".",))

@@ -1,6 +1,8 @@
 """The core: text in, list of DocumentResult out. Never prints; renderers turn results into output."""
 from __future__ import annotations
 
+import os
+
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
@@ -37,8 +39,10 @@ def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
 
 def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
+    from moecfg.core.routing import directive_text
+
     results, starts = _lint_text(text, name, options, policy, root)
-    return _finish(results, text, starts, policy)
+    return _finish(results, directive_text(text, name), starts, policy)
 
 
 def _finish(results, text, starts, policy: FileSettings | None) -> list[DocumentResult]:
@@ -50,6 +54,9 @@ def _finish(results, text, starts, policy: FileSettings | None) -> list[Document
 def _lint_text(text: str, name: str, options: kinds.Options, policy, root: str | None = None):
     from moecfg.core import routing
 
+    if routing.is_markdown(name):
+        results = routing.lint_markdown(text, name, options, policy)
+        return results, [1] * len(results)
     if routing.is_shell(name, text):
         results = routing.lint_shell(text, name, options, policy, root)
         return results, [1] * len(results)
@@ -128,7 +135,8 @@ FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr."""
-    entries = discover(paths)
+    ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
+    entries = [e for p in paths for e in discover([p], ask(p) if ask and os.path.isdir(p) else None)]
     if progress:
         from moecfg.core.progress import track
 

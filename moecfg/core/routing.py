@@ -25,6 +25,24 @@ def is_shell(name: str, text: str) -> bool:
     return bool(readers and readers.looks_like_shell(name, text))
 
 
+def is_markdown(name: str) -> bool:
+    return name.lower().endswith((".md", ".mdx", ".markdown", ".rst"))
+
+
+def lint_markdown(text: str, name: str, options, policy) -> list[DocumentResult]:
+    """Documentation: only launches recognised in its code blocks give results (sources/markdown.py)."""
+    readers = _readers()
+    return _run(readers.read_markdown(text, name), name, options, policy, 0) if readers else []
+
+
+def directive_text(text: str | None, name: str) -> str | None:
+    """Where suppression directives are read: in documentation only its launch blocks (sources/markdown.py)."""
+    if text is None or not is_markdown(name):
+        return text
+    from moecfg.sources.markdown import directive_text as code_only
+    return code_only(text, name)
+
+
 def _field_names() -> frozenset:
     global _FIELD_NAMES
     if _FIELD_NAMES is None:
@@ -131,4 +149,4 @@ def template_result(text: str, name: str) -> DocumentResult | None:
     return DocumentResult(file=name, document=0, diagnostics=[diagnostic(problem.code, problem.message, problem.span)])
 
 
-__all__ = ["is_shell", "is_moecfg_document", "lint_shell", "lint_yaml_launch", "template_result"]
+__all__ = ["is_markdown", "lint_markdown", "is_shell", "is_moecfg_document", "lint_shell", "lint_yaml_launch", "template_result"]

@@ -106,11 +106,11 @@ def _from_setting(value: str, ctx, key: str) -> tuple[presets.ModelPreset | None
 
 def resolve_model(text: str | None, ctx) -> ModelDims | None:
     """The dimensions of the model `text` names, or None when they cannot be known."""
-    if not text:
-        return None
     mapping = dict(ctx.models)
-    quant = quant_hint(text)
-    for key in (text, "*"):
+    if not text and "*" not in mapping:
+        return None
+    quant = quant_hint(text) if text else None
+    for key in (text, "*") if text else ("*",):  # a model not known statically: only `'*'` can name it
         if key in mapping:
             preset, how = _from_setting(mapping[key], ctx, key)
             return _dims(preset, quant, how) if preset else None
@@ -127,5 +127,8 @@ def unresolved_reason(text: str | None, ctx) -> str:
     for key in (text, "*"):
         if key in mapping:
             return _from_setting(mapping[key], ctx, key)[1]
+    if text is None:  # `--model-path $(MODEL_PATH)`, `<model_path>`: set at run time
+        return ("the model is not known statically (a variable or placeholder set at run time); name it in "
+                ".moecfg.yaml: `models: {'*': deepseek-v3}` (a preset name or a path to its config.json)")
     return (f"model {text!r} is not a built-in model or Hugging Face id moecfg knows; map it in .moecfg.yaml: "
             f"`models: {{{text!r}: deepseek-v3}}` (a preset name or a path to its config.json)")

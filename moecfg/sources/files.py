@@ -7,7 +7,12 @@ regular files are read (opened non-blocking, checked with fstat, size-capped). A
 read while walking becomes an `Unreadable` result the engine reports as a diagnostic (MC008); the rest is
 still checked. The walk is iterative (no recursion limit on deep trees). A file named on the command line
 that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
-is a usage error (`PathError`, exit 2, contract §4).
+is a usage error (`PathError`, exit 2, contract §4). A folder with nothing to check is not an error.
+
+Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code blocks, markdown.py) is read when a
+file is named, and while walking a folder named on the command line, except a repository's top folder (one holding
+`.git`): a whole-repository walk reads documentation only when asked (`--markdown`, settings `markdown: true`).
+`markdown=False` (`--no-markdown`) never walks into documentation.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
+DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")  # documentation: launches in code blocks
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 MAX_BYTES = 64 << 20  # no deployment file is this large; bounds memory on a huge or endless file
 
@@ -40,16 +46,16 @@ class Entry:
     named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
 
 
-def discover(paths) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, sorted); '-' is stdin. Raises PathError."""
+def discover(paths, markdown: bool | None = None) -> list[Entry]:
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, and documentation as `markdown` says: None =
+    unless the folder is a repository's top, sorted); '-' is stdin. Raises PathError."""
     entries: list[Entry] = []
     for p in paths:
         if p == "-":
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
-            found = _walk(p)
-            if not found:
-                raise PathError(f"{p}: directory contains no *.yaml, *.yml, *.sh or *.bash file")
+            docs = markdown if markdown is not None else not os.path.exists(os.path.join(p, ".git"))
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()))
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):
             entries.append(Entry(p, named=True))
@@ -58,7 +64,7 @@ def discover(paths) -> list[Entry]:
     return entries
 
 
-def _walk(top: str) -> list[Entry]:
+def _walk(top: str, suffixes: tuple) -> list[Entry]:
     found, stack = [], [top]
     while stack:
         folder = stack.pop()
@@ -76,7 +82,7 @@ def _walk(top: str) -> list[Entry]:
             if is_dir:
                 if not item.name.startswith("."):
                     stack.append(item.path)
-            elif item.name.endswith(YAML_SUFFIXES + SHELL_SUFFIXES) and item.name not in CONFIG_NAMES:
+            elif item.name.endswith(suffixes) and item.name not in CONFIG_NAMES:
                 found.append(Entry(item.path, top))
     return found
 

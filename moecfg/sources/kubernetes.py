@@ -28,8 +28,10 @@ def pod_specs(data) -> list[tuple]:
 
 
 def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
-    specs = pod_specs(doc.data)
-    if not specs:
+    from moecfg.sources import crds  # container specs outside pod templates (Dynamo, OME runtimes)
+
+    specs, loose = pod_specs(doc.data), crds.container_specs(doc.data)
+    if not specs and not loose:
         return None
     r = Y.DocReader(doc, text, "k8s")
     hints = r.hints()
@@ -41,6 +43,9 @@ def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
                 if isinstance(c, dict) and (c.get("command") or c.get("args")):
                     found_command = True
                     _container(r, spec_path + (key, i), c, hints, _lws_env(r, spec_path))
+    for path in loose:
+        found_command = True
+        _container(r, path, Y.get(doc.data, path), hints, crds.injected_env(r, path), crds.role_name(path))
     if not found_command and not r.out.problems:
         r.out.skipped = _NO_LAUNCH
     return r.out
@@ -61,9 +66,10 @@ def _lws_env(r: Y.DocReader, spec_path: tuple) -> dict:
     return {"LWS_GROUP_SIZE": Var(str(size), r.span(("spec", "leaderWorkerTemplate", "size")), exported=True)}
 
 
-def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | None = None) -> None:
+def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | None = None,
+               role: str | None = None) -> None:
     image = c.get("image") if isinstance(c.get("image"), str) else None
-    name = c.get("name") if isinstance(c.get("name"), str) else None
+    name = role or (c.get("name") if isinstance(c.get("name"), str) else None)
 
     def make(argv, env):
         return Launch(tuple(argv), env, "k8s", image, name, hints)

@@ -7,6 +7,8 @@
   docker-compose file, a recipe spelling flags as keys (recipes.py), or a YAML config holding a launch command;
   None when it is none of these.
 - `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
+- `looks_like_markdown(name)` / `read_markdown(text, name)`: the shell and YAML code blocks of a Markdown or rST
+  document (markdown.py).
 """
 from __future__ import annotations
 
@@ -29,6 +31,15 @@ def looks_like_shell(name: str, text: str) -> bool:
     return bool(_SHEBANG.match(text.lstrip("\ufeff")[:200]))
 
 
+def looks_like_markdown(name: str) -> bool:
+    return name.lower().endswith((".md", ".mdx", ".markdown", ".rst"))
+
+
+def read_markdown(text: str, name: str = "") -> LaunchFile:
+    from moecfg.sources.markdown import read_markdown as read
+    return read(text, name)
+
+
 def read_shell(text: str, include=None) -> LaunchFile:
     """`include`: sourced.Includes for a script read from a file (`source FILE` next to it is read)."""
     from moecfg.sources import shell
@@ -47,7 +58,9 @@ def read_shell(text: str, include=None) -> LaunchFile:
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
     from moecfg.sources import compose, kubernetes, yaml_commands
     if kubernetes.is_kubernetes(doc.data):
-        return kubernetes.read_kubernetes(doc, text) or yaml_commands.read_yaml_commands(doc, text)
+        from moecfg.sources.crds import read_llm_inference_service
+        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
+                or yaml_commands.read_yaml_commands(doc, text))
     if compose.is_compose(doc.data):
         return compose.read_compose(doc, text)
     from moecfg.sources.recipes import read_megatron_test, read_recipe  # flags spelled as keys

@@ -14,7 +14,7 @@ from moecfg.sources.textmap import Decoded, SourceMap
 from moecfg.sources.yaml_source import YamlDocument
 
 _LAUNCHER = re.compile(r"\bvllm\s+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b|\bsglang\s+serve\b|"
-                       r"\bpython[0-9.]*\s+-m\s+(?:vllm|sglang)\b")
+                       r"\bpython[0-9.]*\s+-m\s+(?:vllm|sglang|dynamo\.(?:vllm|sglang))\b")
 _ENV_KEYS = ("envs", "env", "environment", "env_vars", "env_common", "envVars")
 
 

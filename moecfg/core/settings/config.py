@@ -11,7 +11,7 @@ SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models", "device", "device_memory_gb")
+         "framework_versions", "models", "device", "device_memory_gb", "markdown")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron")
 
 
@@ -35,6 +35,7 @@ class Config:
     models: dict = field(default_factory=dict)  # model string as written (or "*") -> preset name or config.json path
     device: str | None = None  # GPU model of GPU launches (H100, H200, B200, ...); `product` stays the Ascend one
     device_memory_gb: float | None = None  # memory per device of launches (overrides the catalogue value)
+    markdown: bool | None = None  # walking reads documentation (None: unless the walked folder is a repository's top)
 
     @property
     def root(self) -> str:
@@ -67,6 +68,7 @@ def parse(table: dict, path: str | None) -> Config:
             models=_models(values.get("models", {})),
             device=_device(values.get("device")),
             device_memory_gb=_memory(values.get("device_memory_gb")),
+            markdown=_bool(values.get("markdown"), "markdown"),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None

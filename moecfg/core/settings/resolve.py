@@ -20,6 +20,7 @@ class Cli:
     fail_on: str | None = None
     ignore: tuple = ()
     inline_suppressions: bool | None = None
+    markdown: bool | None = None  # --markdown / --no-markdown
 
 
 def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettings:
@@ -60,6 +61,12 @@ class Settings:
             start = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
         found = find(start)
         return load(found) if found else Config()
+
+    def markdown(self, path: str = ".") -> bool | None:
+        """Walking `path` reads documentation: the command line, else its settings, else None (files.discover)."""
+        if self.cli.markdown is not None:
+            return self.cli.markdown
+        return self.config_for(path).markdown
 
     def for_file(self, path: str) -> FileSettings:
         cfg = self.config_for(path)

@@ -15,7 +15,7 @@ from moecfg.sources.launch import Launch
 
 NAME = "megatron"
 VERSIONS = ("core-0.15",)
-_ENTRY = re.compile(r"^pretrain_\w+\.py$")  # Megatron-LM's entry scripts: pretrain_gpt.py, pretrain_mamba.py, ...
+_ENTRY = re.compile(r"^(?:pre|post)train_\w+\.py$")  # pretrain_gpt.py, pretrain_mamba.py, MindSpeed-LLM posttrain_gpt.py
 
 
 def command_start(launch: Launch) -> int | None:

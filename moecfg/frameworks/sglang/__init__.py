@@ -1,4 +1,6 @@
-"""SGLang launches (`python -m sglang.launch_server ...`, `python3 -m sglang.launch_server`, `sglang serve`).
+"""SGLang launches (`python -m sglang.launch_server ...`, `python3 -m sglang.launch_server`, `sglang serve`, and NVIDIA
+Dynamo's SGLang worker `python3 -m dynamo.sglang`, which takes SGLang's ServerArgs flags: ai-dynamo/dynamo@1cc36a6
+recipes/deepseek-r1/sglang-wideep/tep8p-dep8d-disagg.yaml).
 
 This module recognises the command and dispatches by device: on Ascend (`ascend.py`) the DeepEP calls of
 sgl-kernel-npu are derived per phase; on NVIDIA GPUs (`gpu.py`) the one DeepEP Buffer a rank builds.
@@ -35,7 +37,7 @@ def command_start(launch: Launch) -> int | None:
     words = launch.words()
     for i, w in enumerate(words):
         base = os.path.basename(w or "")
-        if _PYTHON.match(base) and words[i + 1:i + 3] == ["-m", "sglang.launch_server"]:
+        if _PYTHON.match(base) and words[i + 1:i + 3] in (["-m", "sglang.launch_server"], ["-m", "dynamo.sglang"]):
             return i + 3
         if base == "sglang" and words[i + 1:i + 2] == ["serve"]:
             return i + 2

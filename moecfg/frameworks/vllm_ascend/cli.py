@@ -28,7 +28,9 @@ _REMOVED = frozenset(("--num-scheduler-steps", "--use-v2-block-manager", "--mult
                       "--override-neuron-config", "--max-seq-len-to-capture"))
 
 
-ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
+               "dynamo.vllm")  # NVIDIA Dynamo's vLLM worker: vLLM's engine flags + its own (ai-dynamo/dynamo@d195d28
+# components/src/dynamo/vllm/backend_args.py), which moecfg does not list: no MC022 for a Dynamo launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,14 +143,18 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeAr
                         abbrev=True, verbatim=table.json_flags)
     model = _model(flags)
     args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
-    for w in flags.unknown:
+    dynamo = launch.words()[start - 1] == "dynamo.vllm"  # Dynamo adds flags of its own: no MC022 there
+    for w in flags.unknown if not dynamo else ():
         args.notes.append(_unknown(w, table, pick))
-    for w, full in flags.abbreviated:
+    for w, full in flags.abbreviated if not dynamo else ():
         args.notes.append(Note("MC022", f"{(w.value or '').partition('=')[0]} is an abbreviation argparse accepts for "
                                f"{full} (the only option it begins); write {full} in full", w.span, severity="info"))
     for name in table.json_flags:
         f = flags.get(name)
-        if f is None:
+        if f is None or f.value is None:  # unknown (`"$KV_CONFIG"`, a placeholder): an info, never an error
+            if f is not None:
+                args.notes.append(Note("MC023", f"{name}: the value is not known statically; the settings in it "
+                                       "are not used", f.span))
             continue
         try:
             args.json[name] = Arg(json_value(f) if not _is_level(name, f.value) else {"mode": int(f.value)},
@@ -157,7 +163,8 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeAr
             args.notes.append(Note("MC021", f"{exc}; the settings in it are not used", f.span))
     for name, keys, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
         if name is None:
-            args.notes.append(_unknown(word, table, pick))
+            if not dynamo:
+                args.notes.append(_unknown(word, table, pick))
             continue
         prev = args.json.get(name)
         data = _merge(dict(prev.value) if prev else {}, keys, value)

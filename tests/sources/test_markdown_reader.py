@@ -1,0 +1,129 @@
+"""Launches in documentation (sources/markdown.py): code blocks read as scripts, positions in the Markdown file,
+placeholders unknown, prose never a finding."""
+from __future__ import annotations
+
+import time
+
+from reader_helpers import FIXTURES, after, at, pos, words
+
+from moecfg.backends import Options
+from moecfg.core.engine import lint_text
+from moecfg.sources.markdown import blocks, read_markdown
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def launches(text: str, name: str = "doc.md"):
+    return [x for x in read_markdown(text, name).launches if "serve" in words(x) or "-m" in words(x)]
+
+
+def test_export_block_then_launch_block_read_as_one_script():
+    text = fixture("vllm-ascend-docs-dots3-export-then-launch.md")
+    (launch,) = launches(text)
+    assert pos(launch.argv[0].span)[:2] == (16, 1)  # `vllm` on line 16 of the Markdown file
+    media = after(launch, "--allowed-local-media-path")
+    assert media.value == "/path/to/local-image-root"  # exported in the block before (line 9)
+    assert launch.env["MEDIA_DIR"].value == "/path/to/local-image-root"
+    assert pos(launch.env["MEDIA_DIR"].span)[:2] == (9, 8)
+    assert after(launch, "--tensor-parallel-size").value == "16"
+    assert at(text, after(launch, "--tensor-parallel-size").span) == "16"
+    assert launch.argv[2].value is None  # "$MODEL_PATH": set in an earlier section, unknown here
+
+
+def test_tabs_are_separate_scripts_and_placeholders_unknown():
+    text = fixture("vllm-ascend-docs-qwen38-a3-multinode-tabs.md")
+    node0, worker = launches(text)
+    assert after(node0, "--tensor-parallel-size").value == "16"
+    assert after(node0, "--data-parallel-address").value is None  # export LOCAL_IP=<NODE0_LOCAL_IP>
+    assert node0.env["HCCL_BUFFSIZE"].value == "1024"
+    assert after(worker, "--data-parallel-start-rank").value is None  # <1_OR_2_OR_3>
+    assert "--headless" in words(worker)
+    assert pos(worker.argv[0].span)[:2] == (115, 1)
+    problems = read_markdown(text, "doc.md").problems
+    assert [p for p in problems if p.code == "MC020"] == []
+
+
+def test_a_tab_or_heading_starts_a_new_script():
+    text = ("# A\n\n```bash\nexport TP=4\n```\n\n```bash\nvllm serve m --tensor-parallel-size $TP\n```\n\n"
+            "## B\n\n```bash\nvllm serve m --tensor-parallel-size $TP\n```\n\n"
+            "::::{tab-item} x\n```bash\nexport TP=8\n```\n::::\n::::{tab-item} y\n```bash\n"
+            "vllm serve m --tensor-parallel-size $TP\n```\n::::\n")
+    same, after_heading, other_tab = launches(text)
+    assert after(same, "--tensor-parallel-size").value == "4"
+    assert after(after_heading, "--tensor-parallel-size").value is None
+    assert after(other_tab, "--tensor-parallel-size").value is None
+
+
+def test_prose_and_non_launch_blocks_give_nothing():
+    text = ("# Install\n\nRun vllm serve --tensor-parallel-size \"unterminated in prose.\n\n```bash\n"
+            "pip install 'vllm\nif then fi ((\n```\n\n```python\nimport os; os.system('vllm serve x -tp 3')\n```\n"
+            "```\nvllm serve model --tensor-parallel-size 0\n```\n")
+    assert lint_text(text, "README.md", Options()) == []
+
+
+def test_console_block_reads_prompted_lines_only():
+    text = ("```console\n$ pip install vllm\nCollecting vllm\n(venv) $ vllm serve m \\\n"
+            "    --tensor-parallel-size 2\nINFO: started (vllm serve output --x)\n```\n")
+    (launch,) = launches(text)
+    assert pos(launch.argv[0].span)[:2] == (4, 10)
+    assert after(launch, "--tensor-parallel-size").value == "2"
+    assert words(launch)[-1] == "2"  # the output line after the command is not read
+
+
+def test_fence_variants_and_rst():
+    text = ("1. Step\n\n   ~~~sh\n   vllm serve a -tp 2\n   ~~~\n\n```{code-block} bash\nvllm serve b -tp 4\n```\n\n"
+            "````bash\nvllm serve c -tp 8\n````\n")
+    got = [(words(x)[2], pos(x.argv[0].span)[:2]) for x in launches(text)]
+    assert got == [("a", (4, 4)), ("b", (8, 1)), ("c", (12, 1))]
+    rst = "Title\n=====\n\n.. code-block:: bash\n   :caption: x\n\n   vllm serve d -tp 2\n\nprose\n"
+    (launch,) = launches(rst, "doc.rst")
+    assert words(launch)[2] == "d" and pos(launch.argv[0].span)[:2] == (7, 4)
+
+
+def test_unclosed_fence_runs_to_the_end():
+    (block,) = blocks("```bash\nvllm serve m\n")
+    assert block.lang == "bash" and len(block.lines) == 2
+
+
+def test_yaml_block_with_a_pod_is_read_at_its_markdown_lines():
+    text = ("# Deploy\n\n```yaml\napiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n"
+            "  - name: c\n    command: [vllm, serve, m, --tensor-parallel-size, '8']\n```\n\n"
+            "```yaml\nproduct: A3\nbs: 99999\n```\n")
+    lf = read_markdown(text, "doc.md")
+    (launch,) = lf.launches
+    assert after(launch, "--tensor-parallel-size").value == "8"
+    span = after(launch, "--tensor-parallel-size").span
+    assert span.line == 10 and at(text, span) == "'8'"
+    assert lint_text("```yaml\nproduct: A3\nbs: 99999\n```\n", "x.md", Options()) == []  # an example, not a deployment
+
+
+def test_many_blocks_are_bounded():
+    text = "```bash\necho hi\n```\n" * 20000 + "```bash\nvllm serve m -tp 2\n```\n"
+    start = time.perf_counter()
+    lf = read_markdown(text, "big.md")
+    assert time.perf_counter() - start < 20
+    assert not any("serve" in words(x) for x in lf.launches)  # past MAX_BLOCKS: not read
+
+
+def test_escapes_in_markdown_do_not_reach_messages():
+    text = "```bash\nvllm serve m --tensor-parallel-size \x1b[31m2\n```\n"
+    for r in lint_text(text, "x.md", Options()):
+        assert all("\x1b" not in d.message for d in r.diagnostics)
+
+
+def test_dynamo_doc_launches_derive_like_the_script(tmp_path):
+    text = fixture("dynamo-docs-dsr1-wideep-h100.md")
+    prefill, decode = [x for x in read_markdown(text, "doc.md").launches if "dynamo.sglang" in words(x)]
+    assert pos(prefill.argv[0].span)[:2] == (16, 1) and after(prefill, "--deepep-mode").value == "normal"
+    assert after(decode, "--dist-init-addr").value is None  # ${HEAD_DECODE_NODE_IP}: set nowhere
+    assert pos(after(decode, "--cuda-graph-bs").span)[:2] == (80, 19)
+    (tmp_path / ".moecfg.yaml").write_text("models:\n  '*': deepseek-r1\n")
+    (tmp_path / "guide.md").write_text(text)
+    from moecfg.core.engine import check_paths
+    from moecfg.core.settings import Settings
+
+    report = check_paths([str(tmp_path)], Options(), Settings())
+    got = [(r.launch["role"], r.arguments.get("mode"), r.arguments.get("num_ranks")) for r in report.results]
+    assert got == [("prefill", "normal", 32), ("decode", "low_latency", 32)]
