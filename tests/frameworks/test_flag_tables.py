@@ -261,3 +261,18 @@ def test_attn_dp_size_is_the_older_dp_attention_pair():
     old = f"{SGL} --tp 16 --dp 16 --enable-dp-attention --max-running-requests 2064"
     assert "MC976" in codes(lint(new)) and "MC976" in codes(lint(old))
     assert "MC976" not in codes(lint(new.replace("2064", "2063")))
+
+
+def test_deepep_v2_prefill_chunk_per_rank_against_the_v2_cap():
+    """deepep_v2 (SGLang >= 0.5.19): --chunked-prefill-size 8192 over tp 8 = 1024 tokens per rank > 128 -> MC978;
+    1024 per rank fits a cap of 1024; a decode-only server prefills nothing."""
+    v2 = SGL.replace("deepep", "deepep_v2")
+    assert "MC978" in codes(lint(f"{v2} --tp 8 --chunked-prefill-size 8192"))
+    ok = f"export SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024\n{v2} --tp 8 --chunked-prefill-size 8192"
+    assert "MC978" not in codes(lint(ok))
+    assert "MC978" in codes(lint(ok.replace("8192", "8200")))  # ceil(8200 / 8) = 1025
+    assert "MC978" not in codes(lint(f"{v2} --tp 8 --chunked-prefill-size 8192 --disaggregation-mode decode"))
+    # DP attention: 8192 // dp 8 = 1024 per DP group on 1 rank each -> 1024 > 128
+    d = [d for r in lint(f"{v2} --tp 8 --dp 8 --enable-dp-attention --chunked-prefill-size 8192") for d in
+         r.diagnostics if d.code == "MC978"]
+    assert d and "1024 tokens per rank" in d[0].message and ">= 1024" in d[0].message

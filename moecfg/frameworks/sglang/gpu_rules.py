@@ -67,6 +67,21 @@ CAP_PREFILL = rule(
     fix="Use --deepep-mode auto (normal kernels for prefill), or lower --chunked-prefill-size to T x dp x attention-TP "
     "ranks.")
 
+CAP_V2_PREFILL = rule(
+    "MC978", "sglang-deepep-v2-prefill-above-cap", ERROR, "--moe-a2a-backend deepep_v2: a rank's share of a prefill "
+    "chunk exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (SGLang's start-up check)", family=_F,
+    source="sglang==0.5.23 sglang/srt/arg_groups/moe_hook.py:641-653 (required_deepep_v2_prefill_tokens_per_rank: the "
+    "per-DP chunk over tp // attn_dp ranks) and :680-695 (the check); arg_groups/parallel_hook.py:326-331 (the chunk "
+    "divided by the attention-DP size); environ.py:1441 (the variable, default 128; SGLang >= 0.5.19)",
+    why="DeepEP v2 sizes one ElasticBuffer for SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK tokens per rank and "
+    "prefill goes through it too; SGLang computes a rank's share of the largest prefill chunk and refuses to start "
+    "when it exceeds the variable.",
+    cann_error="ValueError: DeepEP v2 per-rank prefill budget exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+    fail_text="`python -m sglang.launch_server --moe-a2a-backend deepep_v2 --tp 8 --chunked-prefill-size 8192` with "
+    "the default 128 (8192 / 8 = 1024 tokens per rank).", pass_example=_OK,
+    fix="Raise SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK to the value the message gives, or lower "
+    "--chunked-prefill-size.")
+
 
 def _tokens(c, reqs: int) -> int:
     from moecfg.frameworks.sglang.ascend import parallel
@@ -103,7 +118,28 @@ def launch_notes(c, call) -> list[Note]:
         notes += _graph(c, t, cap_span) + _running(c, t, cap_span)
     if a.get("mode") == "low_latency" and (c.flags.value("--disaggregation-mode") or "null") != "decode":
         notes += _prefill(c, t, cap_span)
+    if a.get("api") == "v2" and _var(c) != "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" and \
+            (c.flags.value("--disaggregation-mode") or "null") != "decode":
+        notes += _v2_prefill(c, t, cap_span)
     return notes
+
+
+def _v2_prefill(c, t, cap_span) -> list[Note]:
+    """deepep_v2 checks at start-up that a rank's share of a prefill chunk fits its cap (MC978)."""
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    chunk = c.int_flag("--chunked-prefill-size")
+    if not chunk or chunk <= 0:
+        return []
+    _, dp, attn_tp = parallel(c)
+    tokens = -(-(chunk // dp) // attn_tp)
+    if tokens <= t:
+        return []
+    per = f" // dp {dp} = {chunk // dp}" if dp > 1 else ""
+    return [Note(CAP_V2_PREFILL.code, f"--moe-a2a-backend deepep_v2: --chunked-prefill-size {chunk}{per} per DP group "
+                 f"over {attn_tp} ranks = {tokens} tokens per rank, above {_var(c)} = {t}: SGLang refuses to start "
+                 f"(\"DeepEP v2 per-rank prefill budget exceeds ...\"); set {_var(c)} >= {tokens} or lower "
+                 f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0])]
 
 
 def _at(cap_span: tuple, flag_span, tokens: int):
