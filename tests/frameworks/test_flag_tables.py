@@ -276,3 +276,13 @@ def test_deepep_v2_prefill_chunk_per_rank_against_the_v2_cap():
     d = [d for r in lint(f"{v2} --tp 8 --dp 8 --enable-dp-attention --chunked-prefill-size 8192") for d in
          r.diagnostics if d.code == "MC978"]
     assert d and "1024 tokens per rank" in d[0].message and ">= 1024" in d[0].message
+
+
+def test_no_fix_says_lower_to_0():
+    """T 2 with 4 draft tokens per request: not one request fits, so the fix raises the cap and never says "to 0"."""
+    text = (f"export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=2\n{SGL} --tp 16 --dp 16 --enable-dp-attention "
+            "--cuda-graph-max-bs 8 --max-running-requests 256 --speculative-algorithm EAGLE "
+            "--speculative-num-draft-tokens 4")
+    found = [d for r in lint(text) for d in r.diagnostics if d.code in ("MC975", "MC976")]
+    assert {d.code for d in found} == {"MC975", "MC976"}
+    assert all(" to 0" not in d.message and ">= " in d.message for d in found)

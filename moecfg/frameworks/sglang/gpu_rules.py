@@ -142,6 +142,11 @@ def _v2_prefill(c, t, cap_span) -> list[Note]:
                  f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0])]
 
 
+def _lower(flag: str, value: int) -> str:
+    """The batch-side fix, unless no batch fits the cap (never "lower ... to 0")."""
+    return f" or lower {flag} to {value}" if value > 0 else ""
+
+
 def _at(cap_span: tuple, flag_span, tokens: int):
     """The cap's env entry when raising it fixes the launch, else the flag whose batch must shrink."""
     return cap_span[0] if cap_span and tokens <= 1024 else flag_span
@@ -173,7 +178,7 @@ def _graph(c, t, cap_span) -> list[Note]:
         return []
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
-                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens, _var(c))} or lower {flag} to {_max_requests(c, t)}",
+                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens, _var(c))}{_lower(flag, _max_requests(c, t))}",
                  _at(cap_span, span, tokens))]
 
 
@@ -217,8 +222,8 @@ def _running(c, t, cap_span) -> list[Note]:
     when = f"{why} (srt-slurm#42/#44): the DeepEP assert fails before the server is up" if sure else \
         f"a full decode batch fails the DeepEP assert under load ({why}, so nothing reaches it at start-up)"
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
-                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; lower "
-                 f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens, _var(c))}",
+                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; "
+                 f"{_need(t, tokens, _var(c))}{_lower('--max-running-requests', _max_requests(c, t) * dp)}",
                  _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning")]
 
 
