@@ -94,8 +94,12 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
     ctx = LaunchContext(product=product.upper() if product else None, product_source="product=" if product else "",
                         cann=cann, framework_versions=tuple(sorted((framework_versions or {}).items())),
                         models=tuple((models or {}).items()))
-    launch_file = _launch_file(command, env or {})
-    results = lint_launch_file(launch_file, name, ctx, _options(cann, product))
+    from moecfg.core.guard import checked
+
+    def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (core/guard.py)
+        return lint_launch_file(_launch_file(command, env or {}), name, ctx, _options(cann, product))
+
+    results = checked("<launch>", lint)
     return _to_report(CoreReport(results=results, files=1))
 
 

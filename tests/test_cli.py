@@ -253,12 +253,14 @@ def test_buffer_usage_errors(tmp_path, capsys, monkeypatch, argv):
 
 # ---- internal error: exit 3, a short message, no traceback ------------------------------------------------------
 def test_internal_error_exit_3(tmp_path, capsys, monkeypatch):
-    from moecfg.backends.ascend.rules import attrs
+    # a bug while checking one file is MC019 on that file (tests/hardening/test_one_file.py); exit 3 is for the
+    # run's own failures: here rendering the report
+    from moecfg.render import text as text_render
 
-    def boom(cfg, facts):
+    def boom(*args, **kwargs):
         raise ZeroDivisionError("synthetic bug")
 
-    monkeypatch.setattr(attrs, "CHECKS", (boom,))
+    monkeypatch.setattr(text_render, "render", boom)
     monkeypatch.delenv("MOECFG_DEBUG", raising=False)
     code, out, err = run(["check", write(tmp_path, "a.yaml", GOOD)], capsys)
     assert code == 3 and "internal error" in err and "synthetic bug" in err and "Traceback" not in err

@@ -6,6 +6,8 @@ import os
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
+from moecfg.core.guard import checked
+from moecfg.sources.budget import per_file
 from moecfg.core.policy import FileSettings, fill_defaults
 from moecfg.core.policy import apply as apply_settings
 from moecfg.core.registry import RULES
@@ -41,7 +43,8 @@ def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
     from moecfg.core.routing import directive_text
 
-    results, starts = _lint_text(text, name, options, policy, root)
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        results, starts = _lint_text(text, name, options, policy, root)
     return _finish(results, directive_text(text, name), starts, policy)
 
 
@@ -154,8 +157,8 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
             if entry.named:
                 raise PathError(f"{entry.path}: {exc}") from None
             results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
-        else:
-            results = lint_bytes(raw, name, options, policy, entry.root)
+        else:  # one file cannot stop the run (core/guard.py)
+            results = checked(name, lint_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
         report.results.extend(results)
         report.files += 1
     return report

@@ -128,7 +128,11 @@ class Validator:
         label = "/".join(str(p) for p in path)
         if t in ("int", "env_int"):
             if t == "env_int" and isinstance(value, str) and _digits(value.strip()):
-                value = int(value.strip())  # environment variables are strings
+                digits = value.strip().lstrip("0") or "0"  # environment variables are strings
+                if len(digits) > 20:  # no int() of 5,000 digits (Python refuses past 4,300): too large either way
+                    return False, None, Finding(self.codes["too_large"], path,
+                                                f"`{label}` = {shown(value)} does not fit a 64-bit integer")
+                value = int(digits)
             if isinstance(value, int) and not isinstance(value, bool):
                 if not INT64_MIN <= value <= INT64_MAX:
                     return False, None, Finding(self.codes["too_large"], path,

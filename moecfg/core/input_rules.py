@@ -82,5 +82,16 @@ ENV_UNKNOWN = rule("MC013", "unknown-env-var", WARNING, "An `env` entry moecfg d
                        fail_example=eg.ex(eg.A3, env={"HCCL_BUFFSIZE": 1024, "HCCL_INTRA_PCIE_ENABEL": 1}),
                        pass_example=eg.ex(eg.A3), fix="Correct the name, or delete the entry."))
 
+INTERNAL_ERROR = rule("MC019", "internal-error", ERROR, "moecfg itself failed while checking this file (a bug): the file is not checked, the other files are", family=_F,
+                      docs=lambda: dict(
+                          why="One file must not stop the run: a crafted or unusual file that trips a bug in moecfg would "
+                              "otherwise hide every other finding of the pull request. The file is reported as not "
+                              "checked (an error, so CI does not pass silently); the exit code stays 1, not 3.",
+                          fail_text="No example can show it: every known input is checked. The message names the "
+                                    "exception and moecfg's code line; report it with the file.",
+                          pass_example=eg.ex(eg.A3),
+                          fix="Report the file to moecfg; meanwhile `--ignore MC019` (or `ignore: [MC019]` in the "
+                              "settings) lets the rest of the run decide the exit code."))
+
 VALIDATOR_CODES = dict(wrong_type=WRONG_TYPE.code, missing=MISSING_KEY.code, unknown=UNKNOWN_KEY.code,
                        invalid=INVALID_VALUE.code, too_large=TOO_LARGE.code)

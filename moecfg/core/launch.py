@@ -10,6 +10,7 @@ from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
 from moecfg.core.engine import _diag as diagnostic  # one builder: messages clipped alike
+from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
 
@@ -43,11 +44,15 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
                      first_index: int = 0) -> list[DocumentResult]:
     results: list[DocumentResult] = []
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
+    budget = Budget.current()
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
         module = frameworks.recognise(launch, launch_ctx)
         if module is None:
             continue
+        if not budget.launch(launch.span):  # past the file's budget: one MC023 info, the rest is not derived
+            loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
+            break
         derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         for i, call in enumerate(derivation.calls):
@@ -100,10 +105,10 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
     if call.kind == "none":
         diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
-        result.diagnostics = diags
+        result.diagnostics = _conditional(diags, call.condition)
         return result
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
-        result.diagnostics = diags
+        result.diagnostics = _conditional(diags, call.condition)
         return result
     doc = LaunchDocument(index, call, start)
     module = backends.load(call.kind)
@@ -114,8 +119,16 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
         result.derived = {**(result.derived or {}), **call.derived}
     covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
     diags.extend(_position(doc, [f for f in analysis.findings if f.code not in covered]))
-    result.diagnostics = diags
+    result.diagnostics = _conditional(diags, call.condition)
     return result
+
+
+def _conditional(diags: list[Diagnostic], condition: str) -> list[Diagnostic]:
+    """A call that runs only under `condition` (two ops possible): an error holds for it only, so a warning."""
+    for d in diags if condition else ():
+        if d.severity == "error":
+            d.severity, d.message = "warning", f"if {condition}: {d.message}"
+    return diags
 
 
 def _missing_required(call: frameworks.OpCall) -> list[str]:

@@ -50,6 +50,18 @@ VALUE_UNKNOWN = rule(
     "      image: nginx\n      command: [\"nginx\", \"-g\", \"daemon off;\"]\n      env:\n"
     "        - name: POD_IP\n          valueFrom: {fieldRef: {fieldPath: status.podIP}}\n",
     pass_example=_LAUNCH_OK)
+VALUE_REFUSED = rule(
+    "MC025", "launch-value-refused", ERROR, "A size the framework refuses at start-up: a parallel size, batch or "
+    "token count of 0 or below", family=_F,
+    why="vLLM, SGLang and Megatron-LM stop the launch when a parallel size is below 1 (no rank to run on) or a "
+    "count is negative; moecfg cannot derive the EP size or token count from it either, so the op rules that need "
+    "it are skipped.",
+    fix="Set the size to the number of ranks you deploy (>= 1), or drop the flag to keep the framework's default.",
+    fail_example="# a vLLM pod whose tensor-parallel size is 0\n"
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  containers:\n    - name: vllm\n"
+    "      image: quay.io/ascend/vllm-ascend:v0.13.0\n      command: [\"vllm\", \"serve\", \"/models/DeepSeek-R1-W8A8\", "
+    "\"--tensor-parallel-size\", \"0\", \"--enable-expert-parallel\"]\n",
+    pass_example=_LAUNCH_OK)
 TEMPLATE = rule(
     "MC024", "launch-template", INFO, "A templated file (Helm/Jinja `{{ ... }}`): the text is not what runs",
     family=_F, why="Only the rendered manifest is what the cluster runs; a value written as a template "

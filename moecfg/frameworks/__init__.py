@@ -66,6 +66,7 @@ class OpCall:
     notes: list[Note] = field(default_factory=list)
     why_none: str = ""  # kind "none": why no EP collective runs
     derived: dict = field(default_factory=dict)  # launch-level figures (memory budget), merged into the result
+    condition: str = ""  # runs only if this holds (the framework may run another op): its errors become warnings
 
 
 @dataclass(slots=True)

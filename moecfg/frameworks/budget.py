@@ -45,7 +45,7 @@ def table(buffers: list[tuple[str, int, str]], device: str | None, device_how: s
         return out
     out |= {"device": device, "device_from": device_how if memory_gb is None else "device_memory_gb",
             "device_bytes": limit, "device_memory": describe(device, memory_gb) if device else f"{memory_gb:g} GB"}
-    if fraction is None:
+    if fraction is None or not 0 <= fraction <= 1:  # nan, inf, 1e400: no fraction of the device (unknown)
         out["framework_fraction"] = fraction_text
         return out
     outside = int(limit * (1 - fraction))

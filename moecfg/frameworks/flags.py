@@ -5,10 +5,10 @@ A framework declares its flags as a table of `FlagSpec`; `parse_flags` applies a
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
+from moecfg.frameworks.values import JsonValueError, load_json
 from moecfg.sources.launch import Word
 from moecfg.sources.yaml_source import Span
 
@@ -153,7 +153,7 @@ def _starts_flag(text) -> bool:
 
 def _is_number(text: str) -> bool:
     try:
-        float(text)
+        float(text)  # as argparse's negative-number test reads it (float() has no digit limit)
         return True
     except ValueError:
         return False
@@ -168,11 +168,9 @@ def json_value(flag: Flag) -> dict:
     if flag.value is None:
         raise JsonFlagError(f"{flag.name}: the value is not known statically")
     try:
-        data = json.loads(flag.value)
-    except ValueError as exc:
+        data = load_json(flag.value)
+    except JsonValueError as exc:
         raise JsonFlagError(f"{flag.name} is not valid JSON: {exc}") from None
-    except RecursionError:  # json recurses per nesting level: '{"a":' x 50000
-        raise JsonFlagError(f"{flag.name} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise JsonFlagError(f"{flag.name} must be a JSON object, got {type(data).__name__}")
     return data

@@ -94,11 +94,13 @@ def _from_setting(value: str, ctx, key: str) -> tuple[presets.ModelPreset | None
     if hit:
         return hit, f"models[{key!r}] = {value} in the settings"
     path = value if os.path.isabs(value) or not ctx.settings_dir else os.path.join(ctx.settings_dir, value)
-    if os.path.exists(path):
+    if os.path.lexists(path):
         from moecfg.presets.hf_config import ModelConfigError, read_model_config
+        from moecfg.sources.contained import tree_roots
 
-        try:
-            return read_model_config(path), f"models[{key!r}] = {value} (config.json) in the settings"
+        try:  # inside the checked tree or the settings file's folder only (sources/contained.py)
+            return read_model_config(path, tree_roots(ctx.settings_dir)), \
+                f"models[{key!r}] = {value} (config.json) in the settings"
         except ModelConfigError as exc:
             return None, str(exc)
     return None, f"models[{key!r}] = {value!r} in the settings is neither a built-in model nor a config.json path"

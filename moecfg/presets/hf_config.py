@@ -35,13 +35,19 @@ def _first(cfg: dict, keys, what: str, path: str, required: bool = True):
         value = cfg.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ModelConfigError(f"{path}: `{key}` = {value!r} is not a non-negative integer ({what})")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 63:
+            raise ModelConfigError(f"{path}: `{key}` = {_clip(value)} is not a non-negative integer below 2**63 ({what})")
         return value
     if required:
         raise ModelConfigError(f"{path}: unknown config.json layout: no {what} (looked for {', '.join(keys)}); "
                                "use --model NAME or give h, k and moe_expert_num yourself")
     return 0
+
+
+def _clip(value) -> str:
+    from moecfg.frameworks.values import clipped
+
+    return clipped(value if isinstance(value, str) else repr(value) if not isinstance(value, int) else str(value), 40)
 
 
 def _shared(cfg: dict) -> int:
@@ -69,7 +75,7 @@ def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
             raise ModelConfigError(f"{path}: `{key}` = {cfg[key]!r}: a latent MoE whose experts do not exchange "
                                    f"hidden_size {hidden}; give h (DeepEP: hidden) yourself")
     name = cfg.get("_name_or_path") or cfg.get("model_type") or os.path.basename(os.path.dirname(os.path.abspath(path)))
-    return ModelPreset(name=str(name), hidden_size=hidden, routed_experts=experts, top_k=top_k,
+    return ModelPreset(name=str(name)[:200], hidden_size=hidden, routed_experts=experts, top_k=top_k,
                        shared_experts=_shared(cfg), zero_experts=_first(cfg, ("zero_expert_num",), "", path, False),
                        copy_experts=_first(cfg, ("copy_expert_num",), "", path, False),
                        const_experts=_first(cfg, ("const_expert_num",), "", path, False),
@@ -77,8 +83,12 @@ def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
                        moe_intermediate_size=_first(cfg, MOE_FFN_KEYS, "", path, False))
 
 
-def read_model_config(path: str) -> ModelPreset:
-    """Read `path` (a config.json, or a directory holding one)."""
+def read_model_config(path: str, roots: tuple[str, ...] | None = None) -> ModelPreset:
+    """Read `path` (a config.json, or a directory holding one). `roots` (a settings `models:` path): read only
+    inside these folders, links included (sources/contained.py); None (a path on moecfg's command line): links
+    are followed anywhere (the Hugging Face cache links snapshots to blobs)."""
+    if roots is not None:
+        return _read_inside(path, roots)
     if os.path.isdir(path):
         path = os.path.join(path, "config.json")
     from moecfg.sources.files import Entry, Unreadable, read
@@ -88,5 +98,19 @@ def read_model_config(path: str) -> ModelPreset:
     except Unreadable as exc:
         raise ModelConfigError(f"{path}: {exc}") from None
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # also 5000-digit ints, [[[... 100k deep
+        raise ModelConfigError(f"{path}: not valid JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return preset_from_dict(data, path)
+
+
+def _read_inside(path: str, roots: tuple[str, ...]) -> ModelPreset:
+    from moecfg.frameworks.values import JsonValueError, load_json
+    from moecfg.sources.contained import read_inside
+    from moecfg.sources.files import Unreadable
+
+    try:
+        data = load_json(read_inside(path, None, roots).decode("utf-8"))
+    except Unreadable as exc:
+        raise ModelConfigError(f"{path}: {exc}") from None
+    except (JsonValueError, UnicodeDecodeError) as exc:
         raise ModelConfigError(f"{path}: not valid JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
     return preset_from_dict(data, path)

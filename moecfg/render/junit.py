@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from moecfg.render.escape import xml
+from moecfg.render import escape
+from moecfg.render.escape import text, xml
 from moecfg.render.text import diagnostic_line
 
 
@@ -17,12 +18,12 @@ def _case_name(r) -> str:
 
 
 def _testcase(suite, r) -> bool:
-    case = ET.SubElement(suite, "testcase", name=_case_name(r), classname=r.file)
-    lines = "\n".join(diagnostic_line(r, d) for d in r.diagnostics)
+    case = ET.SubElement(suite, "testcase", name=_case_name(r), classname=text(r.file))
+    lines = escape.lines(diagnostic_line(r, d) for d in r.diagnostics)[:-1]  # one line each, no `::` line
     if not r.valid:
         errors = [d for d in r.diagnostics if d.severity == "error"]
         first = errors[0]
-        fail = ET.SubElement(case, "failure", message=f"{first.code} {first.message}"[:1000],
+        fail = ET.SubElement(case, "failure", message=text(f"{first.code} {first.message}"[:1000]),
                              type=first.code)
         fail.text = lines + "\n"
         return True
@@ -38,7 +39,7 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
         by_file.setdefault(r.file, []).append(r)
     total = failures = 0
     for file, results in by_file.items():
-        suite = ET.SubElement(root, "testsuite", name=file)
+        suite = ET.SubElement(root, "testsuite", name=text(file))
         failed = sum(_testcase(suite, r) for r in results)
         suite.set("tests", str(len(results)))
         suite.set("failures", str(failed))
@@ -49,4 +50,5 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
     root.set("failures", str(failures))
     root.set("errors", "0")
     ET.indent(root)
-    return xml('<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+    out = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return escape.no_workflow_commands(xml(out))  # CI logs show the XML: no line of it may start with `::`

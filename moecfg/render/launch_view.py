@@ -2,6 +2,7 @@
 buffer each rank needs -- the view a user wants before touching a flag. Plain text; JSON is `check --format json`."""
 from __future__ import annotations
 
+from moecfg.render import escape
 from moecfg.render.text import _buffer_rows, _title, size
 
 
@@ -53,4 +54,4 @@ def render(report) -> str:
         for d in problems:
             lines.append(f"  {d.severity} {d.code} (line {d.line}): {d.message}")
         lines.append("")
-    return "\n".join(lines)
+    return escape.lines(lines)[:-1]  # untrusted text (file names, values): one line each, no escapes, no `::`

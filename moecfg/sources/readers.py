@@ -36,8 +36,11 @@ def looks_like_markdown(name: str) -> bool:
 
 
 def read_markdown(text: str, name: str = "") -> LaunchFile:
+    from moecfg.sources.budget import Budget
     from moecfg.sources.markdown import read_markdown as read
-    return read(text, name)
+    out = read(text, name)
+    out.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
+    return out
 
 
 def read_shell(text: str, include=None) -> LaunchFile:
@@ -50,12 +53,21 @@ def read_shell(text: str, include=None) -> LaunchFile:
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
     out.launches = reader.launches
+    out.problems.extend(reader.budget.problems())
     if not out.launches and not out.problems:
         out.skipped = "shell script without commands"
     return out
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
+    lf = _read_yaml_document(doc, text)
+    if lf is not None:
+        from moecfg.sources.budget import Budget
+        lf.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
+    return lf
+
+
+def _read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
     from moecfg.sources import compose, kubernetes, yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         from moecfg.sources.crds import read_llm_inference_service

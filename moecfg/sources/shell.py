@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from moecfg.core import launch_rules as L
 from moecfg.sources import shell_arrays, sourced
+from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell_words import _UNKNOWN, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
@@ -85,6 +86,7 @@ class ShellReader:
         self.launches: list[Launch] = []
         self.capture: list | None = None  # set: collect each command's words instead of running it
         self.array_budget = shell_arrays.WORD_BUDGET
+        self.budget = Budget.current()  # the file's reading budgets (sources/budget.py), shared with sourced files
         self.depth = 0
 
     def span(self, lo: int, hi: int):
@@ -99,7 +101,9 @@ class ShellReader:
         variables.allexport = allexport
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
-            tree = _parser().parse(chunk.data)
+            tree = self.budget.parse(_parser(), chunk.data, self.span(*chunk.locate(0, 0)[:2]))
+            if tree is None:
+                break
             errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
             self._report(chunk, errors)
             bad_rows = {e.row for e in errors}
@@ -200,7 +204,7 @@ class _Walk(Words):
 
     def statements(self, node) -> None:
         stack = [node]
-        while stack:
+        while stack and not self.r.budget.spent:
             n = stack.pop()
             t = n.type
             if t == "ERROR" or t == "heredoc_body" or t == "comment":
@@ -208,9 +212,11 @@ class _Walk(Words):
             if t == "command":
                 self.command(n)
             elif t in ("variable_assignment", "variable_assignments"):
-                self.assignments(n, exported=None)
+                if self.r.budget.command(self.node_span(n)):  # statements count as commands (sources/budget.py)
+                    self.assignments(n, exported=None)
             elif t == "declaration_command":
-                self.declaration(n)
+                if self.r.budget.command(self.node_span(n)):
+                    self.declaration(n)
             elif t == "unset_command":
                 self.unset(n)
             elif t in _BRANCHY:
@@ -291,6 +297,8 @@ class _Walk(Words):
             value = None if value is None or old is None or old.value is None else old.value + value
             if value is None or old.items is not None:  # A+=x on an array appends to element 0
                 return name, Var(None, self.node_span(node), exported)
+        if not self.r.budget.value_ok(value, self.node_span(node)):  # `A="$A$A"` x 30: unknown past the budget
+            value, partial = None, None
         return name, Var(value, self.node_span(node), exported=exported, partial=partial)
 
     def assignments(self, node, exported: bool | None) -> None:
@@ -342,11 +350,15 @@ class _Walk(Words):
     def command(self, node) -> None:
         if any(r in self.bad_rows for r in range(node.start_point[0], node.end_point[0] + 1)):
             return
+        if not self.r.budget.command(self.node_span(node)):
+            return
         prefix: dict[str, EnvEntry] = {}
         argv: list = []
         saved: dict = {}  # `A=1 B=$A cmd`: B sees A, the command's own words do not
         for child in node.named_children:
             t = child.type
+            if self.r.budget.spent:  # a command of 100,000 words: not read past the file's budget
+                return
             if t == "variable_assignment" and not argv:
                 got = self.assignment(child)
                 if got:
@@ -408,13 +420,16 @@ class _Walk(Words):
                                            "set the values in this script or keep the file next to it", span))
             return
         key, text = got
+        fresh = self.r.budget.spent is None and self.r.budget.value_capped is None
         try:
             sub = ShellReader(LineIndex(text), [], self.r.context, include=self.r.include)
-            sub.array_budget = self.r.array_budget
+            sub.array_budget, sub.budget = self.r.array_budget, self.r.budget
             result = sub.read(Decoded(text, SourceMap.identity(len(text))), dict(self.vars), self.r.depth + 1,
                               self.vars.allexport)
         finally:
             self.r.include.leave(key)
+            if fresh:  # a budget spent inside the sourced file is reported at this `source` line of the script
+                self.r.budget.relocate(span)
         self.r.array_budget = sub.array_budget
         for name, var in result.items():
             if self.vars.get(name) is not var:

@@ -92,8 +92,10 @@ def scalar(walk, node) -> tuple[bool, str | None]:
     if form == "count":
         return True, str(len(items))
     if form == "one":
-        i = int(index)
-        return True, (items[i].value if i < len(items) else "")
+        i = _index(index)
+        if i is None:  # `${A[²]}`, `${A[99999999999999999999]}`: bash's own arithmetic, not followed here
+            return True, None
+        return True, (items[i].value if 0 <= i < len(items) else "")
     return True, " ".join(b.value for b in items)
 
 
@@ -200,3 +202,8 @@ def names_read(argv: list) -> list[str]:
         return [n for n in out if n]
     names = rest if argv[0].value == "read" else rest[:1]
     return [n for n in out + names if n] or [default]
+
+
+def _index(text: str) -> int | None:
+    """An array index of plain ASCII digits, at most 9 of them (an index past that is no launch's)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None

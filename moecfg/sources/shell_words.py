@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from moecfg.sources import shell_arith
 from moecfg.sources.launch import EnvEntry, Word
 from moecfg.sources.textmap import SourceMap
 
@@ -93,6 +94,10 @@ class Words:
     def word(self, node, split: bool = True) -> list:
         """The words one argument node expands to (several when an unquoted $X holds spaces)."""
         a, b = self.c.node_range(node)
+        if not self.r.budget.words_made(1, None):  # past the file's budget (sources/budget.py): unknown
+            lo, hi, _ = self.c.locate(a, b)
+            self.r.budget.where = self.r.budget.where or self.r.span(lo, hi)
+            return [Built(None, SourceMap(), self.r.span(lo, hi), False)]
         if node.type in ("word", "number", "raw_string") and self.c.text.find("\\", a, b) < 0:
             return [self.plain(a, b, 1 if node.type == "raw_string" else 0)]  # the common case, no escapes
         if split and self.c.text.find("[", a, b) >= 0:
@@ -106,7 +111,8 @@ class Words:
         exact = exact and not w.expanded and all(s[4] for s in w.map.segs)
         if not split or not w.split or not w.known:
             return [Built(w.value, w.map, span, exact, w.script)]
-        return _split(w, self.r)
+        words = _split(w, self.r)
+        return words if self.r.budget.words_made(len(words) - 1, span) else [Built(None, SourceMap(), span, False)]
 
     def array_words(self, node, a: int, b: int) -> list | None:
         """`"${A[@]}"` and friends as command words; a quoted `[@]` inside a longer word is unknown (one word per
@@ -215,10 +221,7 @@ class Words:
         if "\\" not in body:
             w.add(body, self.c.map_of(a + 2, b - 1))
             return
-        try:
-            value = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
-        except (UnicodeDecodeError, UnicodeEncodeError):
-            value = None
+        value = _ansi_c_value(body)
         w.add(value, self.c.map_of(a, b).whole(_width(value)), expanded=True)
 
     def partial(self, node) -> Built | None:
@@ -301,6 +304,20 @@ class Built:
         return Word(self.value, self.span, self.exact, None if self.value is not None else self.script)
 
 
+def _ansi_c_value(body: str) -> str | None:
+    """The value of `$'...'` (bash's ESC `\\e` included); None when Python's decoder refuses it. The decoder's
+    DeprecationWarning for an escape it does not know (`\\q`) is no concern of the user's: silenced."""
+    import warnings
+
+    body = body.replace("\\e", "\\x1b").replace("\\E", "\\x1b")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return None
+
+
 def _split(w: _W, reader) -> list:
     """Field splitting of unquoted expansions (only at whitespace that came from an expansion)."""
     value, cuts, out, start = w.value, set(w.split), [], None
@@ -316,20 +333,42 @@ def _split(w: _W, reader) -> list:
     return out
 
 
-def _arith(node, walk: Words) -> int | None:
-    """$(( ... )) over integer literals and known variables: + - * / %; anything else is unknown."""
-    body = [c for c in node.named_children]
-    if len(body) != 1:
-        return None
-    try:
-        return _eval(body[0], walk, 0)
-    except (ValueError, ZeroDivisionError, RecursionError):
-        return None
+_ARITH_PARTS = ("simple_expansion", "expansion", "arithmetic_expansion", "command_substitution", "string",
+                "raw_string", "ansi_c_string", "process_substitution")
 
 
-def _eval(n, walk: Words, depth: int) -> int:
-    if depth > 50:
-        raise ValueError
+def _arith(node, walk: Words, depth: int = 0) -> int | None:
+    """$(( ... )) as bash evaluates it (shell_arith.py): its `$X` / `${X}` / nested `$((..))` pieces expanded
+    first, then the expression; None (unknown) for anything it cannot know."""
+    a, b = walk.c.node_range(node)
+    text = walk.c.text
+    if depth > 16 or b - a > shell_arith.MAX_TEXT or not text.startswith("$((", a) or not text.startswith("))", b - 2):
+        return None
+    out, pos, stack = [], a + 3, list(reversed(node.children))
+    while stack:  # the expansions inside, in order (iterative: a deeply nested expression cannot recurse)
+        child = stack.pop()
+        ca, cb = walk.c.node_range(child)
+        if child.type not in _ARITH_PARTS:
+            stack.extend(reversed(child.children))
+            continue
+        if child.type == "arithmetic_expansion":
+            inner = _arith(child, walk, depth + 1)
+            value = None if inner is None else str(inner)
+        else:
+            value = walk.expansion(child) if child.type in ("simple_expansion", "expansion") else None
+        if value is None or ca < pos:
+            return None
+        out += [text[pos:ca], value]
+        pos = cb
+    out.append(text[pos:b - 2])
+    return shell_arith.evaluate("".join(out), _lookup(walk))
+
+
+def _lookup(walk: Words):
+    def value(name: str) -> str | None:
+        var = walk.lookup(name)
+        return None if var is None or not var.is_set else var.value
+    return value
     t = n.type
     if t == "number":
         return int(walk.c.node_text(n), 0)

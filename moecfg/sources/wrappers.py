@@ -66,18 +66,18 @@ class Stripper:
         self.removed: set[str] = set()  # env -u X
 
     def strip(self, argv: list) -> list:
-        while argv and argv[0].value:
-            name = argv[0].value.rsplit("/", 1)[-1]
+        i = 0  # an index, not slices: `env env env ...` 100,000 times stays linear
+        while i < len(argv) and argv[i].value:
+            name = argv[i].value.rsplit("/", 1)[-1]
             if name == "env":
-                argv = self.env_args(argv[1:])
+                i = self.env_args(argv, i + 1)
             elif name in WRAPPERS:
-                argv = self.options(WRAPPERS[name], argv[1:])
+                i = self.options(WRAPPERS[name], argv, i + 1)
             else:
                 break
-        return argv
+        return argv[i:]
 
-    def options(self, spec: Wrapper, argv: list) -> list:
-        i = 0
+    def options(self, spec: Wrapper, argv: list, i: int) -> int:
         while i < len(argv) and _text(argv[i]).startswith("-") and _text(argv[i]) != "-":
             opt = _text(argv[i])
             if opt == "--":
@@ -85,13 +85,13 @@ class Stripper:
                 break
             if opt in spec.stop:
                 self.launches = False
-                return []
+                return len(argv)
             key = opt.split("=", 1)[0]
             step = 1 if "=" in opt and key.startswith("--") else 3 if opt in spec.pairs else \
                 2 if opt in spec.values else 1
             self.exported(key, argv[i:i + step], "=" in opt and opt.split("=", 1)[1])
             i += step
-        return argv[i + spec.positionals:]
+        return min(i + spec.positionals, len(argv))
 
     def exported(self, key: str, words: list, inline) -> None:
         """mpirun -x A=1, mpiexec -genv A 1, srun --export=ALL,A=1: the program's environment."""
@@ -111,25 +111,25 @@ class Stripper:
         name, _, value = assignment.partition("=")
         self.prefix[name] = EnvEntry(name, value, word.span)
 
-    def env_args(self, argv: list) -> list:
-        while argv and argv[0].value is not None:
-            text = argv[0].value
+    def env_args(self, argv: list, i: int) -> int:
+        while i < len(argv) and argv[i].value is not None:
+            text = argv[i].value
             if text in ("-i", "-", "--ignore-environment"):
                 self.clear = True
-            elif text in ("-u", "--unset") and len(argv) > 1:
-                self.removed.add(argv[1].value or "")
-                self.prefix.pop(argv[1].value or "", None)
-                argv = argv[1:]
+            elif text in ("-u", "--unset") and i + 1 < len(argv):
+                self.removed.add(argv[i + 1].value or "")
+                self.prefix.pop(argv[i + 1].value or "", None)
+                i += 1
             elif text in ("-C", "--chdir"):
-                argv = argv[1:]
+                i += 1
             elif text == "--":
-                argv = argv[1:]
+                i += 1
                 break
             elif text.startswith("-"):
                 pass
             elif _NAME.match(text):
-                self.set(text, argv[0])
+                self.set(text, argv[i])
             else:
                 break
-            argv = argv[1:]
-        return argv
+            i += 1
+        return i

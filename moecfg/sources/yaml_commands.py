@@ -7,6 +7,7 @@ import re
 
 import yaml
 
+from moecfg.sources.budget import Budget
 from moecfg.sources import yaml_launch as Y
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile
 from moecfg.sources.shell_words import Built, Var
@@ -33,7 +34,10 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
         return None
     r = Y.DocReader(doc, text, "yaml")
     hints = r.hints()
+    budget = Budget.current()
     for how, path in found:
+        if budget.spent:  # an alias tree of 27,000 command strings: the file's budget stops it (sources/budget.py)
+            break
         owner = path[:-1] if how == "string" else path
         variables = _yaml_env(r, owner)
         name = _entry_name(doc.data, owner)

@@ -116,11 +116,28 @@ def test_a2_shared_expert_ranks_warn():
 
 
 # ---- MC208 / MC209 / MC210 special experts ----------------------------------------------------------------
-@pytest.mark.parametrize("product", ["A3", "A2"])
 @pytest.mark.parametrize("name", ["zero_expert_num", "copy_expert_num", "const_expert_num"])
 @pytest.mark.parametrize("value,fires", [(0, False), (-1, True)])
-def test_special_expert_sign(product, name, value, fires):
-    assert_rule("MC208", product, "latest", {name: value}, fires)
+def test_special_expert_sign_a3(name, value, fires):
+    assert_rule("MC208", "A3", "latest", {name: value}, fires)
+    if fires:
+        assert lint_product("A3", "latest", **{name: value}).one("MC208").severity == "error"
+
+
+@pytest.mark.parametrize("name", ["zero_expert_num", "copy_expert_num"])
+@pytest.mark.parametrize("value,fires", [(0, False), (-1, True)])
+def test_special_expert_sign_a2_is_a_warning(name, value, fires):
+    # A2's tiling checks only that moe + zero + copy fits INT32 (DV2A22 L337-370, combine arch22 L225-313)
+    out = lint_product("A2", "latest", **{name: value})
+    assert ("MC208" in out.codes) is fires
+    if fires:
+        d = out.one("MC208")
+        assert d.severity == "warning" and "A2's tiling accepts it" in d.message and out.result.valid
+
+
+def test_a2_negative_const_is_mc210_not_mc208():
+    out = lint_product("A2", "latest", const_expert_num=-1)
+    assert "MC210" in out.codes and "MC208" not in out.codes
 
 
 # A3: moe + zero + copy + const <= INT32_MAX; A2: moe + zero + copy (const must be 0 anyway).

@@ -136,3 +136,28 @@ def test_bf16_weights_fail_vllm_ascends_assertion():
     d = lint(weight_dtype="bf16").one("MC884")
     assert d.severity == "warning" and "w1_scale_bias and w2_scale_bias cannot be None" in d.message
     assert not lint(weight_dtype="int4").of("MC884")
+
+
+# ---- intermediate_hidden: the int8 tiling stores k2 = N / 2 and never reads it (dispatch_ffn_combine_tiling.cpp
+# L297-306 @182b75e): an int8 document without it still gets its HCCL_BUFFSIZE verdict ----------------------------
+INT8_NO_INTER = {k: v for k, v in BASE.items() if k != "intermediate_hidden"}
+
+
+@pytest.mark.parametrize("mb,fires", [(94, False), (93, True)])  # 512 * 8 * 7168 * 3 + 10 MiB = 94 MiB exactly
+def test_int8_without_intermediate_hidden_gets_the_buffsize_verdict(mb, fires):
+    out = run_lint(INT8_NO_INTER, env={"HCCL_BUFFSIZE": mb})
+    assert "MC005" not in out.codes and ("MC880" in out.codes) is fires
+    assert out.buffers["hccl_window"]["required_mb"] == 94
+
+
+def test_int8_workspace_does_not_depend_on_intermediate_hidden():
+    with_inter, without = lint(), run_lint(INT8_NO_INTER)
+    assert with_inter.buffers["workspace"]["required_bytes"] == without.buffers["workspace"]["required_bytes"] > 0
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "int4"])
+def test_bf16_and_w4a8_name_the_figure_that_needs_it(dtype):
+    out = run_lint(INT8_NO_INTER, weight_dtype=dtype)
+    assert "MC005" not in out.codes and "workspace" not in out.buffers
+    assert "intermediate_hidden" in out.one("MC883").message and out.one("MC883").severity == "info"
+    assert "workspace" in lint(weight_dtype=dtype).buffers  # given: computed

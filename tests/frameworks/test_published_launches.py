@@ -199,7 +199,7 @@ def test_fused_mc2_json_values_as_python_compares_them(value, op, error):
     # main asserts `enable_fused_mc2 in (0, 1)`: True / 1.0 == 1 and False == 0 pass; 2 fails at start-up (MC023 error)
     text = ("vllm serve vllm-ascend/DeepSeek-R1-W8A8 --quantization ascend --enable-expert-parallel -dp 4 -tp 4 "
             f"--max-num-seqs 16 --additional-config '{{\"enable_fused_mc2\": {value}}}'\n")
-    ctx = LaunchContext(product="A3", product_source="--product")
+    ctx = LaunchContext(product="A3", product_source="--product", cann="9.1.0")  # MegaMoE: the settings' CANN
     (r, *_) = lint_launch_file(read_shell(text), "t", ctx, Options())
     assert r.op == op
     assert ("MC023" in codes(r)) == error

@@ -44,7 +44,7 @@ def test_qwen235_pd_decoder_megamoe():
     # EP = DP 4 x TP 4 = 16 <= 64. Capacity: min(32 x 1, 512) = 32 (<= 8192) -> / TP 4 = 8 = num_max_tokens_per_rank;
     # max_recv = 8 x 16 x min(8, 128 / 16 = 8) = 1024; intermediate_hidden = moe_intermediate_size 1536; bf16.
     # global_bs: kv_consumer, but FULL_DECODE_ONLY separates decode -> no skip -> 0 (utils.py:1139-1147).
-    d = derive(QWEN235_DECODE, version="main")
+    d = derive(QWEN235_DECODE, version="main", cann="9.1.0")
     assert [(c.role, c.op) for c in d.calls] == [("decode", "mega_moe")]
     a = d.calls[0].arguments
     assert (a["bs"], a["num_max_tokens_per_rank"], a["ep_world_size"]) == (8, 8, 16)
@@ -58,7 +58,7 @@ def test_qwen235_pd_decoder_megamoe():
 def test_qwen235_pd_prefiller_megamoe_overflows_on_prefill():
     # EP = 2 x 8 = 16; nmt = ceil(min(32, 512) / 8) = 4; a prefill step of 8192 tokens: ceil(8192 / 8) = 1024 per rank
     # > 4 -> MC952 (the vllm-ascend#14273 pattern: enable_prefill_mc2 is off on a node that prefills)
-    d = derive(QWEN235_PREFILL, version="main")
+    d = derive(QWEN235_PREFILL, version="main", cann="9.1.0")
     assert [(c.role, c.op) for c in d.calls] == [("decode", "mega_moe"), ("prefill", "mega_moe")]
     assert d.calls[0].arguments["bs"] == 4 and d.calls[1].arguments["bs"] == 1024
     assert codes(d.calls[1].notes) == ["MC952"]

@@ -90,7 +90,10 @@ def test_optimisation_level_flag():
 @pytest.mark.parametrize("image,version,assumed", [
     ("quay.io/ascend/vllm-ascend:v0.13.0rc1-a3", "0.13.0", False),
     ("quay.io/ascend/vllm-ascend:v0.11.0", "0.11.0", False),
-    ("quay.io/ascend/vllm-ascend:v0.18.0", "main", True),  # no rules of its own: newest with MC040
+    ("quay.io/ascend/vllm-ascend:v0.18.0", "0.18.0", False),  # 2026 releases: a table each (releases_2026.py)
+    ("quay.io/ascend/vllm-ascend:v0.23.0", "0.23.0", False),
+    ("quay.io/ascend/vllm-ascend:v0.17.0rc1", "main", True),  # a release line without a table: newest + MC040
+    ("quay.io/ascend/vllm-ascend:v0.28.0", "main", True),  # newer than every table: named so (MC040)
     (None, "main", True),
 ])
 def test_version_from_image(image, version, assumed):
@@ -175,9 +178,11 @@ def test_odd_values_give_notes_not_tracebacks():
             assert all(n.span is not None for n in d.notes)
 
 
-def test_invalid_tp_is_mc023():
-    d = derive(serve("-tp 0 -dp 4 --max-num-seqs 16"), version="main")
-    assert d.calls == [] and "MC023" in codes(d.notes)
+def test_refused_tp_is_mc025_and_unreadable_tp_mc023():
+    d = derive(serve("-tp 0 -dp 4 --max-num-seqs 16"), version="main")  # vLLM refuses it: an error (issue 20)
+    assert d.calls == [] and "MC025" in codes(d.notes) and "MC023" not in codes(d.notes)
+    d = derive(serve("-tp 99999999999999999999999 -dp 4 --max-num-seqs 16"), version="main")
+    assert d.calls == [] and "MC023" in codes(d.notes) and "MC025" not in codes(d.notes)
 
 
 def test_dotted_speculative_config_is_the_json_flag():

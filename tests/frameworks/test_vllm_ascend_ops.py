@@ -146,7 +146,7 @@ def test_megamoe_main_arguments():
 
 def test_fused_env_request_main():
     text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 {MTP3}", env="VLLM_ASCEND_ENABLE_FUSED_MC2=1")
-    d = derive(text, version="main")
+    d = derive(text, version="main", cann="9.1.0")
     assert d.calls[0].op == "mega_moe" and "MC043" not in codes(d.notes)
 
 
@@ -162,7 +162,7 @@ def test_megamoe_fallback_intermediate_out_of_range_is_mc043():
 @pytest.mark.parametrize("dp,op", [(16, "mega_moe"), (32, "dispatch_combine_v2")])
 def test_megamoe_ep_64_limit(dp, op):
     # EP = DP x 4: 64 <= 64 keeps MegaMoE; 128 > 64 -> MC2 (ascend_forward_context.py:249-251) + MC043
-    d = derive(serve(f"-dp {dp} -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1)), version="main")
+    d = derive(serve(f"-dp {dp} -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1)), version="main", cann="9.1.0")
     assert d.calls[0].op == op
     assert ("MC043" in codes(d.notes)) is (op != "mega_moe")
 
@@ -244,3 +244,37 @@ def test_hccl_buffsize_passed_with_its_span():
     text = serve("-dp 4 -tp 4 --max-num-seqs 16", env="HCCL_BUFFSIZE=1024")
     d = calls(text, version="main")["decode"]
     assert d.arguments["env"] == {"HCCL_BUFFSIZE": "1024"} and d.sources["env.HCCL_BUFFSIZE"][0].line == 1
+
+
+# ---- MegaMoE or dispatch_ffn_combine: `cann_ops_transformer` in the image decides; without a CANN version, both ----
+
+def test_unknown_cann_derives_both_fused_ops_with_their_condition():
+    # EP 16: MegaMoE (<= 64) if cann_ops_transformer imports, else dispatch_ffn_combine (<= 32); DeepSeek-R1 W8A8
+    d = derive(serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1)), version="main")
+    by_op = {c.op: c for c in d.calls}
+    assert set(by_op) == {"mega_moe", "dispatch_ffn_combine"} and d.calls[-1].op == "mega_moe"
+    assert "imports" in by_op["mega_moe"].condition and "does not import" in by_op["dispatch_ffn_combine"].condition
+    assert "MC042" in codes(d.notes)
+
+
+@pytest.mark.parametrize("cann,ops", [("9.1.0", ["mega_moe"]), ("9.0.1", ["dispatch_ffn_combine"])])
+def test_the_settings_cann_answers(cann, ops):
+    d = derive(serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1)), version="main", cann=cann)
+    assert {c.op for c in d.calls} == set(ops) and all(not c.condition for c in d.calls)  # decode + prefill
+
+
+def test_an_error_of_one_op_only_is_a_warning():
+    # HCCL_BUFFSIZE 1 MB: too small for either op's window. With the op unknown every op error reads "if ...".
+    from moecfg.backends import Options
+    from moecfg.core.launch import lint_launch_file
+    from moecfg.sources.readers import read_shell
+    from vllm_ascend_launches import ctx
+
+    text = serve("-dp 4 -tp 4 --max-num-seqs 16 " + ac(enable_fused_mc2=1), env="HCCL_BUFFSIZE=1")
+    results = lint_launch_file(read_shell(text), "t", ctx(version="main"), Options())
+    fused = [r for r in results if r.op in ("mega_moe", "dispatch_ffn_combine")]
+    assert {r.op for r in fused} == {"mega_moe", "dispatch_ffn_combine"}  # decode + prefill each
+    assert all(d.severity != "error" for r in fused for d in r.diagnostics)
+    assert any(d.message.startswith("if cann_ops_transformer") for r in fused for d in r.diagnostics)
+    pinned = lint_launch_file(read_shell(text), "t", ctx(version="main", cann="9.1.0"), Options())
+    assert any(d.severity == "error" for r in pinned for d in r.diagnostics)

@@ -100,7 +100,7 @@ def test_mc952_not_on_a_decode_node():
 def test_mc952_enable_prefill_mc2_fixes_it():
     text = serve("-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 2048 "
                  + ac(enable_fused_mc2=1, enable_prefill_mc2=True))
-    c = derive(text, version="main").calls
+    c = derive(text, version="main", cann="9.1.0").calls
     assert [x.role for x in c] == ["decode"] and c[0].arguments["num_max_tokens_per_rank"] == 512
 
 
@@ -125,3 +125,37 @@ def test_mc953_v013_fixed_65536():
     assert "MC953" not in call_codes(c["decode"])  # bs 16 / 4 = 4: 4 x 16 x 8 = 512 <= 65536
     note = next(n for n in c["prefill"].notes if n.code == "MC953")
     assert "fixed at 65536" in note.message
+
+
+# ---- MC952 per release: only where "Fix MegaMoe prefill buffer sizing" (#14358 / #14439) is missing ----
+
+def _14273(mnbt: int) -> str:
+    return (f"-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens {mnbt} "
+            "--speculative-config '{\"num_speculative_tokens\": 7}' " + ac(enable_fused_mc2=1))
+
+
+@pytest.mark.parametrize("version,op,fires", [
+    ("main", "mega_moe", True),            # 182b75e: before #14439
+    ("0.25.1rc1", "mega_moe", True),       # first MegaMoE release, no fix (#14519 backport was closed)
+    ("0.26.0rc", "mega_moe", False),       # #14358 @6be4069: capacity from max_num_batched_tokens
+    ("0.27", "mega_moe", False),           # #14439 on main
+    ("0.24.0rc1", "dispatch_ffn_combine", False),  # no MegaMoE before v0.25.1rc1
+    ("0.23.0", "dispatch_ffn_combine", False),
+])
+def test_mc952_only_without_the_fix(version, op, fires):
+    d = derive(serve(_14273(2048)), version=version, cann="9.1.0")
+    assert any(c.op == op for c in d.calls)
+    assert any("MC952" in call_codes(c) for c in d.calls) is fires
+    if version == "0.26.0rc":  # ceil(2048 / 4) = 512 tokens per rank: one call, buffer for the whole step
+        assert [c.arguments["num_max_tokens_per_rank"] for c in d.calls] == [512]
+
+
+@pytest.mark.parametrize("mnbt,fires", [(16384, False), (16388, True)])
+def test_mc952_with_the_fix_only_past_the_4096_cap(mnbt, fires):
+    # fixed release: nmt = min(ceil(mnbt / 4), 4096); 16384 / 4 = 4096 fits; 16388 / 4 = 4097 > 4096
+    d = derive(serve(_14273(mnbt)), version="0.26.0rc", cann="9.1.0")
+    notes = [n for c in d.calls for n in c.notes if n.code == "MC952"]
+    assert bool(notes) is fires
+    if fires:
+        assert "lower --max-num-batched-tokens to 16384" in notes[0].message
+        assert "enable_prefill_mc2" not in notes[0].message  # the fixed release sizes from the batch already

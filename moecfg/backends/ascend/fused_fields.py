@@ -16,7 +16,7 @@ _X_ALIASES = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"))
 _QUANT_OUT_ALIASES = (("torch.int8", "int8"), ("fp8_e5m2", "float8_e5m2"), ("fp8_e4m3fn", "float8_e4m3fn"))
 
 
-def _shape_fields(tokens_doc: str) -> tuple:
+def _shape_fields(tokens_doc: str, inter: F | None = None) -> tuple:
     return (
         F("bs", "int", tokens_doc, required=True),
         F("h", "int", "hidden size: x.size(1)", required=True),
@@ -24,9 +24,15 @@ def _shape_fields(tokens_doc: str) -> tuple:
         F("ep_world_size", "int", "EP group size (the group's world size)", required=True),
         F("moe_expert_num", "int", "routed experts over the EP group (incl. EPLB redundant); "
           "experts per rank = moe_expert_num / ep_world_size", required=True),
-        F("intermediate_hidden", "int", "per-expert FFN width: l2_weights[i].size(0) (moe_intermediate_size / TP)",
-          required=True),
+        inter or F("intermediate_hidden", "int", "per-expert FFN width: l2_weights[i].size(0) (moe_intermediate_size "
+                   "/ TP)", required=True),
     )
+
+
+# dispatch_ffn_combine reads N = 2 x intermediate_hidden but only the bf16 / w4a8 workspace uses it; the int8
+# tiling stores k2 = N / 2 and never reads it (vllm-ascend@182b75e dispatch_ffn_combine_tiling.cpp L297-306)
+_DFC_INTER = F("intermediate_hidden", "int", "per-expert FFN width: weight2 dim0 (N = 2 x this); needed for the bf16 "
+               "/ w4a8 workspace only (the int8 tiling does not use it)", default=None, nullable=True)
 
 
 def _weight_dtype(default, doc: str):
@@ -57,10 +63,10 @@ def fused_op_fields(common: tuple, env_fields: tuple, hccl_buffer_fields: tuple)
         F("hccl_buffer_size", "mapping", "per-communicator buffer option, MB (the EP group's window)", default=None,
           fields=hccl_buffer_fields),
     )
-    dfc = common + _shape_fields("tokens of this call on this rank: x.size(0) (M)") + (
+    dfc = common + _shape_fields("tokens of this call on this rank: x.size(0) (M)", _DFC_INTER) + (
         _weight_dtype("int8", "selects the variant: int8 dispatch_ffn_combine, int4 _w4_a8, bf16 _bf16"),
-        F("max_output_size", "int", "tokens one rank can receive (vllm-ascend: additional_config mega_moe_max_tokens, "
-          "default 131072)", required=True),
+        F("max_output_size", "int", "tokens one rank can receive (vllm-ascend: additional_config mega_moe_max_tokens "
+          "from v0.23.0, default 65536 there and 131072 v0.24.0rc1-main@182b75e; fixed before)", required=True),
         F("swiglu_limit", "float", "SwiGLU clamp (0: none)", default=0.0),
         env,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from moecfg.core.settings.config import Config, ConfigError, parse
 
@@ -43,6 +44,22 @@ def _read_table(path: str) -> dict:
     return data
 
 
+_WHOLE_TOML = 1 << 20  # a pyproject.toml larger than this: only its [tool.moecfg] tables are parsed
+_HEADER = re.compile(r"^\s*\[")
+
+
+def _moecfg_tables(text: str) -> str:
+    """The `[tool.moecfg]` / `[tool.moecfg.*]` tables of a huge pyproject.toml (parsing 30 MB of someone else's
+    tables costs seconds; moecfg reads only its own)."""
+    out, ours = [], False
+    for line in text.splitlines():
+        if _HEADER.match(line):
+            ours = line.strip().startswith(("[tool.moecfg]", "[tool.moecfg."))
+        if ours:
+            out.append(line)
+    return "\n".join(out)
+
+
 def _toml_table(raw: bytes, path: str) -> dict:
     try:
         import tomllib
@@ -52,9 +69,10 @@ def _toml_table(raw: bytes, path: str) -> dict:
         except ModuleNotFoundError:
             raise ConfigError(f"{path}: reading [tool.moecfg] needs Python 3.11+ (or the tomli package)") from None
     try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        text = raw.decode("utf-8")
+        doc = tomllib.loads(text if len(text) <= _WHOLE_TOML else _moecfg_tables(text))
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: TOMLDecodeError, and int() of 5,000 digits
+        raise ConfigError(f"{path}: not valid TOML: {str(exc)[:200]}") from None
     except RecursionError:  # tomllib recurses per nesting level
         raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     table = doc.get("tool", {}).get("moecfg", {})

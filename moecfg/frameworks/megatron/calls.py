@@ -15,6 +15,7 @@ from __future__ import annotations
 from moecfg.backends.deepep.arguments import hybridep_document, megatron_buffer_arguments
 from moecfg.frameworks import Note, OpCall, budget
 from moecfg.frameworks.flags import FlagSpec, parse_flags
+from moecfg.frameworks.values import clipped, integer, refused
 from moecfg.frameworks.megatron import command_start, rules
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
@@ -35,21 +36,28 @@ class _Args:
         f = self.flags.get(name)
         return (f.span,) if f else ()
 
-    def int(self, name, default=None):
+    def int(self, name, default=None, lo: int = 1):
+        """The flag as Megatron's argparse (type=int) reads it, >= lo; None (with a note) otherwise."""
         f = self.flags.get(name)
         if f is None:
             return default
-        try:
-            return int(f.value)
-        except (TypeError, ValueError):
-            self.notes.append(Note("MC023", f"{name} {self._written(f)}: not an integer known statically; the buffer "
-                                   "that depends on it is not derived", f.span))
+        value = integer(f.value)
+        said = any(n.span == f.span for n in self.notes)  # read twice (TP: the group and the tokens), said once
+        if value is None:
+            if not said:
+                self.notes.append(Note("MC023", f"{name} {self._written(f)}: not an integer known statically; the "
+                                       "buffer that depends on it is not derived", f.span))
             return None
+        if value < lo:
+            if not said:
+                self.notes.append(refused(name, value, lo, "Megatron-LM", f.span, "the DeepEP buffer"))
+            return None
+        return value
 
     @staticmethod
     def _written(f) -> str:
         """The value as written, or a plain word for one that depends on a variable the script does not set."""
-        return repr(f.value) if f.value is not None else "(its value comes from a variable the script does not set)"
+        return repr(clipped(f.value)) if f.value is not None else "(its value comes from a variable the script does not set)"
 
     def said(self, name, value, default_text="default"):
         return f"{name} {value}" if self.flags.get(name) else f"{name} {value} ({default_text})"
@@ -87,7 +95,7 @@ def _call(a: _Args, ctx) -> OpCall | None:
         return None
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
-    experts, ep = a.int("--num-experts"), a.int("--expert-model-parallel-size", 1)
+    experts, ep = a.int("--num-experts", lo=0), a.int("--expert-model-parallel-size", 1)
     if kind != "flex":
         if a.flags.get("--moe-flex-dispatcher-backend") or a.flags.get("--moe-enable-deepep"):
             span = (a.span("--moe-flex-dispatcher-backend") or a.span("--moe-enable-deepep"))[0]
@@ -99,6 +107,8 @@ def _call(a: _Args, ctx) -> OpCall | None:
         if experts is None and not a.flags.get("--num-experts"):
             return OpCall("train", "none", None, {}, why_none="no --num-experts: a dense model, no MoE dispatch")
         return None
+    if experts == 0:
+        return OpCall("train", "none", None, {}, why_none="--num-experts 0: a dense model, no MoE dispatch")
     if experts % ep:
         a.notes.append(Note(rules.EXPERTS_DIVISIBLE.code, f"--num-experts {experts} is not a multiple of "
                             f"--expert-model-parallel-size {ep}: Megatron asserts it at argument parsing; use an EP "
@@ -135,6 +145,8 @@ def _deepep(a, ctx, experts, ep, etp, hidden, btext) -> OpCall | None:
         return None
     topk = a.int("--moe-router-topk", 2)
     sms = a.int("--moe-flex-dispatcher-num-sms") or a.int("--moe-deepep-num-sms") or 20
+    if topk is None:
+        return None
     try:
         bufs = megatron_buffer_arguments(ranks, hidden, 2, sms)
     except ValueError as exc:

@@ -34,6 +34,7 @@ from moecfg.backends.ascend import sgl_formulas
 from moecfg.backends.ascend.sgl_fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
+from moecfg.frameworks.values import integer, size_notes, unreadable_notes
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import npu_memory, rules
 
@@ -50,6 +51,15 @@ FLAGS = (
     FlagSpec("--context-length"), FlagSpec("--mem-fraction-static"),
     FlagSpec("--pp-size", ("--pipeline-parallel-size",)),
 )
+SIZE_FLAGS = ("--tp-size", "--dp-size", "--ep-size", "--pp-size")  # parallel sizes: >= 1 (SGLang refuses 0)
+INT_FLAGS = SIZE_FLAGS + ("--chunked-prefill-size", "--context-length", "--cuda-graph-max-bs", "--max-prefill-tokens",
+                          "--ep-num-redundant-experts", "--max-running-requests", "--speculative-num-draft-tokens")
+INT_ENVS = ("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",)
+
+
+def read_errors(flags, launch) -> list:
+    """What stops the derivation before it starts: a size SGLang refuses (MC025), an integer no int() reads."""
+    return size_notes(flags, SIZE_FLAGS, "SGLang") + unreadable_notes(flags, launch.env, INT_FLAGS, INT_ENVS)
 ENV_NAMES = tuple(f.name for f in ENV_FIELDS)
 
 
@@ -65,17 +75,12 @@ class _Ctx:
 
     def int_flag(self, flag: str, default=None):
         text = self.flags.value(flag)
-        try:
-            return int(text) if text is not None else default
-        except ValueError:
-            return default
+        return default if text is None or integer(text) is None else integer(text)
 
     def env_int(self, name: str, default=None):
         e = self.launch.env.get(name)
-        try:
-            return int(e.value) if e and e.value is not None else default
-        except ValueError:
-            return default
+        value = integer(e.value) if e and e.value is not None else None
+        return default if value is None else value
 
     def env_str(self, name: str) -> str | None:
         e = self.launch.env.get(name)
@@ -92,6 +97,10 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
     if backend != "deepep":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--moe-a2a-backend {backend}: SGLang on Ascend "
                                 "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)"))
+        return
+    sizes = read_errors(flags, launch)
+    if sizes:
+        out.notes.extend(sizes)
         return
     if ctx.product not in ("A2", "A3"):
         out.notes.append(Note("MC042", "SGLang on Ascend: the product (A2 or A3) is not known; give --product or "
@@ -162,7 +171,7 @@ def moe_ep_window(c: _Ctx) -> tuple[int | None, str | None, str]:
     group DeepEP runs on (module docstring). None when SGLang's int() would refuse the text (moecfg says nothing)."""
     var = next((n for n in ("DEEPEP_HCCL_BUFFSIZE", "HCCL_BUFFSIZE") if c.env_str(n)), None)  # `or`: "" is unset
     text = c.env_str(var) if var else "200"
-    value = int(text) if text.strip().isdigit() else None
+    value = integer(text) if text.strip().isdigit() else None
     why = (f"{value if value is not None else text} <- int(DEEPEP_HCCL_BUFFSIZE or HCCL_BUFFSIZE or 200) = "
            f"{var or 'the default 200'}: DeepEP runs on SGLang's standalone NPU group \"moe_ep\" (layer.py "
            "_get_deepep_comm_group, sglang PR #29030) whose name contains \"moe\", so get_torch_distributed_pg_options "
@@ -223,7 +232,7 @@ def _normal_call(c: _Ctx, role: str, base: dict, src: dict, why: dict) -> OpCall
         e = base["env"]
         r, t = e.get("DEEPEP_NORMAL_LONG_SEQ_ROUND"), e.get("DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS")
         default = sgl_formulas.MAX_TOKENS_PER_ROUND  # 1 round x 8192 tokens (deep_ep.cpp L72-73)
-        tokens = int(r) * int(t) if r and t and r.isdigit() and t.isdigit() else default
+        tokens = integer(r) * integer(t) if integer(r) is not None and integer(t) is not None else default
         text += f": assumed the DeepEP normal capacity {tokens} (ROUND x PER_ROUND_TOKENS), see MC962"
     args["bs"] = tokens
     sources["bs"] = prefill_spans(c)
@@ -240,7 +249,7 @@ def decode_tokens(c: _Ctx) -> tuple[int | None, str]:
     """Tokens one rank dispatches in a decode step (cuda-graph batch per DP rank x draft tokens), or None."""
     tp, dp, attn_tp = parallel(c)
     graph = c.flags.get("--cuda-graph-bs")
-    sizes = [int(v) for v in (graph.values if graph else ()) if v and v.isdigit()]
+    sizes = [integer(v) for v in (graph.values if graph else ()) if v and v.isdigit() and integer(v) is not None]
     if sizes:
         reqs, text = max(sizes), f"max(--cuda-graph-bs) = {max(sizes)}"
     elif c.int_flag("--cuda-graph-max-bs"):

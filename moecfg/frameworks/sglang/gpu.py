@@ -21,14 +21,13 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 """
 from __future__ import annotations
 
-import json
-import os
 
 from moecfg.backends.deepep.arguments import sglang_buffer_arguments
 from moecfg.backends.deepep.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.values import JsonValueError, clipped, finite, integer, load_json
 from moecfg.frameworks.sglang import ascend, gpu_rules, releases
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
@@ -58,7 +57,9 @@ def derive(launch, ctx: LaunchContext, out: Derivation, flags=None, pick=None) -
         return
     if _mega_moe(c, role, out):
         return
-    if _unknown(c, out.notes, ("--tp-size",)):
+    sizes = ascend.read_errors(c.flags, launch)
+    if sizes:
+        out.notes.extend(sizes)
         return
     dims = resolve_model(c.flags.value("--model-path"), ctx)
     if dims is None:
@@ -148,18 +149,20 @@ def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
         return None, None, "DeepEP's default configs for the rank count (Buffer.get_dispatch_config)"
     text = flag.value
     if text is not None and not text.lstrip().startswith("{"):
-        base = c.ctx.settings_dir or os.getcwd()
-        path = text if os.path.isabs(text) else os.path.join(base, text)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read(1 << 20)
-        except OSError:
-            notes.append(Note("MC023", f"--deepep-config {flag.value}: the file is not readable from here ({path}); "
+        from moecfg.sources.contained import read_inside, tree_roots
+        from moecfg.sources.files import Unreadable
+
+        roots = tree_roots(c.ctx.settings_dir)
+        try:  # inside the checked tree or the settings file's folder only: never a runner's file
+            text = read_inside(text.removeprefix("@"), c.ctx.settings_dir or roots[0], roots).decode("utf-8")
+        except (Unreadable, UnicodeDecodeError) as exc:
+            why = exc if isinstance(exc, Unreadable) else "not UTF-8 text"
+            notes.append(Note("MC023", f"--deepep-config {clipped(flag.value, 120)}: the file is not read ({why}); "
                               "DeepEP's default configs are assumed", flag.span))
-            return None, None, "DeepEP's default configs (the --deepep-config file is not readable)"
+            return None, None, "DeepEP's default configs (the --deepep-config file is not read)"
     try:
-        data = json.loads(text) if text is not None else None
-    except ValueError as exc:
+        data = load_json(text) if text is not None else None
+    except JsonValueError as exc:
         notes.append(Note("MC021", f"--deepep-config is not valid JSON: {exc}; SGLang stops at start-up", flag.span))
         return None, None, "not valid JSON"
     if not isinstance(data, dict) or not all(isinstance(data.get(k), dict) for k in ("normal_dispatch",
@@ -167,7 +170,7 @@ def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
         notes.append(Note("MC021", "--deepep-config must be a JSON object with `normal_dispatch` and `normal_combine` "
                           "objects (SGLang reads both: KeyError otherwise)", flag.span))
         return None, None, "unreadable"
-    return data["normal_dispatch"], data["normal_combine"], f"--deepep-config {flag.value[:60]}"
+    return data["normal_dispatch"], data["normal_combine"], f"--deepep-config {clipped(flag.value, 60)}"
 
 
 def _qp_depth(c: Ctx, t: int, low_latency: bool) -> tuple[str | None, str]:
@@ -177,9 +180,8 @@ def _qp_depth(c: Ctx, t: int, low_latency: bool) -> tuple[str | None, str]:
         why = "the launch's environment" if env else "DeepEP's default 1024"
         return env, f"{env or 1024} <- {why}" + (f" (SGLang {pinned} pinned: a release before SGLang PR #34923 "
                                                 "is assumed, which does not raise it)" if pinned and low_latency else "")
-    try:
-        current = int(env) if env is not None else 0
-    except ValueError:
+    current = integer(env) if env is not None else 0
+    if current is None:
         return env, f"{env} <- the launch's environment (not an integer)"
     value = max(current, 1024, 2 * (t + 1))
     return str(value), f"{value} <- max(NVSHMEM_QP_DEPTH {env or 'unset'}, 1024, 2 x (T {t} + 1)): SGLang PR #34923 " \
@@ -277,10 +279,7 @@ def _budget(c: Ctx, call: OpCall) -> list[Note]:
         bufs = deepep_buffers(call.arguments, call.derivation["num_nvl_bytes"].split(" <- ")[1],
                               call.derivation["num_rdma_bytes"].split(" <- ")[1])
     frac_flag = c.flags.get("--mem-fraction-static")
-    try:
-        fraction = float(frac_flag.value) if frac_flag and frac_flag.value is not None else None
-    except ValueError:
-        fraction = None
+    fraction = finite(frac_flag.value) if frac_flag and frac_flag.value is not None else None  # nan, inf: unknown
     text = f"--mem-fraction-static {frac_flag.value}" if frac_flag else \
         "--mem-fraction-static not given: SGLang picks it from the GPU memory at start-up (not known statically)"
     table = budget.table(bufs, device, how, c.ctx.device_memory_gb, fraction, text)

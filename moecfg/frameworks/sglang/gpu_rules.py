@@ -13,6 +13,7 @@ from __future__ import annotations
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.registry import rule
 from moecfg.frameworks import Note
+from moecfg.frameworks.values import integer
 
 _F = "launch"
 # the flags the token counts come from: an unknown value among them skips MC975-MC977 (frameworks/sglang/gpu.py)
@@ -164,7 +165,7 @@ def _need(t: int, tokens: int, var: str = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS
 
 def _graph(c, t, cap_span) -> list[Note]:
     graph = c.flags.get("--cuda-graph-bs")
-    sizes = [int(v) for v in (graph.values if graph else ()) if v and v.isdigit()]
+    sizes = [integer(v) for v in (graph.values if graph else ()) if v and v.isdigit() and integer(v) is not None]
     if sizes:
         reqs, text, span, flag = max(sizes), f"max(--cuda-graph-bs) {max(sizes)}", graph.span, "--cuda-graph-bs"
     elif c.int_flag("--cuda-graph-max-bs"):

@@ -16,6 +16,7 @@ from moecfg.backends.deepep.arguments import vllm_buffer_arguments
 from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks import budget
 from moecfg.frameworks.gpu_device import device_of
+from moecfg.frameworks.values import integer
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.vllm import rules
 from moecfg.frameworks.vllm.releases import A2A, ENVS, MOE
@@ -36,10 +37,7 @@ _OTHER = {  # why no DeepEP Buffer runs with the other backends
 
 
 def _int(arg) -> int | None:
-    try:
-        return int(arg.value) if arg.value is not None else None
-    except (TypeError, ValueError):
-        return None
+    return integer(arg.value)
 
 
 def backend(launch, args, release) -> tuple[str, tuple, str, list[Note]]:
@@ -87,7 +85,9 @@ def derive_call(launch, args, ctx, release) -> tuple[OpCall | None, list[Note]]:
 
 
 def _deepep(launch, args, ctx, name, spans, how, role, notes):
-    dp, tp = args.flag("--data-parallel-size", 1), args.flag("--tensor-parallel-size", 1)
+    from moecfg.frameworks.vllm_ascend.tokens import at_least
+
+    dp, tp = (at_least(args, args.flag(f, 1), 1) for f in ("--data-parallel-size", "--tensor-parallel-size"))
     dims = resolve_model(args.model.value, ctx)
     if dims is None:
         notes.append(Note("MC042", unresolved_reason(args.model.value, ctx), (args.model.spans or (launch.span,))[0]))
@@ -163,10 +163,8 @@ def _redundant(args) -> tuple[int, tuple, str]:
     cfg = args.config("--eplb-config", "num_redundant_experts")
     old = args.flag("--num-redundant-experts", None)
     arg = cfg if cfg.value is not None else old
-    try:
-        n = int(arg.value) if arg.value is not None else 0
-    except (TypeError, ValueError):
-        n = 0
+    n = integer(arg.value) if arg.value is not None else 0
+    n = 0 if n is None or n < 0 else n  # vLLM refuses a negative count (MC023 names an unreadable one)
     return n, arg.spans, arg.text or "--enable-eplb, num_redundant_experts 0 (default)"
 
 

@@ -5,8 +5,9 @@ Ascend: product hints (k8s resource names, SoC names), an image naming vllm-asce
 `--additional-config`, `--quantization ascend`, or Ascend environment variables. Otherwise the GPU `vllm`
 framework takes it.
 
-Versions (VERSIONS, oldest first): 0.11.0 (tag v0.11.0, 2f1aed9), 0.13.0 (tag v0.13.0, 6281c12) and main
-(182b75e, 2026-08-22, the newest main read). releases.py holds what differs between them.
+Versions (VERSIONS, oldest first): 0.11.0 (tag v0.11.0, 2f1aed9), 0.13.0 (tag v0.13.0, 6281c12), the 2026
+releases v0.18.0 to the v0.26.0rc branch (releases_2026.py), 0.27 (main after #15014, from the PR diff) and main
+(182b75e, 2026-08-22, the newest main read: the default). releases.py holds what differs between them.
 """
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from moecfg.frameworks import Derivation, LaunchContext, Note, pick_version
 from moecfg.frameworks.gpu_device import gpu_evidence
 from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.vllm_ascend import cli
-from moecfg.frameworks.vllm_ascend.releases import RELEASES, match
+from moecfg.frameworks.vllm_ascend.releases import RELEASES, match, newer_than_tables
 from moecfg.sources.launch import Launch
 
 NAME = "vllm-ascend"
-VERSIONS = ("0.11.0", "0.13.0", "main")
+VERSIONS = tuple(RELEASES)  # "main" last: the default
 
 ASCEND_PRODUCTS = ("A2", "A3")
 ASCEND_ENV_PREFIXES = ("HCCL_", "ASCEND_", "VLLM_ASCEND_", "PYTORCH_NPU_", "ATB_", "TASK_QUEUE_ENABLE",
@@ -75,10 +76,21 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     if args is None:
         return out
     if not how:
-        out.notes.append(Note("MC040", f"vllm-ascend version not given (image tag or `framework_versions:` in "
-                              f".moecfg.yaml): the derivation of the newest supported version ({version}, "
-                              f"{RELEASES[version].ref}) applies", launch.span))
+        out.notes.append(Note("MC040", f"{_unmatched(launch, ctx)}: the derivation of the newest main read "
+                              f"({RELEASES[version].ref}) applies", launch.span))
+    elif RELEASES[version].from_pr:
+        out.notes.append(Note("MC040", f"vllm-ascend {version} ({how}): {RELEASES[version].from_pr}", launch.span))
+    else:
+        from moecfg.frameworks.vllm_ascend import unread
+
+        out.notes.extend(unread.notes(args, RELEASES[version]))
     if ctx.product not in ASCEND_PRODUCTS:
+        from moecfg.frameworks.vllm_ascend.tokens import read_sizes
+
+        read_sizes(args)  # a size vLLM refuses (MC025) is an error whatever the product
+        if any(n.code == "MC025" for n in args.notes):
+            out.notes.extend(args.notes)
+            return out
         out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
                               "all-gather or all-to-all by product; give `--product A3` or `product:` in "
                               ".moecfg.yaml", launch.span))
@@ -91,3 +103,15 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     check_calls(args, RELEASES[version], ctx, out.calls)
     out.notes.extend(args.notes + notes)  # args.notes grow while the flags are read
     return out
+
+
+def _unmatched(launch: Launch, ctx: LaunchContext) -> str:
+    """Why no release table was picked: no version given, one newer than every table, or a line without one."""
+    from moecfg.frameworks import image_version
+
+    given = image_version(launch.image) or ctx.version_for(NAME)
+    if not given:
+        return "vllm-ascend version not given (image tag or `framework_versions:` in .moecfg.yaml)"
+    if newer_than_tables(given):
+        return f"vllm-ascend {given} is newer than the newest release table (0.27)"
+    return f"vllm-ascend {given} has no release table (tables: {', '.join(VERSIONS)})"

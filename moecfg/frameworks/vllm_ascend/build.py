@@ -28,6 +28,8 @@ class Ctx:
         self.notes += qnotes + rnotes
         self.fused = C.plan_fused(args, rel, product, dims, self.quant.value, lctx.cann)
         self.notes += self.fused.notes
+        mmt = B.mega_moe_max_tokens_note(args, rel)
+        self.notes += [mmt] if mmt else []
         self.kv_role = args.config("--kv-transfer-config", "kv_role")
         self.hier_flag = args.config("--additional-config", "enable_mc2_hierarchy_comm", default=False) \
             if rel.hierarchy_flag else Arg(False)
@@ -40,12 +42,41 @@ class Ctx:
         return bool(self.hier_flag.value) or bool(self.hier_env.value)
 
 
+MEGAMOE_IF = "cann_ops_transformer imports in the image (vllm-ascend runs MegaMoE)"
+DFC_IF = "cann_ops_transformer does not import (vllm-ascend runs dispatch_ffn_combine)"
+
+
 def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: str, dims) -> tuple[list, list]:
+    """The op calls; when MegaMoE vs dispatch_ffn_combine is unknown (no CANN version), both, each with the
+    condition it runs under (its errors are then reported as warnings), calls common to both once."""
     c = Ctx(args, rel, lctx, product, dims)
+    if not c.fused.uncertain:
+        return _derive(c)
+    alt = Ctx(args, rel, lctx, product, dims)
+    alt.fused = C.as_dispatch_ffn_combine(c.fused)
+    mm_calls, notes = _derive(c)
+    seen = len(args.notes)  # reading the flags again adds the same notes to args.notes: keep one copy
+    dfc_calls, _ = _derive(alt)
+    del args.notes[seen:]
+    key = lambda call: (call.role, call.op, repr(sorted(call.arguments.items())))  # noqa: E731
+    common = {key(x) for x in mm_calls} & {key(x) for x in dfc_calls}
+    for call, cond in [(x, DFC_IF) for x in dfc_calls] + [(x, MEGAMOE_IF) for x in mm_calls]:
+        if key(call) not in common:
+            call.condition = cond
+    out = [x for x in dfc_calls if key(x) not in common] + mm_calls  # MegaMoE's last: the role's main call
+    span = c.fused.requested.spans[0] if c.fused.requested.spans else args.start
+    notes.append(Note("MC042", f"{c.fused.requested.text}: vllm-ascend runs MegaMoE if {MEGAMOE_IF.split(' (')[0]}, "
+                      "else dispatch_ffn_combine; moecfg cannot see the image's packages, so both are derived and an "
+                      "error of one op only is a warning; give `cann_version` in .moecfg.yaml (>= 9.1: MegaMoE)", span))
+    return out, notes
+
+
+def _derive(c: "Ctx") -> tuple[list, list]:
+    args, rel, product, dims = c.args, c.rel, c.product, c.dims
     ep_on = args.flag("--enable-expert-parallel", False, kind=bool)
     torchair = rel.torchair and bool(args.config("--additional-config", "torchair_graph_config", "enabled").value)
     limit = _limit(c) if rel.tp_rank_limits else None
-    t = T.torchair(args, rel) if torchair else T.compute(args, rel, limit)
+    t = T.torchair(args, rel) if torchair else T.compute(args, rel, limit, c.fused.op == "mega_moe")
     if not t.known:
         return [], c.notes
     pcp = T.pcp_size(args) if rel.ep_has_pcp else Arg(1)
@@ -59,7 +90,7 @@ def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: st
     by_pcp = f" x PCP {pcp.value}" if pcp.value > 1 else ""
     ep_arg = Arg(ep, spans(t.dp, pcp, t.tp, ep_on), f"DP {t.dp.value}{by_pcp} x TP {t.tp.value} (the mc2 group, "
                  f"{rel.cite['mc2_group']})")
-    setup = C.Setup(rel, product, ep, ep * t.pp.value if rel.key == "0.11.0" else ep,
+    setup = C.Setup(rel, product, ep, ep * t.pp.value if rel.family == "0.11.0" else ep,
                     getattr(dims, "num_experts", None), c.quant.value,
                     args.flag("--enable-lora", False, kind=bool).value, M.dynamic_eplb(args, rel), c.fused)
     c.notes += _fused_fallback(c, ep)

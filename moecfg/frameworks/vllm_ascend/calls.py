@@ -192,7 +192,12 @@ def _mega_moe(b: Builder, c, t, ep_arg: Arg) -> None:
     nmt = t.per_rank
     b.put("num_max_tokens_per_rank", nmt, f"{nmt.text} (the symmetric buffer is sized once from it, {cite})")
     dims = c.dims
-    if dims is not None and "moe_expert_num" in b.call.arguments:
+    if c.rel.recv_from_config:
+        mmt = mega_moe_max_tokens(b, c)
+        if mmt is not None:
+            b.put("max_recv_token_num", Arg(mmt.value, mmt.spans, f"{mmt.said('mega_moe_max_tokens default')} "
+                                            f"({cite})"))
+    elif dims is not None and "moe_expert_num" in b.call.arguments:
         experts, ep = b.call.arguments["moe_expert_num"], ep_arg.value
         recv = F.mega_moe_max_recv(nmt.value, ep, dims.topk, experts)
         b.put("max_recv_token_num", Arg(recv, spans(nmt, ep_arg), f"{nmt.value} x EP {ep} x min(top-k {dims.topk}, "
@@ -205,13 +210,34 @@ def _mega_moe(b: Builder, c, t, ep_arg: Arg) -> None:
 
 
 def _dispatch_ffn_combine(b: Builder, c) -> None:
-    if c.rel.key == "0.13.0":
-        b.put("max_output_size", Arg(F.V013_DISPATCH_FFN_COMBINE_MAX_OUTPUT, (), f"fixed ({c.rel.cite['fused']})"))
+    kind, value = c.rel.dfc_output
+    if kind == "fixed":
+        cite = c.rel.cite["fused" if c.rel.family == "0.13.0" else "dispatch_ffn_combine"]
+        b.put("max_output_size", Arg(value, (), f"fixed in vllm-ascend {c.rel.ref} ({cite})"))
         return
-    mmt = c.args.config("--additional-config", "mega_moe_max_tokens", default=F.MEGA_MOE_MAX_TOKENS_DEFAULT)
-    if not isinstance(mmt.value, int) or isinstance(mmt.value, bool) or mmt.value <= 0:
-        b.call.notes.append(Note("MC023", f"{mmt.text}: vllm-ascend raises ValueError at start-up (mega_moe_max_tokens "
-                                 "must be a positive integer, ascend_config.py:284-290)", mmt.spans[0], "error"))
-        return
-    b.put("max_output_size", Arg(mmt.value, mmt.spans, f"{mmt.said('mega_moe_max_tokens default')} "
-                                 f"({c.rel.cite['dispatch_ffn_combine']})"))
+    mmt = mega_moe_max_tokens(b, c)
+    if mmt is not None:
+        b.put("max_output_size", Arg(mmt.value, mmt.spans, f"{mmt.said('mega_moe_max_tokens default')} "
+                                     f"({c.rel.cite['dispatch_ffn_combine']})"))
+
+
+def mega_moe_max_tokens(b: Builder, c) -> Arg | None:
+    """additional_config.mega_moe_max_tokens with the release's default; None when the release refuses it at
+    start-up (`mega_moe_max_tokens_note` reports that once per launch)."""
+    mmt = c.args.config("--additional-config", "mega_moe_max_tokens", default=c.rel.dfc_output[1])
+    return mmt if mega_moe_max_tokens_note(c.args, c.rel) is None and mmt.value is not None else None
+
+
+def mega_moe_max_tokens_note(args, rel) -> Note | None:
+    """MC023 when ascend_config refuses mega_moe_max_tokens at start-up (not an int, or `<= 0` where the release
+    checks it: every tag read; cited in the release's `dispatch_ffn_combine`)."""
+    if rel.dfc_output[0] != "config":
+        return None
+    mmt = args.config("--additional-config", "mega_moe_max_tokens", default=rel.dfc_output[1])
+    is_int = isinstance(mmt.value, int) and not isinstance(mmt.value, bool)
+    if mmt.value is None or (is_int and (mmt.value > 0 or not rel.mmt_positive)):
+        return None  # unknown, fine, or 0 / negative reaching the op (its rules judge them)
+    auto = " (0 = auto is only proposed, vllm-ascend#17162)" if mmt.value == 0 else ""
+    return Note("MC023", f"{mmt.text}: vllm-ascend {rel.ref} raises ValueError at start-up (mega_moe_max_tokens "
+                f"must be a positive integer{auto}; {rel.cite['dispatch_ffn_combine']})",
+                mmt.spans[0] if mmt.spans else args.start, "error")

@@ -21,6 +21,7 @@ class Fused:
     op: str | None = None  # "mega_moe" | "dispatch_ffn_combine" | "dispatch_gmm_combine_decode" | None (off)
     max_ep: int = 0
     why_off: str = ""  # when requested but vllm-ascend turns it off (MC043)
+    uncertain: bool = False  # MegaMoE vs dispatch_ffn_combine hangs on `cann_ops_transformer` in the image (unknown)
     notes: list[Note] = field(default_factory=list)
 
 
@@ -41,8 +42,9 @@ class Setup:
 
 def megamoe_available(cann: str | None) -> bool:
     """vllm-ascend takes MegaMoE when `cann_ops_transformer` imports (VA@182b75e ascend_config.py:27). moecfg
-    cannot see the image's packages: it assumes the package ships with CANN >= 9.1.0 (where MegaMoE first
-    appears, cann/ops-transformer branch 9.1.0) and with an unknown / `latest` CANN."""
+    cannot see the image's packages: the settings' CANN answers -- >= 9.1.0 (where MegaMoE first appears,
+    cann/ops-transformer branch 9.1.0) or `latest`: MegaMoE; older: dispatch_ffn_combine. Without a CANN version
+    both are derived (`Fused.uncertain`, build.py)."""
     if not cann or cann == "latest":
         return True
     try:
@@ -55,7 +57,7 @@ def megamoe_available(cann: str | None) -> bool:
 def fused_request(args: ServeArgs, rel: Release) -> Arg:
     """additional_config.enable_fused_mc2 wins over env VLLM_ASCEND_ENABLE_FUSED_MC2 (main,
     VA@182b75e ascend_config.py:160-165, 361-372); v0.13 reads the env only (VA@6281c12 envs.py:137-138)."""
-    if rel.fused == "main":
+    if rel.fused_config_key:
         key = args.config("--additional-config", "enable_fused_mc2")
         if key.value is not None:
             return key
@@ -70,7 +72,7 @@ def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | N
     req = fused_request(args, rel) if rel.fused != "none" else Arg(0)
     fused = Fused(req)
     span = req.spans[0] if req.spans else args.start
-    allowed = (0, 1) if rel.fused == "main" else (0, 1, 2)
+    allowed = rel.fused_values
     if isinstance(req.value, (bool, float)) and req.value in allowed:
         # JSON true / 1.0 pass `assert self.enable_fused_mc2 in (0, 1)` and `== 1` as Python compares them
         # (VA@182b75e ascend_config.py:166,169,175,181); the MiniMax-M2 tutorial writes `"enable_fused_mc2":true`
@@ -87,6 +89,8 @@ def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | N
         return fused
     if rel.fused == "v013":
         return _plan_v013(fused, rel, quant)
+    if rel.fused == "dfc" or not rel.megamoe:
+        return _plan_dfc(fused, rel)
     if not megamoe_available(cann):
         fused.op, fused.max_ep = "dispatch_ffn_combine", F.A3_DISPATCH_FFN_COMBINE_MAX_EP
         return fused
@@ -99,7 +103,7 @@ def plan_fused(args: ServeArgs, rel: Release, product: str, dims, quant: str | N
         fused.why_off = (f"{req.text}, but {bad}: vllm-ascend sets enable_fused_mc2 = 0 and runs MC2 / all-to-all "
                          f"instead of MegaMoE ({rel.cite['fused']})")
         return fused
-    fused.op, fused.max_ep = "mega_moe", F.A3_MEGA_MOE_MAX_EP
+    fused.op, fused.max_ep, fused.uncertain = "mega_moe", F.A3_MEGA_MOE_MAX_EP, not cann
     if not getattr(dims, "moe_intermediate_size", 0):
         fused.notes.append(Note("MC042", f"{req.text}: moe_intermediate_size of {dims.name} is unknown; assuming it "
                                 "is within MegaMoE's [1024, 3072] % 512 (else vllm-ascend falls back to MC2); give "
@@ -114,6 +118,16 @@ def _plan_v013(fused: Fused, rel: Release, quant: str | None) -> Fused:
         fused.why_off = (f"{fused.requested.text}, but the MoE weights are {quant or 'bf16'} (not w8a8_dynamic): "
                          f"vllm-ascend runs MC2 / all-to-all ({rel.cite['select']})")
         return fused
+    if fused.requested.value == 2:
+        fused.op = "dispatch_gmm_combine_decode"
+    else:
+        fused.op, fused.max_ep = "dispatch_ffn_combine", F.A3_DISPATCH_FFN_COMBINE_MAX_EP
+    return fused
+
+
+def _plan_dfc(fused: Fused, rel: Release) -> Fused:
+    """v0.18.0-v0.24.0rc1: no MegaMoE; 1 = dispatch_ffn_combine (EP <= 32), 2 = dispatch_gmm_combine_decode
+    (decode steps only; cited in the release's `select`)."""
     if fused.requested.value == 2:
         fused.op = "dispatch_gmm_combine_decode"
     else:
@@ -139,7 +153,7 @@ def choose(s: Setup, n: int, capacity: int, draft: bool = False) -> tuple[str, s
     cite = r.cite["select"]
     if s.ep <= 1:
         return ALLGATHER, f"EP size {s.ep}: all-gather ({cite})"
-    if s.lora and r.key == "main":
+    if s.lora and r.family == "main":
         return ALLTOALL, f"LoRA with expert parallel: all-to-all ({cite})"
     if s.product == "A2":
         return _a2(s, n, capacity, cite)
@@ -155,7 +169,7 @@ def _a2(s: Setup, n: int, capacity: int, cite: str) -> tuple[str, str]:
         return ALLGATHER, (f"A2, {s.experts} experts / EP {s.world_over_pp} = {per_device} experts per device > "
                            f"{limit}: vllm-ascend uses all-gather, no MC2 op ({cite})")
     if n > capacity:
-        other = ALLTOALL if (s.rel.key == "0.11.0" and s.quant == "w4a8_dynamic") else ALLGATHER
+        other = ALLTOALL if (s.rel.family == "0.11.0" and s.quant == "w4a8_dynamic") else ALLGATHER
         return other, (f"A2, {n} tokens > MC2 capacity {capacity}: vllm-ascend uses "
                        f"{'all-to-all' if other == ALLTOALL else 'all-gather'}, no MC2 op ({cite})")
     return MC2, f"A2, EP {s.world_over_pp} >= {F.A2_MIN_EP_FOR_MC2}, {n} tokens <= capacity {capacity}: MC2 ({cite})"
@@ -171,3 +185,8 @@ def _a3(s: Setup, n: int, capacity: int, cite: str, draft: bool) -> tuple[str, s
     if n <= capacity:
         return MC2, f"A3, {n} tokens <= MC2 capacity {capacity}: MC2 ({cite})"
     return ALLTOALL, (f"A3, {n} tokens > MC2 capacity {capacity}: vllm-ascend uses all-to-all, no MC2 op ({cite})")
+
+
+def as_dispatch_ffn_combine(f: Fused) -> Fused:
+    """The same request when `cann_ops_transformer` does not import: vllm-ascend's dispatch_ffn_combine."""
+    return Fused(f.requested, "dispatch_ffn_combine", F.A3_DISPATCH_FFN_COMBINE_MAX_EP)

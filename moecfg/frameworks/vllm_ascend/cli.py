@@ -7,10 +7,10 @@ ignored, so MC022 fires only on names vLLM does not define (typos).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from moecfg.frameworks import Note
+from moecfg.frameworks.values import clipped, integer, parse, shape_problems
 from moecfg.frameworks.flags import FlagSpec, Flags, JsonFlagError, json_value, parse_flags
 from moecfg.sources.launch import Launch, Word
 from moecfg.sources.yaml_source import Span
@@ -27,6 +27,19 @@ _REMOVED = frozenset(("--num-scheduler-steps", "--use-v2-block-manager", "--mult
                       "--enable-prompt-adapter", "--enable-reasoning", "--disable-async-output-proc",
                       "--override-neuron-config", "--max-seq-len-to-capture"))
 
+
+# The shapes vLLM's config classes give the keys moecfg reads (pydantic refuses a list for a string, a scalar for
+# a list at start-up: vllm/config/kv_transfer.py, speculative.py, compilation.py, parallel.py EPLBConfig);
+# vllm-ascend's additional_config objects (ascend_config.py reads them with .get()).
+JSON_SHAPES = {
+    "--kv-transfer-config": {"kv_role": str, "kv_connector": str},
+    "--speculative-config": {"num_speculative_tokens": int, "method": str, "model": str},
+    "--compilation-config": {"cudagraph_mode": str, "mode": int, "level": int, "cudagraph_capture_sizes": list,
+                             "max_cudagraph_capture_size": int},
+    "--eplb-config": {"num_redundant_experts": int},
+    "--additional-config": {"mega_moe_max_tokens": int, "torchair_graph_config": dict,
+                            "ascend_scheduler_config": dict, "scheduler_config": dict, "eplb_config": dict},
+}
 
 ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
                "dynamo.vllm")  # NVIDIA Dynamo's vLLM worker: vLLM's engine flags + its own (ai-dynamo/dynamo@d195d28
@@ -69,10 +82,12 @@ class ServeArgs:
                                    "depend on it are not derived", f.span))
             return Arg(None, (f.span,), name)
         try:
-            return Arg(kind(f.value), (f.span,), text)
+            return Arg(parse(kind, f.value), (f.span,), text)
         except ValueError:
-            self.notes.append(Note("MC023", f"{name} {f.value!r} is not a valid {kind.__name__} (vLLM's argparse "
-                                   "rejects it); the op arguments that depend on it are not derived", f.span))
+            what = "an integer" if kind is int else "a number"
+            self.notes.append(Note("MC023", f"{name} {clipped(f.value)!r} is not {what} moecfg can read (a 64-bit "
+                                   "integer, a finite number); the op arguments that depend on it are not derived",
+                                   f.span))
             return Arg(None, (f.span,), text)
 
     def config(self, flag: str, *path, default=None) -> Arg:
@@ -157,10 +172,14 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeAr
                                        "are not used", f.span))
             continue
         try:
-            args.json[name] = Arg(json_value(f) if not _is_level(name, f.value) else {"mode": int(f.value)},
-                                  (f.span,), f"{name} {f.value}")
+            data = json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)}
         except JsonFlagError as exc:
             args.notes.append(Note("MC021", f"{exc}; the settings in it are not used", f.span))
+            continue
+        for problem in shape_problems(data, JSON_SHAPES.get(name, {}), name):  # the config class refuses it
+            args.notes.append(Note("MC021", f"{problem}: vLLM refuses the launch at start-up; the key is not used",
+                                   f.span))
+        args.json[name] = Arg(data, (f.span,), f"{name} {clipped(f.value, 200)}")
     for name, keys, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
         if name is None:
             if not dynamo:
@@ -187,13 +206,14 @@ def _is_level(name: str, value: str | None) -> bool:
 
 
 def _scalar(text: str | None):
-    """A dotted sub-flag's value as FlexibleArgumentParser reads it: JSON when it parses, else the text."""
+    """A dotted sub-flag's value: true / false, an integer, else the text (FlexibleArgumentParser tries JSON)."""
     if text is None:
         return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    number = integer(text)
+    return text if number is None else number
 
 
 def _json_head(head: str, table) -> str | None:

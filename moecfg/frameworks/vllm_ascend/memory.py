@@ -47,8 +47,8 @@ def layout(args, rel) -> G.Layout | None:
     extra = args.json.get("--additional-config")
     top = extra.value if extra and isinstance(extra.value, dict) else {}
     fine = G.fine_grained_groups(top.get("finegrained_tp_config") if isinstance(top.get("finegrained_tp_config"),
-                                                                                dict) else None, top, rel.key)
-    return G.Layout(rel.key, tp, dp, pp, pcp, dcp, True, M.dynamic_eplb(args, rel), fine)
+                                                                                dict) else None, top, rel.family)
+    return G.Layout(rel.family, tp, dp, pp, pcp, dcp, True, M.dynamic_eplb(args, rel), fine)
 
 
 def hccl_buffsize(call) -> tuple[int | None, str]:

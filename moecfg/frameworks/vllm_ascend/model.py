@@ -68,7 +68,7 @@ def moe_quant(args: ServeArgs, rel: Release, dims) -> tuple[Arg, list[Note]]:
         named += "_dynamic"
     if q.value is None and q.text:
         return Arg(None), []
-    if q.value in (None, "None") and not (rel.key == "main" and named):
+    if q.value in (None, "None") and not (rel.family == "main" and named):
         return Arg(None, q.spans, "no --quantization: bf16 MoE weights"), []
     if q.value not in (None, "ascend"):
         span = q.spans[0] if q.spans else args.start

@@ -28,13 +28,22 @@ class Release:
     eplb: str  # "init_redundancy_expert" | "v013" | "main"
     ep_has_pcp: bool  # the mc2 group spans DP x PCP x TP (prefill context parallel), else DP x TP
     cite: dict
+    family: str = "main"  # whose code structure the rest follows: "0.11.0" | "0.13.0" | "main" (2026 releases)
+    fused_values: tuple = (0, 1)  # enable_fused_mc2 values the release accepts (others fail at start-up)
+    fused_config_key: bool = True  # additional_config.enable_fused_mc2 read (else env VLLM_ASCEND_ENABLE_FUSED_MC2 only)
+    dfc_output: tuple = ("config", 131072)  # dispatch_ffn_combine max_output_size: ("fixed", n) | ("config", default) | ("none", 0)
+    megamoe: bool = True  # MegaMoE selected when `cann_ops_transformer` imports (else dispatch_ffn_combine only)
+    megamoe_prefill_fix: bool = False  # "Fix MegaMoe prefill buffer sizing" (#14358 / #14439): nmt from max_num_batched_tokens
+    recv_from_config: bool = False  # MegaMoE max_recv_token_num = mega_moe_max_tokens (#14730 / #15014), else derived
+    mmt_positive: bool = True  # ascend_config refuses mega_moe_max_tokens <= 0 (else 0 and negatives reach the op)
+    from_pr: str = ""  # entry read from merged PR diffs, not from a tag (named in every message that uses it)
 
 
 V011 = Release(
     key="0.11.0", ref="v0.11.0@2f1aed9", capture_default="vllm_x2", spec_enlarge=True, eager_cap=512,
     prefill_mc2=False, tp_rank_limits=False, global_bs="zero", active_mask="a3", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="none", torchair=True, eplb="init_redundancy_expert",
-    ep_has_pcp=False, cite={
+    ep_has_pcp=False, family="0.11.0", megamoe=False, dfc_output=("none", 0), cite={
         "mc2_group": f"{VA}@2f1aed9 vllm_ascend/distributed/parallel_state.py:61-63",
         "capacity": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:539-552",
         "select": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:1854-1910",
@@ -55,7 +64,8 @@ V013 = Release(
     key="0.13.0", ref="v0.13.0@6281c12", capture_default="seqs_x_query", spec_enlarge=False, eager_cap=512,
     prefill_mc2=False, tp_rank_limits=False, global_bs="always", active_mask="never", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="v013", torchair=False, eplb="v013",
-    ep_has_pcp=True, cite={
+    ep_has_pcp=True, family="0.13.0", fused_values=(0, 1, 2), fused_config_key=False, dfc_output=("fixed", 65536),
+    megamoe=False, cite={
         "mc2_group": f"{VA}@6281c12 vllm_ascend/distributed/parallel_state.py:45-47,96-102",
         "capacity": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:173-186",
         "select": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:209-279",
@@ -91,15 +101,37 @@ MAIN = Release(
         "buffer": f"{VA}@182b75e vllm_ascend/utils.py:968-1008",
     })
 
-RELEASES = {r.key: r for r in (V011, V013, MAIN)}
+from moecfg.frameworks.vllm_ascend.releases_2026 import RELEASES_2026, V027  # noqa: E402 (needs MAIN above)
+
+# Oldest first; "main" (182b75e, the newest main read) last: the default when no version is given. "0.27" is read
+# from PR diffs merged after 182b75e (releases_2026.V027) and is used only when asked for.
+RELEASES = {r.key: r for r in (V011, V013, *RELEASES_2026, V027, MAIN)}
+_BY_MINOR = {"11": "0.11.0", "13": "0.13.0", "18": "0.18.0", "19": "0.19.1rc1", "20": "0.20.2rc1", "21": "0.21.0rc1",
+             "22": "0.22.1rc1", "23": "0.23.0", "24": "0.24.0rc1", "25": "0.25.1rc1", "26": "0.26.0rc", "27": "0.27"}
+NEWEST_MINOR = 27
+
+
+def _minor(version: str) -> tuple[int, int] | None:
+    parts = version.strip().lower().lstrip("v").split(".")
+    digits = "".join(ch for ch in (parts[1] if len(parts) > 1 else "") if ch.isdigit()) or None
+    if not parts[0].isdigit() or digits is None or not (parts[1][: len(digits)] == digits):
+        return None
+    return int(parts[0]), int(digits)
 
 
 def match(version: str) -> str | None:
-    """Version text (image tag or settings) -> the release key whose rules apply, or None."""
+    """Version text (image tag or settings) -> the release key whose rules apply, or None. A release line maps to
+    the tag read for it (v0.23.0.post1 -> v0.23.0: the post1 wheel was not on the registry mirror read)."""
     v = version.strip().lower().lstrip("v")
     if v in ("main", "latest", "nightly"):
         return "main"
-    parts = v.split(".")
-    if len(parts) >= 2 and parts[0] == "0" and parts[1] in ("11", "13"):
-        return f"0.{parts[1]}.0"
-    return None
+    mm = _minor(v)
+    if mm is None or mm[0] != 0:
+        return None
+    return _BY_MINOR.get(str(mm[1]))
+
+
+def newer_than_tables(version: str) -> bool:
+    """A version past the newest release line moecfg has a table for (0.27)."""
+    mm = _minor(version)
+    return mm is not None and (mm[0] > 0 or mm[1] > NEWEST_MINOR)

@@ -46,9 +46,10 @@ HIERARCHY_TOKEN_CAP = rule(
     pass_example=_PASS)
 MEGAMOE_PREFILL_TOKENS = rule(
     "MC952", "vllm-ascend-megamoe-prefill-tokens", ERROR, "MegaMoE's buffer is sized for fewer tokens per rank "
-    "than a prefill step sends (enable_prefill_mc2 off on a node that prefills)", family=_F,
-    source=f"{_SRC} vllm_ascend/ascend_forward_context.py:176-200,247-251 + ops/fused_moe/moe_comm_method.py:"
-    "283-336; vllm-project/vllm-ascend#14273",
+    "than a prefill step sends (enable_prefill_mc2 off on a node that prefills, on releases without the fix)",
+    family=_F, source=f"{_SRC} vllm_ascend/ascend_forward_context.py:176-200,247-251 + ops/fused_moe/moe_comm_method.py:"
+    "283-336; vllm-project/vllm-ascend#14273; fixed by #14358 (releases/v0.26.0rc @6be4069) and #14439 (main after "
+    "182b75e): v0.25.1rc1 and main@182b75e have the bug, v0.18.0-v0.24.0rc1 have no MegaMoE",
     why="vllm-ascend runs every step through MegaMoE once enable_fused_mc2=1 (any token count), but sizes its "
     "symmetric buffer once from num_max_tokens_per_rank = the decode capacity per TP rank; a prefill step of up "
     "to max_num_batched_tokens / TP tokens overruns it (NaNs, NPU error 507035, EngineDeadError — #14273).",
@@ -59,13 +60,33 @@ MEGAMOE_PREFILL_TOKENS = rule(
 RECV_BELOW_SAFE = rule(
     "MC953", "vllm-ascend-fused-max-tokens-low", WARNING, "The fused MC2 receive size (mega_moe_max_tokens / "
     "max_output_size) is below the tokens a rank can receive", family=_F,
-    source=f"{_SRC} vllm_ascend/ops/fused_moe/moe_comm_method.py:312-317,442 + vllm-project/vllm-ascend#16914",
+    source=f"{_SRC} vllm_ascend/ops/fused_moe/moe_comm_method.py:312-317,442 + vllm-project/vllm-ascend#16914; "
+    "MegaMoE: #14730 / #15014 (mega_moe_max_tokens as max_recv_token_num)",
     why="A rank can receive bs x EP x min(top-k, experts per rank) token rows; a smaller receive buffer drops "
-    "tokens (garbled output, vector core exception 507035 — #16914).",
+    "tokens (garbled output, vector core exception 507035 — #16914). dispatch_ffn_combine takes mega_moe_max_tokens "
+    "as max_output_size (v0.23.0 on; fixed 65536 / 131072 before); MegaMoE takes it as max_recv_token_num from "
+    "#14730 / #15014 (0.27 here), above the balanced load (else MC955) but below this bound only skewed routing "
+    "overruns it.",
     fix="Raise \"mega_moe_max_tokens\" in --additional-config to the bound in the message, or lower "
     "--max-num-seqs / --max-num-batched-tokens.",
     fail_text="dispatch_ffn_combine with `--additional-config '{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": "
     "8192}'`, EP 16, 512 tokens per rank, top-k 8.", pass_example=_PASS)
+
+MEGAMOE_RECV_BELOW_LOAD = rule(
+    "MC955", "vllm-ascend-megamoe-recv-below-load", ERROR, "mega_moe_max_tokens (MegaMoE's max_recv_token_num) is "
+    "below the rows a rank receives even with balanced routing", family=_F,
+    source="vllm-project/vllm-ascend#15014 / #14730 (mega_moe_max_tokens passed as max_recv_token_num) + "
+    "cann/ops-transformer mc2/mega_moe tiling (maxRecvTokenNum sizes the received rows; 0 -> bs x ep x min(k, "
+    "experts per rank)); vllm-project/vllm-ascend#17202",
+    why="From #14730 (v0.26.0rc branch) / #15014 (main) vllm-ascend passes mega_moe_max_tokens to MegaMoE as "
+    "max_recv_token_num, the rows one rank may receive after dispatch. A step of bs tokens per rank sends bs x "
+    "EP x top-k rows over EP ranks: bs x top-k per rank on average, at least bs x min(top-k, experts per rank), "
+    "so some rank always receives that many. Below it the first full step (the first long prefill) overruns "
+    "the buffer: HCCL SUSPECT REMOTE ERROR 507057 and the engine dies (#17202: 6144 < 512 x 16 = 8192).",
+    fix="Raise \"mega_moe_max_tokens\" in --additional-config to the value in the message (the absolute safe "
+    "bound it names covers any routing), or lower --max-num-batched-tokens.",
+    fail_text="Kimi-K3 W4A8 on A3, TP16 = EP16, top-16, --max-num-batched-tokens 8192, "
+    "`\"mega_moe_max_tokens\": 6144`, vllm-ascend 0.27 (vllm-ascend#17202).", pass_example=_PASS)
 
 
 def check_calls(args, rel, ctx, calls) -> None:
@@ -80,6 +101,7 @@ def check_calls(args, rel, ctx, calls) -> None:
         call.notes.extend(_hierarchy(args, ctx, call))
         call.notes.extend(_megamoe_prefill(args, rel, call))
         call.notes.extend(_recv(args, rel, call))
+        call.notes.extend(_megamoe_recv(args, rel, call))
 
 
 def _span(call, name, args):
@@ -149,11 +171,14 @@ def _megamoe_prefill(args, rel, call) -> list[Note]:
         return []
     tp = args.flag("--tensor-parallel-size", 1).value or 1
     prefill_mc2 = args.config("--additional-config", "enable_prefill_mc2").value
-    fix = (f"lower --max-num-batched-tokens to {nmt * tp}" if prefill_mc2 else
+    fix = (f"lower --max-num-batched-tokens to {nmt * tp}" if prefill_mc2 or rel.megamoe_prefill_fix else
            f"set \"enable_prefill_mc2\": true in --additional-config, or lower --max-num-batched-tokens to {nmt * tp}")
+    effect = ("vllm-ascend refuses the step (its capacity check, \"Fix MegaMoe prefill buffer sizing\", caps the "
+              f"buffer at {F.MEGA_MOE_TOKENS_PER_RANK_LIMIT} per rank)" if rel.megamoe_prefill_fix else
+              f"the symmetric buffer overflows (vllm-ascend#14273; fixed by #14358/#14439, not in {rel.ref})")
     return [Note(MEGAMOE_PREFILL_TOKENS.code, f"MegaMoE num_max_tokens_per_rank {nmt} < {bs} tokens per rank of a "
-                 f"prefill step (max_num_batched_tokens / TP): the symmetric buffer overflows (vllm-ascend#14273); "
-                 f"{fix}", _span(call, "bs", args), covers=("MC864", "MC872"))]
+                 f"prefill step (max_num_batched_tokens / TP): {effect}; {fix}", _span(call, "bs", args),
+                 covers=("MC864", "MC872"))]
 
 
 def _recv(args, rel, call) -> list[Note]:
@@ -165,8 +190,41 @@ def _recv(args, rel, call) -> list[Note]:
     bound = F.mega_moe_max_recv(a["bs"], ep, a["k"], a["moe_expert_num"])
     if a["max_output_size"] >= bound:
         return []
-    fix = (f"raise \"mega_moe_max_tokens\" in --additional-config to {bound}" if rel.key == "main" else
-           "max_output_size is fixed at 65536 in this version: lower --max-num-seqs / --max-num-batched-tokens")
+    kind, fixed = rel.dfc_output
+    fix = (f"raise \"mega_moe_max_tokens\" in --additional-config to {bound}" if kind == "config" else
+           f"max_output_size is fixed at {fixed} in vllm-ascend {rel.ref}: lower --max-num-seqs / "
+           "--max-num-batched-tokens")
     return [Note(RECV_BELOW_SAFE.code, f"max_output_size {a['max_output_size']} < {bound} = bs {a['bs']} x EP {ep} "
                  f"x min(top-k {a['k']}, {a['moe_expert_num']} experts / EP {ep}) rows a rank can receive: tokens "
                  f"are dropped (vllm-ascend#16914); {fix}", _span(call, "max_output_size", args))]
+
+
+def _megamoe_recv(args, rel, call) -> list[Note]:
+    """MC955 (error) below the balanced per-rank load bs x min(k, experts per rank); MC953 (warning) below the
+    absolute safe bound num_max_tokens_per_rank x EP x min(k, experts per rank). Only where vllm-ascend passes
+    mega_moe_max_tokens as max_recv_token_num (rel.recv_from_config); elsewhere it derives the safe bound."""
+    a = call.arguments
+    need = {"bs", "ep_world_size", "k", "moe_expert_num", "max_recv_token_num", "num_max_tokens_per_rank"}
+    if call.op != "mega_moe" or not rel.recv_from_config or not need <= a.keys():
+        return []
+    bs, ep, k, experts, mr = a["bs"], a["ep_world_size"], a["k"], a["moe_expert_num"], a["max_recv_token_num"]
+    if mr <= 0:  # 0 = the op's auto (safe) bound, negatives fail its tiling: the mega_moe rules (MC872) say which
+        return []
+    per_rank = min(k, max(1, experts // ep))
+    balanced = bs * per_rank
+    safe = F.mega_moe_max_recv(max(bs, a["num_max_tokens_per_rank"]), ep, k, experts)
+    span = _span(call, "max_recv_token_num", args)
+    rows = f"min(top-k {k}, {experts} experts / EP {ep})"
+    if mr < balanced:
+        return [Note(MEGAMOE_RECV_BELOW_LOAD.code, f"mega_moe_max_tokens {mr} (MegaMoE's max_recv_token_num) < {bs} "
+                     f"tokens per rank x {rows} = {balanced} rows every rank receives even with balanced routing: "
+                     f"the first full step overruns the receive buffer (HCCL 507057, vllm-ascend#17202); set "
+                     f"\"mega_moe_max_tokens\" in --additional-config to at least {balanced} ({safe} covers any "
+                     f"routing)", span, covers=("MC872",))]
+    if mr < safe:
+        return [Note(RECV_BELOW_SAFE.code, f"mega_moe_max_tokens {mr} (MegaMoE's max_recv_token_num) < "
+                     f"{max(bs, a['num_max_tokens_per_rank'])} x EP {ep} x {rows} = {safe}, the most rows a rank can "
+                     f"receive: enough for balanced routing ({balanced}), overrun when routing is skewed (garbled "
+                     f"output or 507035/507057, vllm-ascend#16914); raise \"mega_moe_max_tokens\" in "
+                     f"--additional-config to {safe} if device memory allows", span, "warning", covers=("MC872",))]
+    return []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moecfg.frameworks import Note
+from moecfg.frameworks.values import clipped, refused
 from moecfg.frameworks.vllm_ascend import formulas as F
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.releases import Release
@@ -60,23 +61,27 @@ def read_sizes(args: ServeArgs) -> tuple[Arg, Arg, Arg, Arg, Arg, Arg]:
     spec = args.config("--speculative-config", "num_speculative_tokens", default=0)
     if spec.value is None:
         spec = Arg(0, spec.spans, spec.text)
-    checked = [_at_least(args, a, lo) for a, lo in ((tp, 1), (dp, 1), (pp, 1), (mns, 1), (mnbt, 1), (spec, 0))]
+    checked = [at_least(args, a, lo) for a, lo in ((tp, 1), (dp, 1), (pp, 1), (mns, 1), (mnbt, 1), (spec, 0))]
     return tuple(checked)
 
 
-def _at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
+def at_least(args: ServeArgs, a: Arg, lo: int) -> Arg:
     """An int >= lo, else None with an MC023 note (vLLM rejects the launch, so nothing is derived from it)."""
     v = a.value
     if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
         return a
     span = a.spans[0] if a.spans else args.start
-    args.notes.append(Note("MC023", f"{a.text or 'value'}: {v!r} is not an integer >= {lo} (vLLM rejects it); the "
-                           "op arguments that depend on it are not derived", span))
+    name = (a.text or "value").split(" ", 1)[0].split("=", 1)[0]
+    if isinstance(v, int) and not isinstance(v, bool):  # vLLM's own refusal: an error, with the framework's words
+        args.notes.append(refused(name, v, lo, "vLLM", span))
+    else:
+        args.notes.append(Note("MC023", f"{a.text or 'value'}: {clipped(v)!r} is not an integer vLLM reads; the "
+                               "op arguments that depend on it are not derived", span))
     return Arg(None, a.spans, a.text)
 
 
 def pcp_size(args: ServeArgs) -> Arg:
-    return _at_least(args, args.flag("--prefill-context-parallel-size", 1), 1)
+    return at_least(args, args.flag("--prefill-context-parallel-size", 1), 1)
 
 
 def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
@@ -87,11 +92,11 @@ def graph_mode(args: ServeArgs, rel: Release) -> tuple[Arg, Arg]:
     if level.value is None:
         level = args.config("--compilation-config", "level")
     name = str(mode.value).upper()
-    if rel.key == "0.11.0" and name == "FULL_AND_PIECEWISE":
+    if rel.family == "0.11.0" and name == "FULL_AND_PIECEWISE":
         name = "PIECEWISE"  # VA@2f1aed9 vllm_ascend/platform.py:207-208
     if eager.value:
         return Arg(False, eager.spans, "--enforce-eager: no graphs"), Arg("NONE", eager.spans, "--enforce-eager")
-    if rel.key != "0.11.0" and (name == "NONE" or level.value == 0):
+    if rel.family != "0.11.0" and (name == "NONE" or level.value == 0):
         src = mode if name == "NONE" else level
         return Arg(False, src.spans, f"{src.text}: no graphs"), Arg("NONE", src.spans, src.text)
     return Arg(True, mode.spans, f"graphs on ({mode.said('default cudagraph_mode')})"), Arg(name, mode.spans, mode.text)
@@ -115,8 +120,12 @@ def _flag_list(args: ServeArgs, name: str) -> tuple[list[int] | None, Arg]:
     return (sizes, Arg(f.value, (f.span,), f"{name} {f.value}")) if sizes and min(sizes) >= 1 else (None, Arg(None))
 
 
-def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg, graphs: Arg, mode: Arg) -> Arg:
+def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg, graphs: Arg, mode: Arg,
+                   mega_moe: bool = False) -> Arg:
     """Tokens the MC2 capacity is computed from, per release (see formulas.py for each source)."""
+    if mega_moe and rel.megamoe_prefill_fix:
+        return Arg(mnbt.value, mnbt.spans, f"{mnbt.said('max_num_batched_tokens')} (MegaMoE runs: its buffer is "
+                   f"sized for a whole prefill step, \"Fix MegaMoe prefill buffer sizing\"; {rel.cite['capacity']})")
     if rel.prefill_mc2:
         pm = args.config("--additional-config", "enable_prefill_mc2", default=False)
         if pm.value:
@@ -132,11 +141,11 @@ def max_num_tokens(args: ServeArgs, rel: Release, mns: Arg, mnbt: Arg, spec: Arg
     sizes = _int_list(user)
     if sizes is None:
         sizes, user = _flag_list(args, "--cudagraph-capture-sizes")
-    if rel.key == "0.11.0":
+    if rel.family == "0.11.0":
         return _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user)
     umax = args.config("--compilation-config", "max_cudagraph_capture_size")
     if not isinstance(umax.value, int) or isinstance(umax.value, bool) or umax.value < 1:
-        umax = _at_least(args, args.flag("--max-cudagraph-capture-size", None), 1)
+        umax = at_least(args, args.flag("--max-cudagraph-capture-size", None), 1)
     tokens = F.ascend_max_capture(mns.value, mnbt.value, spec.value, sizes, umax.value)
     if tokens < 1:  # every capture size above max_num_batched_tokens: no graphs are captured
         return max_num_tokens(args, rel, mns, mnbt, spec, Arg(False, user.spans, f"{user.text}: no size fits"), mode)
@@ -156,7 +165,7 @@ def _tp_aligned(args: ServeArgs, rel: Release, tokens: Arg, sizes: list[int] | N
     """main + enable_shared_expert_dp, TP > 1: capture sizes kept only at multiples of TP (formulas.tp_aligned_max)."""
     sdp = args.config("--additional-config", "enable_shared_expert_dp", default=False)
     tp = args.flag("--tensor-parallel-size", 1).value or 1
-    if rel.key != "main" or not sdp.value or tp <= 1:
+    if rel.family != "main" or not sdp.value or tp <= 1:
         return tokens
     ladder = sorted(s for s in set(sizes) if s <= mnbt) if sizes else F.ascend_ladder(tokens.value)
     aligned = F.tp_aligned_max(ladder, tp)
@@ -180,13 +189,13 @@ def _v011_tokens(args, rel, mns, mnbt, spec, mode, sizes, user) -> Arg:
     return Arg(tokens, spans(mns, mnbt, spec, user, cgs_arg), f"{how} ({rel.cite['capture']})")
 
 
-def compute(args: ServeArgs, rel: Release, limit: int | None) -> Tokens:
+def compute(args: ServeArgs, rel: Release, limit: int | None, mega_moe: bool = False) -> Tokens:
     tp, dp, pp, mns, mnbt, spec = read_sizes(args)
     graphs, mode = graph_mode(args, rel)
     empty = Arg(None)
     if any(a.value is None for a in (tp, mns, mnbt, spec)) or (tp.value or 0) < 1:
         return Tokens(tp, dp, pp, mns, mnbt, spec, graphs, mode, empty, limit, empty, empty)
-    mnt = max_num_tokens(args, rel, mns, mnbt, spec, graphs, mode)
+    mnt = max_num_tokens(args, rel, mns, mnbt, spec, graphs, mode, mega_moe)
     per = F.tokens_per_tp_rank(mnt.value, tp.value, limit)
     capped = f" (ceil {F.ceil_div(mnt.value, tp.value)}, capped at {limit} per rank)" if limit is not None and \
         F.ceil_div(mnt.value, tp.value) > limit else ""

@@ -14,7 +14,7 @@ Fields of a document (`kind: ascend`, `op: dispatch_ffn_combine`):
 | k | expert_idx.size(1) = topK | required |
 | ep_world_size | size of `group` (vllm-ascend: the MC2 group, <= 32) | required |
 | moe_expert_num | experts over the group; experts/rank = len(weight1) = this / ep | required |
-| intermediate_hidden | weight2 dim0 (per-expert FFN width); N = 2 x this (bf16 / w4a8 workspace) | required |
+| intermediate_hidden | weight2 dim0; N = 2 x this: bf16 / w4a8 workspace only (int8 tiling never reads it, L297-306) | none |
 | weight_dtype | int8 (W8A8), int4 (W4A8) or bf16: selects the variant | int8 |
 | max_output_size | `max_output_size` (vllm-ascend: additional_config mega_moe_max_tokens, 131072) | required |
 | swiglu_limit | `swiglu_limit` | 0.0 |
@@ -45,7 +45,7 @@ class DfcConfig:
     k: int
     ep_world_size: int
     moe_expert_num: int
-    intermediate_hidden: int
+    intermediate_hidden: int | None  # only the bf16 / w4a8 workspace needs it
     weight_dtype: str
     max_output_size: int
     hccl_buffsize_env: int | None
@@ -53,7 +53,7 @@ class DfcConfig:
     @classmethod
     def from_values(cls, v: dict) -> "DfcConfig":
         return cls(v["product"], v["bs"], v["h"], v["k"], v["ep_world_size"], v["moe_expert_num"],
-                   v["intermediate_hidden"], v["weight_dtype"], v["max_output_size"],
+                   v.get("intermediate_hidden"), v["weight_dtype"], v["max_output_size"],
                    (v.get("env") or {}).get("HCCL_BUFFSIZE"))
 
 
@@ -69,19 +69,21 @@ class DfcFacts:
 
 
 def workspace(cfg: DfcConfig, epr: int, max_out: int) -> int:
-    args = (cfg.bs, cfg.k, cfg.h)
+    """The op's workspace bytes (0: unknown, the bf16 / w4a8 variant without intermediate_hidden)."""
+    args, inter = (cfg.bs, cfg.k, cfg.h), cfg.intermediate_hidden or 0
+    if cfg.weight_dtype != "int8" and inter <= 0:
+        return 0
     if cfg.weight_dtype == "int8":
         op_ws = ff.dfc_workspace_int8(*args, cfg.ep_world_size, epr, max_out)
     elif cfg.weight_dtype == "int4":
-        op_ws = ff.dfc_workspace_w4a8(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
+        op_ws = ff.dfc_workspace_w4a8(*args, inter, cfg.ep_world_size, epr, max_out)
     else:
-        op_ws = ff.dfc_workspace_bf16(*args, cfg.intermediate_hidden, cfg.ep_world_size, epr, max_out)
+        op_ws = ff.dfc_workspace_bf16(*args, inter, cfg.ep_world_size, epr, max_out)
     return ff.total_workspace(op_ws)
 
 
 def computable(cfg: DfcConfig) -> bool:
-    return min(cfg.bs, cfg.h, cfg.k, cfg.ep_world_size, cfg.moe_expert_num, cfg.intermediate_hidden) > 0 \
-        and cfg.max_output_size > 0
+    return min(cfg.bs, cfg.h, cfg.k, cfg.ep_world_size, cfg.moe_expert_num) > 0 and cfg.max_output_size > 0
 
 
 def derive(cfg: DfcConfig) -> DfcFacts:
@@ -104,8 +106,9 @@ def analyze(doc, options: Options) -> Analysis:
     if computable(cfg):
         out.buffers = buffer_table(cfg, facts)
         out.derived = {"experts_per_rank": facts.experts_per_rank, "max_output_size_safe": facts.safe_output,
-                       "hccl_window_mb": facts.window_mb, "workspace_bytes": facts.workspace_bytes,
-                       "device_bytes": facts.workspace_bytes + 2 * _group_buffer_mb(cfg) * ff.MIB,
+                       "hccl_window_mb": facts.window_mb, "workspace_bytes": facts.workspace_bytes or None,
+                       "device_bytes": facts.workspace_bytes + 2 * _group_buffer_mb(cfg) * ff.MIB
+                       if facts.workspace_bytes else None,  # unknown: bf16 / w4a8 without intermediate_hidden
                        "variant": {"int8": "DispatchFFNCombine", "int4": "DispatchFFNCombineW4A8",
                                    "bf16": "DispatchFFNCombineBF16"}[cfg.weight_dtype]}
         out.explanations = {"hccl_window": "the op reads env HCCL_BUFFSIZE itself (uint16; unset, unparsable or "
@@ -135,6 +138,8 @@ def buffer_table(cfg: DfcConfig, f: DfcFacts) -> dict:
             "enforced": "error", "formula": "M * topK * K * sizeof(int8) * 3 + 10 MB",
             "terms": {"M (bs)": cfg.bs, "topK (k)": cfg.k, "K (h)": cfg.h, "10 MB": f.limits.reserved_bytes},
             "note": "the op's error message says + 3MB; the code adds 10 MB"}
+    if not f.workspace_bytes:  # bf16 / w4a8 without intermediate_hidden: MC883 says which figure needs it
+        return table
     table["workspace"] = {
         "required_bytes": f.workspace_bytes, "sufficient": None,
         "formula": "16 MiB + cocWorkspace (routing indices, counts, max_output_size tokens of GMM in/out and scales)",

@@ -110,6 +110,11 @@ def max_output(cfg, f):
 
 def workspace(cfg, f):
     mo, safe = cfg.max_output_size, f.safe_output
+    if cfg.weight_dtype != "int8" and cfg.intermediate_hidden is None:
+        yield finding(WORKSPACE, "weight_dtype", f"the {cfg.weight_dtype} variant's workspace has an N = 2 x "
+                      "intermediate_hidden term: it is not computed without `intermediate_hidden` (the int8 variant "
+                      "does not need it)", INFO)
+        return
     if INT32_MAX >= mo > safe > 0 and f.workspace_bytes:
         lean = f.workspace_safe_bytes
         yield finding(WORKSPACE, "max_output_size", f"`max_output_size` = {mo}: the op's workspace is "

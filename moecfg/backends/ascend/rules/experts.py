@@ -65,7 +65,10 @@ SHARED_DIV = rule("MC207", "shared-expert-divisibility", "error", "A3: shared_ex
                       fail_example=eg.ex(eg.A3, shared_expert_num=3, shared_expert_rank_num=4, moe_expert_num=224),
                       pass_example=eg.ex(eg.A3, shared_expert_num=2, shared_expert_rank_num=4, moe_expert_num=224),
                       fix="shared_expert_rank_num must be a multiple of shared_expert_num."))
-SPECIAL_NEG = rule("MC208", "special-expert-negative", "error", "zero/copy/const_expert_num >= 0", family=_F, source="DV2T[M] L777-785",
+SPECIAL_NEG = rule("MC208", "special-expert-negative", "error", "zero/copy/const_expert_num >= 0 (A3; A2's tiling "
+                   "accepts negative zero/copy counts: a warning there)", family=_F,
+                   source="DV2T[M] L777-785; A2: DV2A22[M] L337-370 and combine arch22 L225-313 check only that the "
+                   "sum fits INT32",
                    docs=lambda: dict(
                        why=eg.TILING, fail_example=eg.ex(eg.A3, zero_expert_num=-1),
                        pass_example=eg.ex(eg.A3, zero_expert_num=1), fix="Special expert counts are >= 0."))
@@ -158,7 +161,11 @@ def special_experts(cfg, f):
     names = ["zero_expert_num", "copy_expert_num", "const_expert_num"]
     for name in names:
         v = getattr(cfg, name)
-        if v < 0:
+        if v < 0 and cfg.product == "A2" and name != "const_expert_num":  # A2: MC210 covers const
+            yield finding(SPECIAL_NEG, name, f"`{name}` = {v} is negative: A2's tiling accepts it (it only checks "
+                          "that moe + zero + copy fits INT32; A3's tiling refuses it), so the launch starts, but a "
+                          "negative count of special experts means nothing; use 0 for none", WARNING)
+        elif v < 0 and not (cfg.product == "A2" and name == "const_expert_num"):
             yield finding(SPECIAL_NEG, name, f"`{name}` = {v} must be >= 0")
     if cfg.product == "A2":
         if cfg.const_expert_num != 0:

@@ -1,0 +1,113 @@
+"""vllm-ascend releases of 2026 (v0.18.0 on), as data: each a `Release` (releases.py) of the "main" family.
+
+Read at the tags (and the release-branch heads) of vllm-project/vllm-ascend, mirror of 2026-08-22; the v0.18.0 and
+v0.23.0 wheels on the package registry match their tags for ascend_config.py, ascend_forward_context.py and
+ops/fused_moe/moe_comm_method.py. What differs between them here:
+- enable_fused_mc2: env only (v0.18.0, v0.19.1rc1) or additional_config + env; values (0, 1, 2) up to v0.23.0, (0, 1) after;
+  1 = dispatch_ffn_combine (EP <= 32; not the draft model before v0.23.0), 2 = dispatch_gmm_combine_decode.
+- dispatch_ffn_combine max_output_size: fixed 65536 (v0.18.0, v0.19.1rc1), fixed 131072 (v0.20-v0.22), additional_config
+  mega_moe_max_tokens from v0.23.0 (default 65536 in v0.23.0, 131072 from v0.24.0rc1).
+- CANN MegaMoE (when `cann_ops_transformer` imports) from v0.25.1rc1; its max_recv_token_num is derived
+  (num_max_tokens_per_rank x EP x min(top-k, experts per rank)) until #14730 (v0.26.0rc branch) / #15014 (main),
+  which pass mega_moe_max_tokens instead (default 65536) -- merged after the mirror's heads, so that entry is read
+  from the PR diffs and says so. There 0 and negative values reach the op (vllm-ascend#17162 proposes the check
+  `>= 0` and documents 0 = auto, the op's own safe bound); every tag read refuses `<= 0` at start-up.
+- "Fix MegaMoe prefill buffer sizing" (#14358 on releases/v0.26.0rc @6be4069; #14439 on main after 182b75e): the
+  MegaMoE capacity follows max_num_batched_tokens; without it a prefill step overruns the buffer (MC952).
+- the MC2 token capacity: eager steps capped at 512 tokens and no per-rank cap (v0.18-v0.22); per TP rank capped at
+  512 (v0.23.0, v0.24.0rc1); per op (MC2 512, dispatch_ffn_combine 512, MegaMoE 4096) from v0.25.1rc1.
+Fields not listed above (graph capture sizes, global_bs / skip-allreduce, mc2_mask, A2's 24 experts per device,
+hierarchy flag, EPLB, the mc2 group) follow main@182b75e: the same code at each tag (see `cite`).
+"""
+from __future__ import annotations
+
+from moecfg.frameworks.vllm_ascend.releases import MAIN, VA, Release
+
+
+def _entry(key: str, ref: str, commit: str, lines: dict, **fields) -> Release:
+    """A release like main@182b75e but for `fields`; `lines` names each cited file:line at this commit."""
+    at = f"{VA}@{commit}"
+    cite = dict(MAIN.cite)
+    cite.update({name: f"{at} {where}" for name, where in lines.items()})
+    base = {f: getattr(MAIN, f) for f in MAIN.__slots__ if f not in ("key", "ref", "cite")}
+    base.update(fields)
+    return Release(key=key, ref=ref, cite=cite, **base)
+
+
+_V018_LINES = {
+    "capacity": "vllm_ascend/ascend_forward_context.py:170-186 (eager: min(max_num_reqs x query_len, 512))",
+    "select": "vllm_ascend/ascend_forward_context.py:233-272", "fused": "vllm_ascend/envs.py:103 + "
+    "ascend_forward_context.py:250-272", "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:292 "
+    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129"}
+V018 = _entry("0.18.0", "v0.18.0@e18643f", "e18643f", _V018_LINES, eager_cap=512, prefill_mc2=False,
+              tp_rank_limits=False, fused="dfc", fused_values=(0, 1, 2), fused_config_key=False,
+              dfc_output=("fixed", 65536), megamoe=False)
+
+V019 = _entry("0.19.1rc1", "v0.19.1rc1@da421af", "da421af", {
+    "capacity": "vllm_ascend/ascend_forward_context.py:195-211 (eager: min(max_num_reqs x query_len, 512))",
+    "select": "vllm_ascend/ascend_forward_context.py:264-299", "fused": "vllm_ascend/envs.py:103 + "
+    "ascend_forward_context.py:277-299", "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:294 "
+    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129"},
+    eager_cap=512, prefill_mc2=False, tp_rank_limits=False, fused="dfc", fused_values=(0, 1, 2),
+    fused_config_key=False, dfc_output=("fixed", 65536), megamoe=False)
+
+
+def _v02x(key: str, commit: str, cfg_line: int) -> Release:
+    lines = {"capacity": "vllm_ascend/ascend_forward_context.py:198-214 (eager: min(max_num_reqs x query_len, 512))",
+             "select": "vllm_ascend/ascend_forward_context.py:283-305",
+             "fused": f"vllm_ascend/ascend_config.py:{cfg_line}-{cfg_line + 4} + ascend_forward_context.py:283-305",
+             "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:320 (max_output_size=131072)",
+             "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:120-141"}
+    return _entry(key, f"v{key}@{commit}", commit, lines, eager_cap=512, prefill_mc2=False, tp_rank_limits=False,
+                  fused="dfc", fused_values=(0, 1, 2), dfc_output=("fixed", 131072), megamoe=False)
+
+
+V020 = _v02x("0.20.2rc1", "367b8e6", 152)
+V021 = _v02x("0.21.0rc1", "80610e4", 146)
+V022 = _v02x("0.22.1rc1", "5f6faa0", 150)
+
+V023 = _entry("0.23.0", "v0.23.0@5cb98ca", "5cb98ca", {
+    "capacity": "vllm_ascend/ascend_forward_context.py:202-217 (per TP rank capped at 512)",
+    "select": "vllm_ascend/ascend_forward_context.py:255-282",
+    "fused": "vllm_ascend/ascend_config.py:173-178 + ascend_forward_context.py:255-282",
+    "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:321 + ascend_config.py:306-313 "
+                            "(mega_moe_max_tokens, default 65536)",
+    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:121-133"},
+    fused="dfc", fused_values=(0, 1, 2), dfc_output=("config", 65536), megamoe=False)
+
+V024 = _entry("0.24.0rc1", "v0.24.0rc1@412cda2", "412cda2", {
+    "capacity": "vllm_ascend/ascend_forward_context.py:201-216 (per TP rank capped at 512)",
+    "select": "vllm_ascend/ascend_forward_context.py:254-266",
+    "fused": "vllm_ascend/ascend_config.py:163-169 + ascend_forward_context.py:254-266",
+    "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:325 + ascend_config.py:300-307 "
+                            "(mega_moe_max_tokens, default 131072)",
+    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:121-133"},
+    fused="dfc", dfc_output=("config", 131072), megamoe=False)
+
+V025 = _entry("0.25.1rc1", "v0.25.1rc1@9bf964c", "9bf964c", {
+    "capacity": "vllm_ascend/ascend_forward_context.py:242-262",
+    "select": "vllm_ascend/ascend_forward_context.py:43,304-345",
+    "fused": "vllm_ascend/ascend_config.py:152-157 + ascend_forward_context.py:43 (cann_ops_transformer)",
+    "mega_moe": "vllm_ascend/ops/fused_moe/moe_comm_method.py:303-355 (max_recv_token_num derived, :336-339)",
+    "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:474 + ascend_config.py:263-270 "
+                            "(mega_moe_max_tokens, default 131072)"})
+
+V026 = _entry("0.26.0rc", "releases/v0.26.0rc@cf0baa3", "cf0baa3", {
+    "capacity": "vllm_ascend/ascend_forward_context.py:272-295 (MegaMoE: max_num_batched_tokens, #14358 @6be4069)",
+    "select": "vllm_ascend/ascend_forward_context.py:43,106-118,415-460",
+    "fused": "vllm_ascend/ascend_config.py:150-155 + ascend_forward_context.py:43,106-118 (use_cann_megamoe)",
+    "mega_moe": "vllm_ascend/ops/fused_moe/moe_comm_method.py:304-358 (max_recv_token_num derived, :337-340)",
+    "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:487 + ascend_config.py:273-280 "
+                            "(mega_moe_max_tokens, default 131072)"}, megamoe_prefill_fix=True)
+
+_PR = "vllm-project/vllm-ascend#15014 (main, merged 2026-08-26; #14730 on releases/v0.26.0rc)"
+V027 = _entry("0.27", "main after #15014 (PR diff)", "182b75e", {
+    "mega_moe": f"{_PR}: moe_comm_method.py _init_mega_moe_symm_buffer passes mega_moe_max_tokens as "
+                "max_recv_token_num",
+    "dispatch_ffn_combine": f"{_PR}: ascend_config.py:404 (mega_moe_max_tokens, default 65536)",
+    "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:176-200 + #14439 (MegaMoE: "
+                "max_num_batched_tokens)"},
+    dfc_output=("config", 65536), megamoe_prefill_fix=True, recv_from_config=True, mmt_positive=False,
+    from_pr="read from the diffs of vllm-ascend#14439 and #15014 (merged after the newest main read, 182b75e)")
+
+RELEASES_2026 = (V018, V019, V020, V021, V022, V023, V024, V025, V026)
