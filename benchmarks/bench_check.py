@@ -1,13 +1,15 @@
 """Start-up and throughput of `moecfg check`, side by side with yamllint and check-jsonschema on the same file.
 
-    python benchmarks/bench_check.py [--runs 21] [--files 1000]
+    python benchmarks/bench_check.py [--runs 21] [--files 1000] [--venv DIR]
 
-One file cold (a fresh process each run): `moecfg check FILE` and `yamllint FILE` alternated in one run (so
-machine load hits both alike), median and min of --runs each, and their ratio (target <= 0.8); then the
-`-X importtime` top 10 of moecfg's check (self time, min over 5 runs). Both run as `python -m ...` with byte
-code caching on, as from a regular install (PYTHONDONTWRITEBYTECODE is dropped for the children). Then
-check-jsonschema on the same file (an equivalent JSON Schema; target <= 0.5) and one invocation over --files
-files (target <= 0.35x check-jsonschema). yamllint: pip install yamllint; check-jsonschema: taken from PATH.
+Start-up as a user measures it: a regular (non-editable) install of this checkout and yamllint into a venv
+(--venv, created and refreshed by the benchmark: `pip install --force-reinstall --no-deps .`), both run as
+their console scripts (`DIR/bin/moecfg check one.yaml`, `DIR/bin/yamllint one.yaml`) on the same 10-line file,
+alternated in one loop (so machine load hits both alike) after a warm-up round, --runs each. Printed: median and
+min wall time of each, the ratios of medians and of mins (target <= 0.8), the same for CPU time (user + sys of
+the child: steadier on a shared machine), then the `-X importtime` top 10 of moecfg's check (self time, min over
+5 runs). Then check-jsonschema on the same file (an equivalent JSON Schema; target <= 0.5) and one invocation
+over --files files (target <= 0.35x check-jsonschema; check-jsonschema is taken from PATH).
 """
 from __future__ import annotations
 
@@ -47,28 +49,45 @@ def equivalent_schema() -> dict:
             "additionalProperties": False}
 
 
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "GITHUB_ACTIONS")}
+# The 10-line file of the start-up comparison: a whole moecfg document (one op, its buffer).
+ONE_FILE = ("kind: ascend\nproduct: A3\nbs: 128\nh: 7168\nk: 8\nep_world_size: 32\nmoe_expert_num: 256\n"
+            "cann_version: \"9.0\"\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 
 
-def once(cmd: list[str]) -> float:
+def once(cmd: list[str], cwd: str = ROOT) -> tuple[float, float]:
+    """(wall, cpu) seconds of one run; cpu = user + sys of the child."""
     t0 = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT, env=ENV)
-    return time.perf_counter() - t0
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, env=ENV)
+    _, _, usage = os.wait4(p.pid, 0)
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
 
 
 def wall(cmd: list[str], runs: int) -> float:
-    return statistics.median(once(cmd) for _ in range(runs))
+    return statistics.median(once(cmd)[0] for _ in range(runs))
 
 
-def alternated(cmds: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+def alternated(cmds: dict[str, list[str]], runs: int, cwd: str = ROOT) -> dict[str, list[tuple[float, float]]]:
     """Each command once per round, in turn, after one warm-up round (writes the byte code caches)."""
     for cmd in cmds.values():
-        once(cmd)
+        once(cmd, cwd)
     times = {name: [] for name in cmds}
     for _ in range(runs):
         for name, cmd in cmds.items():
-            times[name].append(once(cmd))
+            times[name].append(once(cmd, cwd))
     return times
+
+
+def install(venv: str) -> str:
+    """A venv holding a regular install of this checkout and yamllint; returns its bin folder."""
+    bin_dir = os.path.join(venv, "bin")
+    pip = [os.path.join(bin_dir, "python"), "-m", "pip", "install", "-q"]
+    if not os.path.exists(os.path.join(bin_dir, "python")):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run(pip + [ROOT, "yamllint"], check=True)
+    else:
+        subprocess.run(pip + ["--force-reinstall", "--no-deps", ROOT], check=True)
+    return bin_dir
 
 
 def importtime_top(cmd: list[str], n: int = 10, runs: int = 5) -> list[tuple[int, str]]:
@@ -88,23 +107,24 @@ def moecfg_cmd() -> list[str]:
     return [sys.executable, "-m", "moecfg"]
 
 
-def yamllint_startup(moecfg: list[str], runs: int) -> None:
-    try:
-        import yamllint  # noqa: F401
-    except ImportError:
-        print("yamllint not installed: pip install yamllint to compare")
-        return
-    times = alternated({"moecfg": moecfg + ["check", EXAMPLE], "yamllint": [sys.executable, "-m", "yamllint", EXAMPLE]},
-                       runs)
-    for name, ts in times.items():
-        print(f"{name:8} 1 file cold:  median {statistics.median(ts) * 1000:6.1f} ms, min {min(ts) * 1000:6.1f} ms "
-              f"({runs} runs, alternated)")
-    ratio = statistics.median(times["moecfg"]) / statistics.median(times["yamllint"])
-    ratio_min = min(times["moecfg"]) / min(times["yamllint"])
-    print(f"ratio moecfg / yamllint: {ratio:.2f} (medians), {ratio_min:.2f} (mins)  (target <= 0.80)")
-    print("moecfg check -X importtime, top 10 (self us, min of 5):")
-    for us, name in importtime_top(moecfg + ["check", EXAMPLE]):
-        print(f"  {us:7d}  {name}")
+def yamllint_startup(bin_dir: str, runs: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "one.yaml"), "w", encoding="utf-8") as fh:
+            fh.write(ONE_FILE)
+        moecfg = [os.path.join(bin_dir, "moecfg"), "check", "one.yaml"]
+        times = alternated({"moecfg": moecfg, "yamllint": [os.path.join(bin_dir, "yamllint"), "one.yaml"]}, runs, d)
+        for i, what in ((0, "wall"), (1, "cpu ")):
+            for name, ts in times.items():
+                values = [t[i] for t in ts]
+                print(f"{name:8} {what} one.yaml (10 lines): median {statistics.median(values) * 1000:6.1f} ms, "
+                      f"min {min(values) * 1000:6.1f} ms ({runs} runs, alternated, console scripts)")
+            ours, theirs = [t[i] for t in times["moecfg"]], [t[i] for t in times["yamllint"]]
+            print(f"ratio moecfg / yamllint ({what.strip()}): {statistics.median(ours) / statistics.median(theirs):.2f} "
+                  f"(medians), {min(ours) / min(theirs):.2f} (mins)  (target <= 0.80)")
+        print("moecfg check -X importtime, top 10 (self us, min of 5):")
+        python = os.path.join(bin_dir, "python")
+        for us, name in importtime_top([python, moecfg[0], "check", os.path.join(d, "one.yaml")]):
+            print(f"  {us:7d}  {name}")
 
 
 def many_files(directory: str, n: int) -> None:
@@ -121,11 +141,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "moecfg-bench-venv"),
+                    help="venv for the regular install of this checkout and yamllint (created when missing)")
     args = ap.parse_args()
     moecfg = moecfg_cmd()
-    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
+    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
+    yamllint_startup(install(args.venv), args.runs)
     print(f"file: {os.path.relpath(EXAMPLE, ROOT)}")
-    yamllint_startup(moecfg, args.runs)
     ours = wall(moecfg + ["check", EXAMPLE], args.runs)
     print(f"moecfg check, 1 file cold:           {ours * 1000:7.1f} ms (median of {args.runs})")
     cj = shutil.which("check-jsonschema")
@@ -141,7 +163,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         many_files(d, args.files)
         t = wall(moecfg + ["check", d], 3)
-        print(f"moecfg check, {args.files} files, 1 process: {t * 1000:7.1f} ms (median of 3; target <= 1000)")
+        print(f"moecfg check, {args.files} files, 1 invocation: {t * 1000:7.1f} ms (median of 3; target <= 1000)")
         if cj:
             files = sorted(os.path.join(d, f) for f in os.listdir(d))
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:

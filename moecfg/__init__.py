@@ -10,11 +10,11 @@ Public API (imported lazily: `import moecfg` loads neither pydantic nor rich):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from moecfg.version import __version__
 __all__ = ["__version__", "check", "check_launch", "required_buffers", "catalog", "models"]
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): checkers read it as True
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use
     from moecfg import models
     from moecfg.api import catalog, check, check_launch, required_buffers

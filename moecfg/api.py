@@ -52,8 +52,8 @@ def _model_document(model) -> dict:
 
 
 def _core_check(config, cann, product, name: str):
-    from moecfg.core.engine import check_paths, lint_text
     from moecfg.core.diagnostics import Report as CoreReport
+    from moecfg.core.engine import check_paths, check_text
 
     options = _options(cann, product)
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
@@ -61,7 +61,8 @@ def _core_check(config, cann, product, name: str):
 
         return check_paths([os.fspath(config)], options, Settings())
     text = config if isinstance(config, str) else _yaml_text(config)
-    return CoreReport(results=lint_text(text, name, options), files=1)
+    checked = check_text(text, name, options)
+    return CoreReport(results=checked.results, files=1, skipped=checked.skipped)
 
 
 def check(config: Config, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:

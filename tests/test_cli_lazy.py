@@ -35,7 +35,9 @@ def test_check_imports_nothing_of_the_other_commands():
 
 def test_help_imports_no_command_and_lists_every_command():
     loaded = _modules_after(["--help"])
-    assert not [m for m in loaded if m.startswith("moecfg.cli.") and m != "moecfg.cli.runner"]
+    assert not [m for m in loaded if m.startswith("moecfg.cli.") and m not in ("moecfg.cli.runner", "moecfg.cli.group",
+                                                                                "moecfg.cli.process", "moecfg.cli.plain",
+                                                                                "moecfg.cli.commands")]
     help_text = subprocess.run([sys.executable, "-m", "moecfg", "--help"], capture_output=True, text=True,
                                cwd=ROOT).stdout
     for name, (_, _, short) in COMMANDS.items():
@@ -68,3 +70,29 @@ def test_command_line_exit_skips_teardown_but_keeps_output_exit_code_and_atexit(
     import json
 
     assert json.loads(body + "}")["summary"]["errors"] > 0 and tail == "ATEXIT RAN\n"
+
+
+def _console(args, cwd, env=None):
+    """As the console script runs: `main()` with the process's own command line."""
+    code = "import sys\nsys.argv[0] = 'moecfg'\nfrom moecfg.cli import main\nmain()\n"
+    run_env = {k: v for k, v in __import__("os").environ.items() if k != "GITHUB_ACTIONS"} | (env or {})
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, env=run_env)
+
+
+def test_plain_check_runs_without_click_and_matches_the_click_path(tmp_path):
+    fixtures = ROOT / "tests" / "integration" / "fixtures"
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('click' in sys.modules, file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    loaded = subprocess.run([sys.executable, "-c", probe, str(ROOT / "examples" / "deepseek-v3-a3-ep32.yaml")],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert loaded.returncode == 0 and loaded.stderr.strip().endswith("False")
+    for args, env in ((["check", str(fixtures)], None), (["check", str(ROOT / "examples")], None),
+                      (["check", str(fixtures)], {"GITHUB_ACTIONS": "true"}),
+                      (["check", str(tmp_path / "missing.yaml")], None)):
+        plain = _console(args, ROOT, env)
+        clicked = _console(args[:1] + ["--fail-on", "error"] + args[1:], ROOT, env)  # an option: click's path
+        assert (plain.returncode, plain.stdout, plain.stderr) == (clicked.returncode, clicked.stdout, clicked.stderr)
+    assert _console(["check", str(fixtures)], ROOT).returncode == 1
+    missing = _console(["check", str(tmp_path / "missing.yaml")], ROOT)
+    assert missing.returncode == 2 and "no such file" in missing.stderr

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from moecfg.core.engine import lint_bytes, lint_text
+from moecfg.core.engine import check_text, lint_bytes, lint_text
 
 from lintkit import Linted, run_lint
 
@@ -191,8 +191,16 @@ def test_multi_document_file():
 @pytest.mark.parametrize("text,what", [("- a\n- b\n", "a list"), ("just text\n", "a string"), ("42\n", "an integer"),
                                        ("--- ~\n", "null")])
 def test_document_not_a_mapping(text, what):
-    d = lint(text).one("MC010")
-    assert what in d.message
+    # alone, a list or scalar is foreign YAML (a kustomize patch, a metric list): skipped with the reason
+    checked = check_text(text, "x.yaml")
+    assert checked.results == [] and what in checked.skipped[0].reason
+    # beside a moecfg document it is a mistake in a moecfg file
+    d = lint(GOOD + "---\n" + text.removeprefix("--- ")).results[1].diagnostics[0]
+    assert d.code == "MC010" and what in d.message
+
+
+def test_list_of_moecfg_settings_is_still_reported():
+    assert lint("- product: A3\n- bs: 128\n").one("MC010")
 
 
 def test_binary_file():

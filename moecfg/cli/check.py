@@ -5,7 +5,8 @@ import sys
 
 import click
 
-from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit, options, write_stdout
+from moecfg.cli import plain
+from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, options, write_stdout
 
 
 @click.command(short_help="Lint deployment files, directories and stdin.")
@@ -29,8 +30,10 @@ from moecfg.cli.common import FAIL_ON, RANK, ConfigFailure, common_options, emit
               "(default: yes, except at a repository's top folder).")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
               "no launch) and why, on stderr.")
+@click.option("--no-respect-gitignore", is_flag=True, default=None,
+              help="Also walk what .gitignore files ignore (default: respected; setting `respect-gitignore`).")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
-          product, markdown, verbose):
+          product, markdown, verbose, no_respect_gitignore):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
@@ -39,7 +42,8 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
     try:
         cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
                            ignore=tuple(code_or_prefix(c, "--ignore") for c in ignore),
-                           inline_suppressions=False if no_inline_suppressions else None, markdown=markdown)
+                           inline_suppressions=False if no_inline_suppressions else None, markdown=markdown,
+                           respect_gitignore=False if no_respect_gitignore else None)
         settings = Settings(cli_settings)
         if show_config:
             _show_config(settings, paths or (".",))
@@ -48,9 +52,9 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
         report = check_paths(paths, options(cann, product.upper() if product else None), settings,
                              progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
-        failing = _failing(report, settings)
+        failing = plain.failing(report, settings)
         if verbose:
-            _list_skipped()
+            _list_skipped(report)
     except PathError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
@@ -59,23 +63,11 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
     sys.exit(0 if exit_zero else int(failing))
 
 
-def _list_skipped() -> None:
-    from moecfg.core.routing import SKIPPED
+def _list_skipped(report) -> None:
     from moecfg.render import escape
 
-    if SKIPPED:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
-        click.echo(escape.lines(f"skipped {name}: {why}" for name, why in SKIPPED), err=True, nl=False)
-
-
-def _failing(report, settings) -> bool:
-    """A diagnostic at or above the --fail-on of its file (command line, else its config file)."""
-    thresholds = {}
-    for r in report.results:
-        if r.file not in thresholds:
-            thresholds[r.file] = RANK[settings.for_file(r.file).fail_on]
-        if any(RANK[d.severity] >= thresholds[r.file] for d in r.diagnostics):
-            return True
-    return False
+    if report.skipped:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
+        click.echo(escape.lines(f"skipped {s.file}: {s.reason}" for s in report.skipped), err=True, nl=False)
 
 
 def _show_config(settings, paths) -> None:

@@ -7,11 +7,11 @@ import sys
 
 import click
 
+from moecfg.cli.plain import RANK  # noqa: F401  (one table: plain.py runs check without click)
 from moecfg.cli.runner import not_empty
 
 FAIL_ON = ("error", "warning", "info", "never")
 FORMATS = ("text", "json", "sarif", "github", "junit")  # = render.RENDERERS
-RANK = {"info": 0, "warning": 1, "error": 2, "never": 99}
 
 
 class ConfigFailure(click.ClickException):

@@ -11,59 +11,25 @@
 """
 from __future__ import annotations
 
-import os
-import signal
 import sys
 
 import click
 
-from moecfg import __version__
-from moecfg.core.output import silence_stdout
+from moecfg.cli.process import INTERRUPTED, cannot_write, exit_now, flush, internal_error, prepare_streams, restore
+from moecfg.cli.process import terminate_cleanly
 from moecfg.render.escape import terminal
-
-INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def run(group: click.Group, argv=None) -> None:
-    previous = _terminate_cleanly()
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+    previous = terminate_cleanly()
+    prepare_streams()
     try:
-        code = _flush(_invoke(group, argv))
+        code = flush(_invoke(group, argv))
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        restore(previous)
     if argv is None:  # the process's own command line (console script, python -m moecfg), not a caller's argv
-        _exit_now(code)
+        exit_now(code)
     sys.exit(code)
-
-
-def _exit_now(code: int) -> None:
-    """End the process without the interpreter's teardown of every module and object, ~10 % of a one-file
-    `moecfg check` (benchmarks/bench_check.py): the report is written and flushed, output files are closed,
-    atexit handlers still run; only the freeing of memory the OS reclaims anyway is skipped."""
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
-def _terminate_cleanly():
-    """SIGTERM unwinds like an exit (143), so an --output being written removes its temp file and the old
-    report stays (core/output.atomic_path); the default action would kill the process mid-write."""
-    def stop(signum, frame):
-        raise SystemExit(128 + signum)
-
-    try:
-        return signal.signal(signal.SIGTERM, stop)
-    except (ValueError, OSError):  # not the main thread (an embedding program): leave its handler alone
-        return None
 
 
 def _invoke(group, argv) -> int:
@@ -80,28 +46,9 @@ def _invoke(group, argv) -> int:
         exc.show()
         return exc.exit_code
     except OSError as exc:  # writing the report failed (click re-raises everything but EPIPE)
-        silence_stdout()
-        sys.stderr.write(terminal(f"moecfg: cannot write the output: {exc.strerror or exc}\n"))
-        return 2
+        return cannot_write(exc)
     except Exception as exc:  # a bug: short message, no traceback
-        if os.environ.get("MOECFG_DEBUG"):
-            raise
-        sys.stderr.write(terminal(f"moecfg: internal error: {type(exc).__name__}: {exc}\n")
-                         + f"This is a bug in moecfg {__version__}; please report it with the command line and the input "
-                         "file (MOECFG_DEBUG=1 shows the traceback).\n")
-        return 3
-
-
-def _flush(code: int) -> int:
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        silence_stdout()
-    except OSError as exc:
-        silence_stdout()
-        sys.stderr.write(f"moecfg: cannot write the output: {exc.strerror or exc}\n")
-        return 2
-    return code
+        return internal_error(exc)
 
 
 def not_empty(ctx, param, value):

@@ -1,30 +1,61 @@
-"""The core: text in, list of DocumentResult out. Never prints; renderers turn results into output."""
+"""The check path, one pass: discover -> read and classify (sources/documents.py) -> analyse (a kind for moecfg
+documents, core/launch.py for launches) -> position -> settings and suppressions -> report.
+
+Each stage is entered once per file and nothing flows back; what a run skipped is part of its Report (no
+module-level state: two runs in one process never see each other's skips). Core knows kinds and frameworks only
+through their registries (moecfg.backends, moecfg.frameworks). Never prints; renderers turn results into output.
+"""
 from __future__ import annotations
 
-import os
+import functools
 
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
-from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, clip, json_pointer
+from moecfg.core import launch_rules  # noqa: F401  (registers MC024: a template's info comes from the reader)
+from moecfg.core.diagnose import diagnostic
+from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, SkippedDocument
 from moecfg.core.guard import checked
-from moecfg.sources.budget import per_file
 from moecfg.core.policy import FileSettings, fill_defaults
 from moecfg.core.policy import apply as apply_settings
-from moecfg.core.registry import RULES
+from moecfg.sources import documents as D
+from moecfg.sources.budget import per_file
 from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
-from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
-
-MAX_MESSAGE = 2000  # characters of one diagnostic message
-
-def _diag(code: str, message: str, span: Span, path: tuple = (), severity: str | None = None) -> Diagnostic:
-    r = RULES[code]  # the message is clipped as a last resort; checks quote values with diagnostics.shown/clip
-    return Diagnostic(code, r.name, severity or r.severity, clip(message, MAX_MESSAGE), json_pointer(path),
-                      span.line, span.column, span.end_line, span.end_column)
+from moecfg.sources.yaml_source import Span, YamlDocument
 
 
-def _file_problem(name: str, code: str, exc: YamlProblem) -> DocumentResult:
-    span = Span(exc.line, exc.column, exc.line, exc.column)
-    return DocumentResult(file=name, document=0, diagnostics=[_diag(code, exc.message, span)])
+@functools.cache
+def vocabulary() -> D.Vocabulary:
+    """What makes a document moecfg's, from the backends' registry (field tables load only when asked)."""
+    return D.Vocabulary(frozenset(kinds.KIND_MODULES), _field_names)
+
+
+@functools.cache
+def _field_names() -> frozenset:
+    names = set()
+    for kind in kinds.FIELD_MODULES:
+        mod = kinds.fields_module(kind)
+        if mod is None:
+            continue
+        names.update(f.name for f in mod.FIELDS)
+        for table in getattr(mod, "OP_FIELDS", {}).values():
+            names.update(f.name for f in table)
+    return frozenset(names - D.GENERIC_KEYS)
+
+
+class Checked:
+    """One file's outcome: its results (in document order) and the documents it skipped."""
+
+    __slots__ = ("results", "skipped")
+
+    def __init__(self):
+        self.results: list[DocumentResult] = []
+        self.skipped: list[SkippedDocument] = []
+
+    def __getstate__(self):  # sent back from a worker process (big trees)
+        return self.results, self.skipped
+
+    def __setstate__(self, state):
+        self.results, self.skipped = state
 
 
 def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
@@ -32,56 +63,58 @@ def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
     """`policy` (optional): the file's settings (config defaults, suppressions, ignores, severity overrides),
     resolved once by core/settings; applied here by core/policy, without calling back into settings.
     `root` (optional): the folder being checked; a shell script may `source` files anywhere inside it."""
-    try:
-        text = decode(raw)
-    except YamlProblem as exc:
-        return _finish([_file_problem(name, R.NOT_TEXT.code, exc)], None, (), policy)
-    return lint_text(text, name, options, policy, root)
+    return check_bytes(raw, name, options, policy, root).results
 
 
 def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
-    from moecfg.core.routing import directive_text
+    return check_text(text, name, options, policy, root).results
 
+
+def check_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
+                policy: FileSettings | None = None, root: str | None = None) -> Checked:
     with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
-        results, starts = _lint_text(text, name, options, policy, root)
-    return _finish(results, directive_text(text, name), starts, policy)
+        text, items = D.classify_bytes(raw, name, vocabulary(), root)
+        return _analyse(items, text, name, options, policy)
 
 
-def _finish(results, text, starts, policy: FileSettings | None) -> list[DocumentResult]:
-    if policy is not None:
-        apply_settings(results, text, starts, policy)
-    return results
+def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
+               policy: FileSettings | None = None, root: str | None = None) -> Checked:
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        return _analyse(D.classify_text(text, name, vocabulary(), root), text, name, options, policy)
 
 
-def _lint_text(text: str, name: str, options: kinds.Options, policy, root: str | None = None):
-    from moecfg.core import routing
-
-    if routing.is_markdown(name):
-        results = routing.lint_markdown(text, name, options, policy)
-        return results, [1] * len(results)
-    if routing.is_shell(name, text):
-        results = routing.lint_shell(text, name, options, policy, root)
-        return results, [1] * len(results)
-    try:
-        docs = parse_stream(text)
-    except YamlProblem as exc:
-        templated = routing.template_result(text, name)
-        return ([templated] if templated else [_file_problem(name, R.YAML_SYNTAX.code, exc)]), [1]
-    if not docs:
-        span = Span(1, 1, 1, 1)
-        return [DocumentResult(file=name, document=0, diagnostics=[
-            _diag(R.EMPTY.code, "no YAML document in this file (empty or only comments)", span)])], [1]
-    results, starts = [], []
-    for doc in docs:
-        if not isinstance(doc.data, dict) or routing.is_moecfg_document(doc):
-            results.append(lint_document(doc, name, options, policy))
-            starts.append(doc.start.line)
+def _analyse(items: list, text: str | None, name: str, options: kinds.Options, policy) -> Checked:
+    """Analyse each classified document once, then apply the file's settings to all of them."""
+    out, starts = Checked(), []
+    for item in items:
+        if isinstance(item, D.Skipped):
+            out.skipped.append(SkippedDocument(name, item.document, item.reason))
             continue
-        launched = routing.lint_yaml_launch(doc, text, name, options, policy, len(results))
-        results.extend(launched)
-        starts.extend([doc.start.line] * len(launched))
-    return results, starts
+        found = _results_of(item, name, options, policy, len(out.results))
+        if not found and isinstance(item, D.Launches):
+            out.skipped.append(SkippedDocument(name, item.document, item.launch_file.skipped
+                                               or "no framework launch recognised"))
+        out.results.extend(found)
+        starts.extend([item.start] * len(found))
+    if policy is not None:  # in documentation, suppression directives count only inside its launch blocks
+        apply_settings(out.results, D.directive_text(text, name), starts, policy)
+    return out
+
+
+def _results_of(item, name: str, options, policy, first: int) -> list[DocumentResult]:
+    if isinstance(item, D.Owned):
+        return [lint_document(item.doc, name, options, policy)]
+    if isinstance(item, D.Launches):
+        from moecfg.core.launch import context, lint_launch_file
+
+        results = lint_launch_file(item.launch_file, name, context(policy, options), options, first)
+        if item.document is not None:  # a YAML document's launches share its index; a script's count up
+            for r in results:
+                r.document = item.document
+        return results
+    span = item.span
+    return [DocumentResult(file=name, document=item.document, diagnostics=[diagnostic(item.code, item.message, span)])]
 
 
 def lint_document(doc: YamlDocument, name: str, options: kinds.Options,
@@ -127,7 +160,7 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     out = []
     for f in findings:
         span = doc.position(f.path, f.at_key)
-        out.append(_diag(f.code, f.message, span, f.path, f.severity))
+        out.append(diagnostic(f.code, f.message, span, f.path, f.severity))
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
 
@@ -135,33 +168,95 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
 FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on (core/progress.py)
 
 
-def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False) -> Report:
+def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False,
+                respect_gitignore: bool | None = None) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
-    `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr."""
-    ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
-    entries = [e for p in paths for e in discover([p], ask(p) if ask and os.path.isdir(p) else None)]
+    `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr.
+    `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on)."""
+    entries = [e for p in paths for e in discover([p], _walk_options(settings, respect_gitignore, p))]
     if progress:
         from moecfg.core.progress import track
 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
     report = Report()
-    from moecfg.core.routing import SKIPPED
-
-    SKIPPED.clear()  # what this run skipped (--verbose); a long-lived process must not accumulate it
-    for entry in entries:
-        name = "<stdin>" if entry.path == "-" else entry.path
-        policy = settings.for_file(entry.path) if settings is not None else None
-        try:
-            raw = read(entry)
-        except Unreadable as exc:
-            if entry.named:
-                raise PathError(f"{entry.path}: {exc}") from None
-            results = _finish([_file_problem(name, R.NOT_TEXT.code, YamlProblem(str(exc), 1, 1))], None, (), policy)
-        else:  # one file cannot stop the run (core/guard.py)
-            results = checked(name, lint_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
-        report.results.extend(results)
+    for one in _each_checked(entries, options, settings):
+        report.results.extend(one.results)
+        report.skipped.extend(one.skipped)
         report.files += 1
     from moecfg.core.ask_once import product_question
 
     product_question(report.results)
     return report
+
+
+PARALLEL_FROM = 256  # files: below this, starting worker processes costs more than it saves
+MAX_WORKERS = 8
+
+
+def _each_checked(entries, options, settings):
+    """Each entry's Checked, in order; a big tree is checked on every core (fork: the workers share what the
+    parent imported), in chunks, results still in file order."""
+    import os
+
+    entries = list(entries)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(entries) < PARALLEL_FROM or workers < 2 or not _can_fork():
+        for entry in entries:
+            yield check_entry(entry, options, settings)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(16, len(entries) // (workers * 8))
+    chunks = [entries[i:i + size] for i in range(0, len(entries), size)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for done in pool.map(_check_chunk, chunks, [options] * len(chunks), [settings] * len(chunks)):
+            yield from done
+
+
+def _check_chunk(entries, options, settings) -> list[Checked]:
+    return [check_entry(entry, options, settings) for entry in entries]
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+    import threading
+
+    # fork copies one thread: a process running others (an embedding program) is checked serially
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def check_entry(entry, options: kinds.Options, settings) -> Checked:
+    name = "<stdin>" if entry.path == "-" else entry.path
+    policy = settings.for_file(entry.path) if settings is not None else None
+    try:
+        raw = read(entry)
+    except Unreadable as exc:
+        if entry.named:
+            raise PathError(f"{entry.path}: {exc}") from None
+        unread = Checked()
+        unread.results.append(DocumentResult(file=name, document=0, diagnostics=[
+            diagnostic(R.NOT_TEXT.code, str(exc), Span(1, 1, 1, 1))]))
+        if policy is not None:
+            apply_settings(unread.results, None, (), policy)
+        return unread
+    # one file cannot stop the run (core/guard.py): a crash while checking it is MC019 on it
+    got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
+    if isinstance(got, Checked):
+        return got
+    crashed = Checked()
+    crashed.results.extend(got)
+    return crashed
+
+
+def _walk_options(settings, respect_gitignore: bool | None, path: str):
+    import os
+
+    from moecfg.sources.files import Walk
+
+    if respect_gitignore is None:
+        ask = getattr(settings, "respect_gitignore", None)
+        respect_gitignore = ask(path if path != "-" else ".") if ask is not None else True
+    ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
+    markdown = ask(path) if ask is not None and os.path.isdir(path) else None
+    return Walk(respect_gitignore=respect_gitignore, markdown=markdown)

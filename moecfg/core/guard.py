@@ -39,7 +39,7 @@ def checked(name: str, lint, *args, root: str | None = None, policy=None) -> lis
 
 
 def internal_error(name: str, exc: BaseException) -> DocumentResult:
-    from moecfg import __version__
+    from moecfg.version import __version__
     from moecfg.core.input_rules import INTERNAL_ERROR as R
 
     message = (f"moecfg failed while checking this file ({type(exc).__name__} at {_where(exc)}); the file is not "

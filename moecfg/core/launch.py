@@ -9,7 +9,7 @@ from __future__ import annotations
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
-from moecfg.core.engine import _diag as diagnostic  # one builder: messages clipped alike
+from moecfg.core.diagnose import diagnostic  # one builder: messages clipped alike
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.yaml_source import Span
@@ -38,6 +38,17 @@ class LaunchDocument:
         return self.start
 
 
+def context(policy, options) -> frameworks.LaunchContext:
+    """The LaunchContext of a file: command line first, then its settings file."""
+    product = getattr(options, "product", None) or (policy.product if policy else None)
+    source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
+    return frameworks.LaunchContext(
+        product=product, product_source=source,
+        cann=options.cann or (policy.cann_version if policy else None),
+        framework_versions=policy.framework_versions if policy else (),
+        models=policy.models if policy else (),
+        settings_dir=policy.settings_dir if policy else None,
+        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 
 
 class OutputError(Exception):
@@ -36,6 +35,8 @@ def atomic_path(path: str, option: str = "--output"):
     folder = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(path)
     try:
+        import tempfile  # only when an --output is written
+
         fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1], dir=folder)
     except OSError as exc:
         raise OutputError(f"cannot write {option} {path}: {exc.strerror or exc}") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 
-_REPORT = ("Report", "Result", "Diagnostic", "Requirement", "Launch", "Summary")
+_REPORT = ("Report", "Result", "Diagnostic", "Requirement", "Launch", "Summary", "Skipped")
 
 
 @functools.lru_cache(maxsize=1)

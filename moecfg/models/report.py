@@ -75,6 +75,14 @@ class Summary(BaseModel):
     infos: int
 
 
+class Skipped(BaseModel):
+    """A file or document that is not moecfg's (foreign YAML, a script without a launch) and why."""
+
+    file: str
+    document: int
+    reason: str
+
+
 class Report(BaseModel):
     """What `moecfg.check` / `check_launch` return; `valid` is False when any result has an error."""
 
@@ -82,6 +90,7 @@ class Report(BaseModel):
     moecfg_version: str
     results: list[Result]
     summary: Summary
+    skipped: list[Skipped] = Field(default_factory=list)
 
     @property
     def valid(self) -> bool:

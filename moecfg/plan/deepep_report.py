@@ -5,7 +5,7 @@ import json
 
 import yaml
 
-from moecfg import __version__
+from moecfg.version import __version__
 from moecfg.render import escape
 from moecfg.plan.deepep_problem import TOKENS
 from moecfg.plan.report import _console

@@ -7,7 +7,7 @@ import os
 
 import yaml
 
-from moecfg import __version__
+from moecfg.version import __version__
 from moecfg.render import escape
 from moecfg.backends.ascend.formulas import ceil_mb
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from moecfg import __version__
+from moecfg.version import __version__
 
 SCHEMA_VERSION = 1
 
@@ -14,6 +14,7 @@ def as_dict(report) -> dict:
         "moecfg_version": __version__,
         "results": [r.to_dict() for r in report.results],
         "summary": report.summary(),
+        "skipped": [s.to_dict() for s in getattr(report, "skipped", ())],  # docs/contract.md §5.7
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from moecfg import __version__
+from moecfg.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -64,6 +64,17 @@ def _result(r, diag, index: int) -> dict:
     return out
 
 
+def _skipped(s) -> dict:
+    """A skipped file or document (docs/contract.md §5.7): a note, not a result (nothing to fix)."""
+    return {
+        "descriptor": {"id": "skipped"},
+        "level": "note",
+        "message": {"text": f"skipped: {s.reason}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(s.file)}}}],
+        "properties": {"document": s.document},
+    }
+
+
 def as_dict(report) -> dict:
     codes = sorted({d.code for r in report.results for d in r.diagnostics})
     index = {c: i for i, c in enumerate(codes)}
@@ -80,6 +91,8 @@ def as_dict(report) -> dict:
             }},
             "results": results,
             "columnKind": "unicodeCodePoints",
+            "invocations": [{"executionSuccessful": True,
+                             "toolExecutionNotifications": [_skipped(s) for s in getattr(report, "skipped", ())]}],
         }],
     }
 

@@ -13,6 +13,11 @@ Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code bloc
 file is named, and while walking a folder named on the command line, except a repository's top folder (one holding
 `.git`): a whole-repository walk reads documentation only when asked (`--markdown`, settings `markdown: true`).
 `markdown=False` (`--no-markdown`) never walks into documentation.
+
+What nobody deploys is not walked (as ruff does): hidden folders (`.git/`), vendored and third-party code
+(`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS), and, unless
+`Walk(respect_gitignore=False)`, whatever the `.gitignore` files inside the walked folder ignore (walking.py). A
+folder or file named on the command line is always checked.
 """
 from __future__ import annotations
 
@@ -46,16 +51,27 @@ class Entry:
     named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
 
 
-def discover(paths, markdown: bool | None = None) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, and documentation as `markdown` says: None =
-    unless the folder is a repository's top, sorted); '-' is stdin. Raises PathError."""
+class Walk:
+    """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`),
+    `markdown` (documentation: None = unless the folder is a repository's top; `--markdown` / `--no-markdown`)."""
+
+    __slots__ = ("respect_gitignore", "markdown")
+
+    def __init__(self, respect_gitignore: bool = True, markdown: bool | None = None):
+        self.respect_gitignore, self.markdown = respect_gitignore, markdown
+
+
+def discover(paths, walk: Walk | None = None) -> list[Entry]:
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, and documentation as `walk.markdown` says,
+    sorted); '-' is stdin. Raises PathError."""
+    walk = walk or Walk()
     entries: list[Entry] = []
     for p in paths:
         if p == "-":
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
-            docs = markdown if markdown is not None else not os.path.exists(os.path.join(p, ".git"))
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()))
+            docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk)
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):
             entries.append(Entry(p, named=True))
@@ -64,27 +80,41 @@ def discover(paths, markdown: bool | None = None) -> list[Entry]:
     return entries
 
 
-def _walk(top: str, suffixes: tuple) -> list[Entry]:
-    found, stack = [], [top]
+def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
+    from moecfg.sources.walking import EXCLUDED_DIRS, Ignores  # only when a folder is walked
+
+    found, stack = [], [(top, Ignores.none())]
     while stack:
-        folder = stack.pop()
+        folder, ignores = stack.pop()
         try:
             with os.scandir(folder) as it:
                 items = list(it)
         except OSError as exc:
             found.append(Entry(folder, top, f"folder not read ({exc.strerror or exc})"))
             continue
+        if walk.respect_gitignore and any(i.name == ".gitignore" for i in items):
+            ignores = ignores.with_file(folder, _gitignore_lines(folder, top))
         for item in items:
             try:
                 is_dir = item.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
             if is_dir:
-                if not item.name.startswith("."):
-                    stack.append(item.path)
-            elif item.name.endswith(suffixes) and item.name not in CONFIG_NAMES:
+                if not item.name.startswith(".") and item.name not in EXCLUDED_DIRS \
+                        and not ignores.ignored(item.path, True):
+                    stack.append((item.path, ignores))
+            elif item.name.endswith(suffixes) and item.name not in CONFIG_NAMES \
+                    and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
     return found
+
+
+def _gitignore_lines(folder: str, top: str) -> list[str]:
+    try:  # read as any checked file: a regular file inside the walked folder, size-capped
+        raw = read(Entry(os.path.join(folder, ".gitignore"), top))
+    except Unreadable:
+        return []
+    return raw.decode("utf-8", "replace").splitlines()
 
 
 def _inside(path: str, root: str) -> bool:

@@ -250,7 +250,7 @@ def _k8s_like(text: str, block: Block) -> bool:
 
 def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
     """The block parsed as YAML with the lines before it blank, so every position is the file's own."""
-    from moecfg.sources.readers import read_yaml_document
+    from moecfg.sources.yaml_documents import read_yaml_document
     from moecfg.sources.yaml_source import YamlProblem, parse_stream
 
     if not block.lines:

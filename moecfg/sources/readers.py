@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from moecfg.core import launch_rules as L
 
+TYPE_CHECKING = False  # typing's, without importing typing at start-up
 if TYPE_CHECKING:  # launch.py's dataclasses load when a launch is read, not for every file's is-it-shell test
     from moecfg.sources.launch import LaunchFile, Problem
     from moecfg.sources.yaml_source import YamlDocument
@@ -62,33 +62,13 @@ def read_shell(text: str, include=None) -> LaunchFile:
 
 
 def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
-    lf = _read_yaml_document(doc, text)
+    from moecfg.sources.yaml_documents import read_yaml_document as read  # markdown.py reads its YAML blocks there too
+
+    lf = read(doc, text)
     if lf is not None:
         from moecfg.sources.budget import Budget
         lf.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
     return lf
-
-
-def _read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
-    from moecfg.sources import compose, kubernetes, yaml_commands
-    if kubernetes.is_kubernetes(doc.data):
-        from moecfg.sources.crds import read_llm_inference_service
-        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
-                or yaml_commands.read_yaml_commands(doc, text))
-    if compose.is_compose(doc.data):
-        return compose.read_compose(doc, text)
-    from moecfg.sources.recipes import read_megatron_test, read_recipe  # flags spelled as keys
-    return read_recipe(doc) or read_megatron_test(doc) or yaml_commands.read_yaml_commands(doc, text)
-
-
-_LAUNCH_WORDS = re.compile(r"\b(?:vllm|sglang|launch_server|pretrain_\w+\.py)\b")
-_RUNS_SOMETHING = re.compile(r"^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd)\s*:", re.M)
-
-
-def may_hold_launch(text: str) -> bool:
-    """A template that may render to a launch: it runs something (containers, command, args) and names a framework.
-    Certificates, RBAC and services do not: they are skipped without a word."""
-    return bool(_RUNS_SOMETHING.search(text) and _LAUNCH_WORDS.search(text))
 
 
 def template_problem(text: str) -> Problem | None:

@@ -571,6 +571,8 @@ class _Command:
         while i < len(argv) and argv[i].value and argv[i].value[:1] in "-+" and argv[i].value != "--":
             has_c = has_c or bool(_SCRIPT_OPTS.match(argv[i].value))
             i += 1 + (argv[i].value in ("-o", "+o", "-O", "+O"))
+        if has_c and i < len(argv) - 1 and argv[i].value == "--":  # `bash -c -- 'script'`: `--` ends the options
+            i += 1
         if not has_c or i >= len(argv):
             return False
         script = argv[i]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from moecfg.sources.shell_words import _UNKNOWN, Built, Var
+from moecfg.sources.shell_values import _UNKNOWN, Built, Var
 from moecfg.sources.textmap import SourceMap
 
 _SUBSCRIPTED = re.compile(r"\[[^\]]*\]\+?=")  # ([k]=v): an element with an explicit index

@@ -3,25 +3,13 @@ splitting of unquoted expansions, each word with its source map into the file (t
 does not set is unknown (None), never guessed."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from moecfg.sources import shell_arith
-from moecfg.sources.launch import EnvEntry, Word
+from moecfg.sources.launch import EnvEntry
+from moecfg.sources.shell_values import _UNKNOWN, Built, Var  # noqa: F401  (re-exported)
 from moecfg.sources.textmap import SourceMap
 
 _IFS = " \t\n"
-_UNKNOWN = "${__moecfg_unknown__}"  # stands for an unknown piece inside a `bash -c` script
 _ESCAPED = {"dquote": '$`"\\\n', "heredoc": "$`\\\n"}  # what a backslash escapes inside "..." / a heredoc
-
-
-@dataclass(frozen=True, slots=True)
-class Var:
-    value: str | None  # None: unknown
-    span: object  # Span of the assignment (or env entry)
-    exported: bool = False
-    is_set: bool = True
-    items: tuple | None = None  # a bash array's elements (Built words, shell_arrays.py); None: not an array
-    partial: Built | None = None  # an unknown value known in parts (`"cd $DIR; run"`): its text and map
 
 
 class Variables(dict):
@@ -290,18 +278,6 @@ def _operator(var: Var | None, op: str, word: str | None) -> str | None:
     if op.lstrip(":") == "+":
         return "" if empty else word
     return None if empty else var.value
-
-
-@dataclass(frozen=True, slots=True)
-class Built:
-    value: str | None
-    map: SourceMap
-    span: object
-    exact: bool
-    script: str | None = None  # the text with unknown pieces as an unknown reference (for `bash -c`)
-
-    def word(self) -> Word:
-        return Word(self.value, self.span, self.exact, None if self.value is not None else self.script)
 
 
 def _ansi_c_value(body: str) -> str | None:

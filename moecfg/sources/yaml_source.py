@@ -132,7 +132,9 @@ class _Builder:
             raise YamlProblem(f"tag !!{node.tag[len(_Y):]} needs a {'list' if node.tag.endswith(('seq', 'set', 'omap', 'pairs')) else 'mapping'}, "
                               f"not the scalar {clip(node.value)!r}", *self._pos(node))
         if node.tag not in _SCALAR_TAGS:
-            return _SCALAR.construct_object(node, deep=True)  # an unknown tag: PyYAML's ConstructorError
+            if node.tag not in _SCALAR.yaml_constructors:  # `!!python/name:x` (mkdocs): valid YAML, read as its text
+                return node.value
+            return _SCALAR.construct_object(node, deep=True)
         try:
             value = _SCALAR.yaml_constructors[node.tag](_SCALAR, node)  # without construct_object's bookkeeping
         except (ValueError, TypeError, KeyError, IndexError, OverflowError):  # `0x_`, `!!int x`, 5000 digits

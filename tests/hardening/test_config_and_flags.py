@@ -11,16 +11,7 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
-from moecfg.core import settings
-
-
-@pytest.fixture(autouse=True)
-def fresh_settings_cache():
-    settings._FOUND.clear()
-    settings._LOADED.clear()
-    yield
-    settings._FOUND.clear()
-    settings._LOADED.clear()
+from moecfg.core import settings  # noqa: F401  (config discovery is cached per run: nothing to reset)
 
 
 def _tree(tmp_path, config: str, name: str = ".moecfg.yaml"):

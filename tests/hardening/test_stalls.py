@@ -105,6 +105,6 @@ def test_large_file_is_counted_before_it_is_composed(small_budget):
     import resource
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    results = _timed("a: [" + "1," * 2_000_000 + "1]\n")  # 4 MB, 2M values: GBs as composed Python nodes
+    results = _timed("bs: [" + "1," * 2_000_000 + "1]\n")  # 4 MB, 2M values: GBs as composed Python nodes
     assert _codes(results) == ["MC001"] and "more than 20000 values" in results[0].diagnostics[0].message
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB

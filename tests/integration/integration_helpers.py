@@ -34,10 +34,6 @@ def run(monkeypatch):
             monkeypatch.chdir(cwd)
         for k, v in (env or {}).items():
             monkeypatch.setenv(k, v)
-        from moecfg.core import settings as config
-
-        config._FOUND.clear()
-        config._LOADED.clear()
         res = CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
         try:
             stderr = res.stderr

@@ -1,9 +1,8 @@
-"""core/launch.py and core/routing.py: an OpCall is judged by its kind's own rules and every finding points at the
+"""core/launch.py and sources/documents.py: an OpCall is judged by its kind's own rules and every finding points at the
 flag that fed the failing argument; foreign YAML is skipped, moecfg documents keep working unchanged."""
 from moecfg.backends import Options
-from moecfg.core import routing
-from moecfg.core.engine import lint_text
-from moecfg.core.launch import _judge
+from moecfg.core.engine import check_text, lint_text
+from moecfg.core.launch import _judge, context
 from moecfg.frameworks import OpCall, image_version
 from moecfg.sources.yaml_source import Span
 
@@ -60,8 +59,8 @@ def test_json_of_plain_documents_has_no_launch_keys():
 
 def test_foreign_yaml_is_skipped_not_an_error():
     workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
-    assert lint_text(workflow, "ci.yaml") == []
-    assert any(f == "ci.yaml" for f, _ in routing.SKIPPED)
+    checked = check_text(workflow, "ci.yaml")
+    assert checked.results == [] and [(s.file, s.document) for s in checked.skipped] == [("ci.yaml", 0)]
 
 
 def test_typo_of_a_moecfg_key_is_still_reported():
@@ -75,8 +74,10 @@ def test_unknown_kind_is_still_reported():
 
 
 def test_shell_by_suffix_and_shebang():
-    assert routing.is_shell("run.sh", "") and routing.is_shell("run", "#!/usr/bin/env bash\nvllm serve x\n")
-    assert routing.is_shell("start", "#!/bin/sh\n") and not routing.is_shell("a.yaml", "bs: 1\n")
+    from moecfg.sources.readers import looks_like_shell
+
+    assert looks_like_shell("run.sh", "") and looks_like_shell("run", "#!/usr/bin/env bash\nvllm serve x\n")
+    assert looks_like_shell("start", "#!/bin/sh\n") and not looks_like_shell("a.yaml", "bs: 1\n")
 
 
 def test_image_tag_versions():
@@ -106,10 +107,10 @@ def test_context_takes_command_line_then_settings():
 
     policy = FilePolicy(Config(product="A2", cann_version="9.0.1", models={"*": "deepseek-v3"},
                                framework_versions={"sglang": "0.5.4"}), Cli())
-    ctx = routing.context(policy, Options(product="A3"))
+    ctx = context(policy, Options(product="A3"))
     assert (ctx.product, ctx.product_source, ctx.cann) == ("A3", "--product", "9.0.1")
     assert ctx.version_for("sglang") == "0.5.4" and dict(ctx.models) == {"*": "deepseek-v3"}
-    assert routing.context(policy, Options()).product == "A2"
+    assert context(policy, Options()).product == "A2"
 
 
 def test_explain_launch_prints_arguments_derivations_and_memory(tmp_path):

@@ -25,7 +25,7 @@ FileSettings and applies it itself (core/policy.py); nothing here is called back
 """
 from moecfg.core.settings.config import (  # noqa: F401  (the package's interface)
     FAIL_ON, SEVERITIES, Config, ConfigError, code_or_prefix, parse)
-from moecfg.core.settings.discovery import _FOUND, find  # noqa: F401
-from moecfg.core.settings.files import _LOADED, load  # noqa: F401
+from moecfg.core.settings.discovery import find  # noqa: F401
+from moecfg.core.settings.files import load  # noqa: F401
 from moecfg.core.settings.globs import gitignore_regex, relative_to  # noqa: F401
 from moecfg.core.settings.resolve import Cli, FilePolicy, FileSettings, Settings, effective, resolve  # noqa: F401

@@ -6,17 +6,14 @@ import re
 from dataclasses import dataclass, field
 
 from moecfg.core.diagnostics import clip, shown
+from moecfg.core.settings.errors import ConfigError
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models", "device", "device_memory_gb", "markdown")
+         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron")
-
-
-class ConfigError(Exception):
-    """A configuration file that cannot be used (exit code 2)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +33,7 @@ class Config:
     device: str | None = None  # GPU model of GPU launches (H100, H200, B200, ...); `product` stays the Ascend one
     device_memory_gb: float | None = None  # memory per device of launches (overrides the catalogue value)
     markdown: bool | None = None  # walking reads documentation (None: unless the walked folder is a repository's top)
+    respect_gitignore: bool | None = None  # walking folders honours their .gitignore files (default true)
 
     @property
     def root(self) -> str:
@@ -69,6 +67,7 @@ def parse(table: dict, path: str | None) -> Config:
             device=_device(values.get("device")),
             device_memory_gb=_memory(values.get("device_memory_gb")),
             markdown=_bool(values.get("markdown"), "markdown"),
+            respect_gitignore=_bool(values.get("respect_gitignore"), "respect-gitignore"),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None

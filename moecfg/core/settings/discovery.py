@@ -1,5 +1,5 @@
 """Which config file applies to a folder: the nearest `.moecfg.yaml` / `.moecfg.yml`, or a `pyproject.toml`
-with a `[tool.moecfg]` table, at or above it (cached per folder for the run)."""
+with a `[tool.moecfg]` table, at or above it (cached per folder in the caller's dict: one run's cache)."""
 from __future__ import annotations
 
 import os
@@ -9,17 +9,16 @@ YAML_NAMES = (".moecfg.yaml", ".moecfg.yml")
 # blanks, not \s: `^\s*` also eats newlines and backtracks quadratically over blank lines (200 KB: 87 s)
 _TABLE = re.compile(r"^[ \t]*\[tool\.moecfg[\].]", re.M)
 
-_FOUND: dict[str, str | None] = {}
 
-
-def find(start_dir: str) -> str | None:
-    """Nearest config file at or above `start_dir`."""
+def find(start_dir: str, cache: dict | None = None) -> str | None:
+    """Nearest config file at or above `start_dir`; `cache` (folder -> found) is the caller's, for one run."""
+    found_in = {} if cache is None else cache
     d = os.path.abspath(start_dir or ".")
     trail = []
     found = None
     while True:
-        if d in _FOUND:
-            found = _FOUND[d]
+        if d in found_in:
+            found = found_in[d]
             break
         trail.append(d)
         found = _in_dir(d)
@@ -30,7 +29,7 @@ def find(start_dir: str) -> str | None:
             break
         d = parent
     for t in trail:
-        _FOUND[t] = found
+        found_in[t] = found
     return found
 
 

@@ -1,5 +1,5 @@
 """Reading a config file into a table: YAML (`.moecfg.yaml`) or the `[tool.moecfg]` table of a
-`pyproject.toml` (tomllib; the tomli package on Python 3.10). Loaded configs are cached per path."""
+`pyproject.toml` (tomllib; the tomli package on Python 3.10). Loaded configs are cached per path in the caller's dict (one run)."""
 from __future__ import annotations
 
 import os
@@ -7,14 +7,12 @@ import re
 
 from moecfg.core.settings.config import Config, ConfigError, parse
 
-_LOADED: dict[str, Config] = {}
-
-
-def load(path: str) -> Config:
+def load(path: str, cache: dict | None = None) -> Config:
+    loaded = {} if cache is None else cache
     path = os.path.abspath(path)
-    if path not in _LOADED:
-        _LOADED[path] = parse(_read_table(path), path)
-    return _LOADED[path]
+    if path not in loaded:
+        loaded[path] = parse(_read_table(path), path)
+    return loaded[path]
 
 
 def _read_table(path: str) -> dict:

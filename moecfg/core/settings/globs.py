@@ -35,7 +35,7 @@ def _commit_chunks(regex: str) -> str:
 def gitignore_regex(pattern: str) -> re.Pattern:
     """The compiled matcher of one pattern (use `.match(relative_path)`); ConfigError if it is not valid."""
     from moecfg.core.diagnostics import shown
-    from moecfg.core.settings.config import ConfigError
+    from moecfg.core.settings.errors import ConfigError
 
     import pathspec
 

@@ -21,6 +21,7 @@ class Cli:
     ignore: tuple = ()
     inline_suppressions: bool | None = None
     markdown: bool | None = None  # --markdown / --no-markdown
+    respect_gitignore: bool | None = None  # --no-respect-gitignore: False
 
 
 def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettings:
@@ -50,7 +51,9 @@ class Settings:
 
     def __init__(self, cli: Cli = Cli()):
         self.cli = cli
-        self._explicit = load(cli.config) if cli.config else None
+        self._found: dict = {}  # folder -> config path, for this run only (an edited config is seen next run)
+        self._loaded: dict = {}
+        self._explicit = load(cli.config, self._loaded) if cli.config else None
 
     def config_for(self, path: str) -> Config:
         if self._explicit is not None:
@@ -59,8 +62,15 @@ class Settings:
             start = os.getcwd()
         else:
             start = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
-        found = find(start)
-        return load(found) if found else Config()
+        found = find(start, self._found)
+        return load(found, self._loaded) if found else Config()
+
+    def respect_gitignore(self, path: str = ".") -> bool:
+        """Walking honours .gitignore files unless `--no-respect-gitignore` or `respect-gitignore: false`."""
+        if self.cli.respect_gitignore is not None:
+            return self.cli.respect_gitignore
+        value = self.config_for(path).respect_gitignore
+        return True if value is None else value
 
     def markdown(self, path: str = ".") -> bool | None:
         """Walking `path` reads documentation: the command line, else its settings, else None (files.discover)."""
@@ -96,6 +106,7 @@ def effective(settings: Settings, path: str) -> dict:
         "inline_suppressions": fs.inline_suppressions,
         "framework_versions": dict(cfg.framework_versions),
         "models": dict(cfg.models),
+        "respect_gitignore": settings.respect_gitignore(path),
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else
             ("config (default for documents without cann_version)" if cfg.cann_version else "documents (else latest)"),
@@ -104,5 +115,6 @@ def effective(settings: Settings, path: str) -> dict:
             "ignore": "config + command line" if cfg.ignore and cli.ignore else src(cli.ignore, cfg.ignore + tuple(
                 c for _, _, cs in cfg.per_path_ignores for c in cs)),
             "inline_suppressions": src(cli.inline_suppressions, cfg.inline_suppressions),
+            "respect_gitignore": src(cli.respect_gitignore, cfg.respect_gitignore),
         },
     }

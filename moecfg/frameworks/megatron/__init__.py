@@ -35,5 +35,5 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks.megatron.calls import derive_calls
 
     out = Derivation(NAME, VERSIONS[-1])
-    derive_calls(launch, ctx, out)
+    derive_calls(launch, ctx, out, command_start(launch))
     return out

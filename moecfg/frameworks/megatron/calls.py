@@ -16,7 +16,7 @@ from moecfg.backends.deepep.arguments import hybridep_document, megatron_buffer_
 from moecfg.frameworks import Note, OpCall, budget
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.values import clipped, integer, refused
-from moecfg.frameworks.megatron import command_start, rules
+from moecfg.frameworks.megatron import rules
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
 M = "NVIDIA/Megatron-LM@d98e8a6 megatron/core/transformer/moe"
@@ -63,8 +63,9 @@ class _Args:
         return f"{name} {value}" if self.flags.get(name) else f"{name} {value} ({default_text})"
 
 
-def derive_calls(launch, ctx, out) -> None:
-    a = _Args(launch, parse_flags(launch.argv[command_start(launch):], FLAGS, underscores=False))
+def derive_calls(launch, ctx, out, start: int) -> None:
+    """`start`: the index of the first argument after the entry script (the package's command_start, passed in)."""
+    a = _Args(launch, parse_flags(launch.argv[start:], FLAGS, underscores=False))
     call = _call(a, ctx)
     out.notes.extend(a.notes)
     if call is not None:

@@ -119,7 +119,7 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
         return
     base, src, why = _common(c, ctx, dims)
     phases = _phases(c)
-    out.notes.extend(rules.launch_notes(c, ctx, phases))
+    out.notes.extend(rules.launch_notes(c, ctx, phases, prefill_tokens))
     if "normal" in phases:
         out.calls.append(_normal_call(c, phases["normal"], base, src, why))
     if "low_latency" in phases:

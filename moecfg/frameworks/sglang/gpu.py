@@ -25,10 +25,10 @@ from __future__ import annotations
 from moecfg.backends.deepep.arguments import sglang_buffer_arguments
 from moecfg.backends.deepep.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
-from moecfg.frameworks.flags import FlagSpec, parse_flags
+from moecfg.frameworks.flags import FlagSpec
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.values import JsonValueError, clipped, finite, integer, load_json
-from moecfg.frameworks.sglang import ascend, gpu_rules
+from moecfg.frameworks.sglang import ascend, gpu_rules, releases
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
 S, D, U = "sglang@001067f server_args.py", "sglang@003a81b token_dispatcher/deepep.py", "sglang layers/moe/utils.py"
@@ -56,14 +56,19 @@ SGLANG_KNOBS = {
 }
 
 
-def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
-    c = Ctx(launch, parse_flags(launch.argv[_start(launch):], FLAGS), ctx)
+def derive(launch, ctx: LaunchContext, out: Derivation, flags, pick=None) -> None:
+    """`flags`: the launch's flags as the package read them with the release's table (passed in, not re-read:
+    the package imports this module, not the other way round)."""
+    c = Ctx(launch, flags, ctx)
+    c.pick = pick
     backend = c.flags.value("--moe-a2a-backend") or "none"
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):
         out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
                                 "(moecfg derives the deepep and deepep_v2 backends)",
                                 quiet=not known_moe(c.flags.value("--model-path"), ctx)))
+        return
+    if _mega_moe(c, role, out):
         return
     sizes = ascend.read_errors(c.flags, launch)
     if sizes:
@@ -83,6 +88,18 @@ def derive(launch, ctx: LaunchContext, out: Derivation) -> None:
     out.calls.append(call)
 
 
+def _mega_moe(c: Ctx, role: str, out: Derivation) -> bool:
+    """SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE=1: SGLang runs the megamoe backend instead (releases.py): no DeepEP Buffer,
+    so no low-latency cap (a T of 0 beside it is not a cap)."""
+    value = (c.env_str(releases.MEGA_MOE) or "").lower()
+    if value not in ("1", "true", "yes") or not releases.reads_mega_moe_env(getattr(c, "pick", None)):
+        return False
+    out.calls.append(OpCall(role, "none", None, {}, why_none=f"{releases.MEGA_MOE}={value}: SGLang switches "
+                            "--moe-a2a-backend to megamoe (DeepGEMM MegaMoE; sglang==0.5.17 sglang/srt/arg_groups/"
+                            "overrides.py:2465-2470): no DeepEP Buffer, no low-latency token cap"))
+    return True
+
+
 def _unknown(c: Ctx, notes: list, names) -> bool:
     """MC023 for each flag whose value is not known statically (`--tp $TP` with TP unset): nothing is guessed."""
     found = [c.flags.get(n) for n in names if c.flags.get(n) is not None and c.flags.get(n).value is None]
@@ -90,12 +107,6 @@ def _unknown(c: Ctx, notes: list, names) -> bool:
         notes.append(Note("MC023", f"{f.name}: the value is not known statically; what depends on it is not derived "
                           "or checked", f.span))
     return bool(found)
-
-
-def _start(launch) -> int:
-    from moecfg.frameworks.sglang import command_start
-
-    return command_start(launch)
 
 
 def dtype(c: Ctx) -> tuple[str, str]:
@@ -128,11 +139,13 @@ def _base(c: Ctx, dims) -> tuple[dict, dict, dict]:
     return args, src, why
 
 
-def token_cap(c: Ctx) -> tuple[int, tuple, str]:
-    t = c.env_int("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", DEFAULT_T)
-    said = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" + ("" if c.env_span(
-        "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") else f" (default {DEFAULT_T}, environ.py)")
-    return t, c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), f"{t} <- {said}"
+def token_cap(c: Ctx, v2: bool = False) -> tuple[int, tuple, str]:
+    """(T, span, why): deepep_v2 reads its own variable from SGLang 0.5.19 (releases.py); both default to 128."""
+    var = releases.v2_cap_variable(getattr(c, "pick", None)) if v2 else releases.V1_CAP
+    c.cap_var = var
+    t = c.env_int(var, DEFAULT_T)
+    said = var + ("" if c.env_span(var) else f" (default {DEFAULT_T}, environ.py)")
+    return t, c.env_span(var), f"{t} <- {said}"
 
 
 def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
@@ -191,7 +204,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
         return None
     t, t_src, t_why = token_cap(c)
     kind, kwhy = dtype(c)
-    params = 1 if kind in ("fp8", "nvfp4", "mxfp4", "mxfp8", "int8") else 2
+    params, pwhy = releases.params_bytes(getattr(c, "pick", None), kind)
     dispatch, combine, cwhy = deepep_config(c, notes)
     sms = (dispatch or {}).get("num_sms", 20)
     d4 = _four(dispatch)
@@ -215,7 +228,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     why |= {"mode": f"{mode} <- --deepep-mode {mode}" + ("" if c.flags.get("--deepep-mode") else " (default): one "
                                                          "Buffer for the normal and the low-latency kernels"),
             "dtype": f"{args['dtype']} <- {kind} dispatch: {kwhy}; SGLang sizes the normal buffers with params_bytes "
-                     f"{params} ({D} set_deepep_dispatcher_dtype)",
+                     f"{params} ({pwhy})",
             "num_sms": f"{sms} <- " + ("--deepep-config normal_dispatch.num_sms" if dispatch else
                                        "Buffer.num_sms (20)"),
             "num_nvl_bytes": f"{bufs['num_nvl_bytes']} <- " + (f"max normal NVL hint over {cwhy}, {hint} ({D} "
@@ -245,7 +258,7 @@ def _four(cfg: dict | None):
 
 def _v2(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     args, src, why = _base(c, dims)
-    t, t_src, t_why = token_cap(c)
+    t, t_src, t_why = token_cap(c, v2=True)
     kind, kwhy = dtype(c)
     hybrid = (c.env_str("SGLANG_DEEPEP_ALLOW_HYBRID_MODE") or "1").lower() not in ("0", "false", "no")
     args |= {"api": "v2", "num_max_tokens_per_rank": t, "hidden": dims.hidden, "num_topk": dims.topk,

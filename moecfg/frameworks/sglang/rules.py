@@ -64,7 +64,9 @@ def image_product(image: str | None) -> str | None:
     return None
 
 
-def launch_notes(c, ctx, phases: dict) -> list[Note]:
+def launch_notes(c, ctx, phases: dict, prefill_tokens) -> list[Note]:
+    """`prefill_tokens(c)`: ascend.py's bound of the prefill tokens per rank (passed in: ascend.py imports this
+    module, so this one does not import it back)."""
     notes = []
     built = image_product(c.launch.image)
     if built and built != ctx.product:
@@ -78,13 +80,11 @@ def launch_notes(c, ctx, phases: dict) -> list[Note]:
                           "SGLang asserts num_max_dispatch_tokens_per_rank <= 1024 when it builds the DeepEP dispatcher",
                           c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")[0]))
     if "normal" in phases or phases.get("low_latency") == "serve":
-        notes.extend(_chunk_note(c))
+        notes.extend(_chunk_note(c, prefill_tokens))
     return notes
 
 
-def _chunk_note(c):
-    from moecfg.frameworks.sglang.ascend import prefill_tokens
-
+def _chunk_note(c, prefill_tokens):
     tokens, text = prefill_tokens(c)
     if tokens is not None:
         return []

@@ -69,9 +69,11 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks.vllm_ascend.build import derive_calls
     from moecfg.frameworks.vllm_ascend.rules import check_calls
 
+    from moecfg.frameworks import flag_tables
+
     version, how = pick_version(me, launch, ctx, match)
     out = Derivation(NAME, version)
-    args = cli.read(launch)
+    args = cli.read(launch, flag_tables.launch_pick("vllm", launch, ctx, ("vllm", NAME)))
     if args is None:
         return out
     if not how:

@@ -21,7 +21,7 @@ hierarchy flag, EPLB, the mc2 group) follow main@182b75e: the same code at each 
 """
 from __future__ import annotations
 
-from moecfg.frameworks.vllm_ascend.releases import MAIN, VA, Release
+from moecfg.frameworks.vllm_ascend.releases_base import MAIN, VA, Release
 
 
 def _entry(key: str, ref: str, commit: str, lines: dict, **fields) -> Release:
