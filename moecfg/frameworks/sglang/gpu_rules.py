@@ -168,7 +168,7 @@ def _fix(c, t: int, tokens: int, flag: str, per: int) -> str:
     never "lower to 0" (a cap below one request's tokens): then raise the cap and lower the flag to fit it."""
     fits = _max_requests(c, t) * per
     if tokens <= _LL_LIMIT:
-        return _need(t, tokens, _var(c)) + (f" or lower {flag} to {fits}" if fits else "")
+        return _need(t, tokens, _var(c)) + _lower(flag, fits)
     if fits:
         return f"lower {flag} to {fits} (raising the cap cannot help: {tokens} is above DeepEP's limit {_LL_LIMIT})"
     return (f"raise {_var(c)} (now {t}) to {_LL_LIMIT} and lower {flag} to "
@@ -238,10 +238,9 @@ def _running(c, t, cap_span) -> list[Note]:
     when = f"{why} (srt-slurm#42/#44): the DeepEP assert fails before the server is up" if sure else \
         f"a full decode batch fails the DeepEP assert under load ({why}, so nothing reaches it at start-up)"
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
-                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
-                 f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; "
+                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; "
                  f"{_fix(c, t, tokens, '--max-running-requests', dp)}",
-                 _at(cap_span, c.span("--max-running-requests")[0], tokens))]
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning")]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:
