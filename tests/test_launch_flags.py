@@ -64,7 +64,7 @@ def test_unknown_value_stays_unknown():
 
 @pytest.mark.parametrize("text, message", [("{bad}", "not valid JSON"), ("[1]", "must be a JSON object")])
 def test_json_flag_errors(text, message):
-    f = parse_flags(words("--additional-config", text), SPECS)
+    f = parse_flags(words("--additional-config", text), SPECS, verbatim=("--additional-config",))
     with pytest.raises(JsonFlagError, match=message):
         json_value(f.get("--additional-config"))
 
@@ -72,3 +72,27 @@ def test_json_flag_errors(text, message):
 def test_json_flag_ok():
     f = parse_flags(words("--additional-config", '{"enable_mc2_hierarchy_comm": true}'), SPECS)
     assert json_value(f.get("--additional-config")) == {"enable_mc2_hierarchy_comm": True}
+
+
+@pytest.mark.parametrize("value", ["{tp}", "{{ .Values.tp }}", "${TP}", "$TP", "<tp-size>", "tp{n}"])
+def test_placeholder_is_an_unknown_value_not_a_default(value):
+    """An unexpanded template placeholder is not a value: unknown (MC023 downstream), never the default."""
+    for argv in (words("--max-num-seqs", value), words(f"--max-num-seqs={value}")):
+        f = parse_flags(argv, SPECS)
+        assert f.get("--max-num-seqs") is not None and f.value("--max-num-seqs") is None
+
+
+@pytest.mark.parametrize("value", ["16", "{\"a\": 1}", "x-y", "$"])
+def test_ordinary_values_are_not_placeholders(value):
+    assert parse_flags(words("--max-num-seqs", value), SPECS).value("--max-num-seqs") == value
+
+
+def test_json_flag_keeps_its_text_verbatim():
+    f = parse_flags(words("--additional-config", "{tp}"), SPECS, verbatim=("--additional-config",))
+    assert f.value("--additional-config") == "{tp}"
+
+
+def test_unique_prefix_is_read_as_argparse_does():
+    f = parse_flags(words("--max-num-seq", "16"), SPECS, abbrev=True)
+    assert f.value("--max-num-seqs") == "16" and [full for _, full in f.abbreviated] == ["--max-num-seqs"]
+    assert not f.unknown

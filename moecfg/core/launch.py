@@ -54,7 +54,9 @@ def context(policy, options) -> frameworks.LaunchContext:
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
                      first_index: int = 0) -> list[DocumentResult]:
     results: list[DocumentResult] = []
-    loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems]
+    # a valueFrom / template-value info is about a launch: said only when one is recognised
+    about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
+    loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -80,6 +82,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
                              "line": launch.span.line, "role": _phase(launch)}
             results.append(result)
+    if results:
+        loose += about_launch
     if loose:
         if results:
             results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))
@@ -115,7 +119,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
     diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
     if call.kind == "none":
-        diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
+        if not call.quiet:  # a dense model has no MoE layer to speak of
+            diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
         result.diagnostics = _conditional(diags, call.condition)
         return result
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
@@ -129,9 +134,28 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     if call.derived:  # what only the launch knows (the per-rank memory budget)
         result.derived = {**(result.derived or {}), **call.derived}
     covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
-    diags.extend(_position(doc, [f for f in analysis.findings if f.code not in covered]))
+    findings = [f for f in analysis.findings if f.code not in covered]
+    diags.extend(_position(doc, [_in_launch_terms(f, call.knobs) for f in findings] if call.knobs else findings))
     result.diagnostics = _conditional(diags, call.condition)
     return result
+
+
+def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
+    """An op finding names op fields (`num_nvl_bytes`); the user sets a flag or a variable: name it beside the field."""
+    import re
+    from dataclasses import replace
+
+    named: set[str] = set()
+
+    def beside(m) -> str:  # one pass over the message: a knob's own text is never rewritten again
+        name = m.group(2)
+        if name in named:
+            return m.group(1)
+        named.add(name)
+        return f"{m.group(1)} ({knobs[name]})"
+
+    words = "|".join(re.escape(n) for n in sorted(knobs, key=len, reverse=True))
+    return replace(f, message=re.sub(rf"(`?\b({words})\b`?)", beside, f.message))
 
 
 def _conditional(diags: list[Diagnostic], condition: str) -> list[Diagnostic]:

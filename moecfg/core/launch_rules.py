@@ -15,11 +15,16 @@ _LAUNCH_OK = ("# a vllm-ascend decode launch on A3 (settings give product and CA
               "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nbs: 16\nh: 7168\nk: 8\nep_world_size: 16\n"
               "moe_expert_num: 256\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 
+# MC042's question about the hardware: asked once per run (core/ask_once.py), on launches where the answer matters.
+PRODUCT_UNKNOWN = "the Ascend product (A2 or A3) is not known"
+
 SHELL_SYNTAX = rule(
     "MC020", "launch-shell-syntax", ERROR, "A shell command that cannot be parsed (unterminated quote, bad syntax)",
     family=_F, why="The shell refuses the script (`unexpected EOF while looking for matching`), or runs a "
-    "different command than the one reviewed. The error points at the opening quote, also inside a `bash -c` "
-    "string of a manifest; the commands after it are still read.",
+    "different command than the one reviewed. Reported only when bash itself refuses the script (`bash -n`; "
+    "without bash: only an unterminated quote) and the broken part holds a launch moecfg recognises; placeholders "
+    "such as `<host_ip>` are unknown values (MC023), not syntax. The error points at the opening quote or the line "
+    "bash names, also inside a `bash -c` string of a manifest; the commands around it are still read.",
     fix="Close the quote or fix the syntax at the reported position.",
     fail_example="# a Kubernetes pod whose bash -c script leaves a single quote open\n"
     "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  containers:\n    - name: vllm\n"
@@ -46,9 +51,10 @@ VALUE_UNKNOWN = rule(
     "Kubernetes `valueFrom` is only known in the cluster.",
     fix="Set the value literally in the file, or give it in the settings (models:, product, cann_version).",
     fail_example="# the pod IP comes from the cluster (valueFrom): moecfg cannot know it\n"
-    "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n"
-    "      image: nginx\n      command: [\"nginx\", \"-g\", \"daemon off;\"]\n      env:\n"
-    "        - name: POD_IP\n          valueFrom: {fieldRef: {fieldPath: status.podIP}}\n",
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: llama}\nspec:\n  containers:\n    - name: vllm\n"
+    "      image: vllm/vllm-openai:v0.11.0\n"
+    "      command: [\"vllm\", \"serve\", \"meta-llama/Llama-3.1-8B-Instruct\", \"--host\", \"$(POD_IP)\"]\n"
+    "      env:\n        - name: POD_IP\n          valueFrom: {fieldRef: {fieldPath: status.podIP}}\n",
     pass_example=_LAUNCH_OK)
 VALUE_REFUSED = rule(
     "MC025", "launch-value-refused", ERROR, "A size the framework refuses at start-up: a parallel size, batch or "
@@ -65,10 +71,12 @@ VALUE_REFUSED = rule(
 TEMPLATE = rule(
     "MC024", "launch-template", INFO, "A templated file (Helm/Jinja `{{ ... }}`): the text is not what runs",
     family=_F, why="Only the rendered manifest is what the cluster runs; a value written as a template "
-    "expression is unknown to moecfg.",
+    "expression is unknown to moecfg. Said only of a template that may hold a launch (it runs containers or a "
+    "command and names a framework); a certificate or RBAC template is skipped.",
     fix="Check the rendered output instead: `helm template ... | moecfg check -`.",
-    fail_example="# a Helm chart template: the rendered manifest is what runs\n"
-    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  replicas: {{ .Values.replicas }}\n",
+    fail_example="# a Helm chart template of a launch: the rendered manifest is what runs\n"
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  replicas: {{ .Values.replicas }}\n  containers:\n"
+    "    - name: vllm\n      command: [vllm, serve, {{ .Values.model }}]\n",
     pass_example=_LAUNCH_OK)
 VERSION_ASSUMED = rule(
     "MC040", "framework-version-assumed", INFO, "The framework version is not given (image tag or settings): the "
@@ -79,13 +87,17 @@ VERSION_ASSUMED = rule(
 NO_EP_OP = rule(
     "MC041", "no-ep-collective", INFO, "The launch runs no expert-parallel collective in this phase (e.g. "
     "all-gather instead of MC2): nothing to size", family=_F,
-    why="The framework picks the MoE communication by product, EP size and token count.",
+    why="The framework picks the MoE communication by product, EP size and token count. Said only of a model "
+    "known to have routed experts: a dense model (Megatron without --num-experts) or one moecfg cannot resolve gets "
+    "nothing.",
     fix="Nothing to fix; the message says which path runs and why.",
     fail_text="vllm-ascend on A2 with EP 8 (< 16): all-gather, no MC2 op.", pass_example=_LAUNCH_OK)
 UNRESOLVED = rule(
     "MC042", "launch-unresolved", WARNING, "A value the op needs that the launch cannot tell (product, model "
     "dimensions, CANN version): the op's rules that need it are skipped", family=_F,
-    why="The verdict depends on the hardware and model, which a command line does not always name.",
+    why="The verdict depends on the hardware and model, which a command line does not always name. The Ascend "
+    "product is asked only of launches where it changes the verdict (expert parallelism on) and once per run: the "
+    "first such launch carries the question and names the other files.",
     fix="Add the flag or setting the message names (`--product A3`, `models:` in .moecfg.yaml).",
     fail_text="`vllm serve /models/x ...` where /models/x is not a known model and no `models:` map is set.",
     pass_example=_LAUNCH_OK)

@@ -5,6 +5,7 @@ A framework declares its flags as a table of `FlagSpec`; `parse_flags` applies a
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from moecfg.frameworks.values import JsonValueError, load_json
@@ -21,6 +22,16 @@ class FlagSpec:
     nargs: str | None = None  # "+" / "*": a list of values up to the next flag
 
 
+# An unexpanded template placeholder: `{tp}` (sweep recipes), `{{ .Values.tp }}` (Helm / Jinja), `${TP}` / `$TP` left
+# as text by a YAML reader, `<tp-size>` (docs). Its value is unknown (MC023), never the flag's default.
+PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{[A-Za-z_][\w.-]*\}|\$\{?[A-Za-z_]\w*\}?|^<[A-Za-z_][\w-]*>$")
+
+
+def known_value(text: str | None) -> str | None:
+    """`text`, or None when it holds a placeholder."""
+    return None if text is None or PLACEHOLDER.search(text) else text
+
+
 @dataclass(frozen=True, slots=True)
 class Flag:
     name: str
@@ -35,6 +46,7 @@ class Flags:
     flags: dict[str, Flag] = field(default_factory=dict)
     positionals: list[Word] = field(default_factory=list)
     unknown: list[Word] = field(default_factory=list)
+    abbreviated: list[tuple[Word, str]] = field(default_factory=list)  # (word, the option argparse takes it for)
 
     def get(self, name: str) -> Flag | None:
         return self.flags.get(name)
@@ -61,9 +73,11 @@ def _normalise(text: str, underscores: bool) -> str:
     return head + eq + tail
 
 
-def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
+def parse_flags(words, specs, *, underscores: bool = True, abbrev: bool = False, verbatim=()) -> Flags:
     """`words`: the Words after the program name. `underscores`: `--max_num_seqs` == `--max-num-seqs`
-    (vLLM's FlexibleArgumentParser does this)."""
+    (vLLM's FlexibleArgumentParser does this). `abbrev`: a unique prefix of a long option is that option, as
+    argparse's allow_abbrev (its default) reads it; an ambiguous one stays unknown. `verbatim`: flags whose value is
+    kept as written even when it looks like a placeholder (JSON flags: `{bad}` is a JSON error to report)."""
     table: dict[str, FlagSpec] = {}
     for s in specs:
         for n in (s.name, *s.aliases):
@@ -81,6 +95,11 @@ def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
             continue
         head, eq, inline = _normalise(text, underscores).partition("=")
         spec = table.get(head)
+        if spec is None and abbrev and head.startswith("--") and len(head) > 2:
+            spec, full = _prefix(table, head)
+            if spec is not None:
+                out.abbreviated.append((w, full))
+                head = full
         if spec is None:
             out.unknown.append(w)
             i += 1
@@ -91,7 +110,12 @@ def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
             i += 1
             continue
         if eq:
-            out.flags[spec.name] = Flag(spec.name, inline if w.exact or inline else None, w.span)
+            out.flags[spec.name] = Flag(spec.name, (inline if spec.name in verbatim else known_value(inline))
+                                        if w.exact or inline else None, w.span)
+            i += 1
+            continue
+        if spec.nargs == "?" and (i + 1 >= n or _starts_flag(words[i + 1].value)):
+            out.flags[spec.name] = Flag(spec.name, "", w.span)  # the flag alone: argparse stores `const`
             i += 1
             continue
         if spec.nargs in ("+", "*"):
@@ -101,18 +125,26 @@ def parse_flags(words, specs, *, underscores: bool = True) -> Flags:
                 vals.append(words[j].value)
                 j += 1
             end = words[j - 1].span if j > i + 1 else w.span
+            vals = [known_value(v) for v in vals]
             out.flags[spec.name] = Flag(spec.name, " ".join(v or "" for v in vals) if all(v is not None for v in vals)
                                         else None, _span(w.span, end), tuple(vals))
             i = j
             continue
         if i + 1 < n:
             v = words[i + 1]
-            out.flags[spec.name] = Flag(spec.name, v.value, _span(w.span, v.span))
+            out.flags[spec.name] = Flag(spec.name, v.value if spec.name in verbatim else known_value(v.value),
+                                        _span(w.span, v.span))
             i += 2
         else:
             out.flags[spec.name] = Flag(spec.name, None, w.span)
             i += 1
     return out
+
+
+def _prefix(table: dict, head: str) -> tuple[FlagSpec | None, str]:
+    """argparse's prefix match: the one option string starting with `head` (None when none or several)."""
+    found = [n for n in table if n.startswith(head) and n.startswith("--")]
+    return (table[found[0]], found[0]) if len(found) == 1 else (None, "")
 
 
 def _starts_flag(text) -> bool:

@@ -116,6 +116,8 @@ def resolve_model(text: str | None, ctx) -> ModelDims | None:
         if key in mapping:
             preset, how = _from_setting(mapping[key], ctx, key)
             return _dims(preset, quant, how) if preset else None
+    if not text:
+        return None
     preset = _from_repo_or_name(text)
     if preset is None:
         return None
@@ -123,10 +125,19 @@ def resolve_model(text: str | None, ctx) -> ModelDims | None:
     return _dims(preset, quant, f"{text} -> built-in preset {preset.name}" + (f" ({where})" if where else ""))
 
 
+def known_moe(text: str | None, ctx) -> bool:
+    """The model resolves to one with routed experts: only then is "the MoE layers run without EP" worth saying."""
+    try:
+        dims = resolve_model(text, ctx)
+    except (ValueError, OSError):
+        return False
+    return bool(dims and dims.num_experts)
+
+
 def unresolved_reason(text: str | None, ctx) -> str:
     """Why `text` did not resolve (a settings value that is wrong, or simply unknown)."""
     mapping = dict(ctx.models)
-    for key in (text, "*"):
+    for key in (text, "*") if text else ("*",):
         if key in mapping:
             return _from_setting(mapping[key], ctx, key)[1]
     if text is None:  # `--model-path $(MODEL_PATH)`, `<model_path>`: set at run time

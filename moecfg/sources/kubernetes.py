@@ -99,7 +99,7 @@ def _k8s_env(r: Y.DocReader, path: tuple, env) -> dict:
             what = next(iter(e["valueFrom"]), "valueFrom") if isinstance(e["valueFrom"], dict) else "valueFrom"
             r.out.problems.append(Problem(L.VALUE_UNKNOWN.code, f"env {e['name']} comes from `valueFrom: {what}`: "
                                           "its value is only known in the cluster; settings that depend on it "
-                                          "are not checked", span))
+                                          "are not checked", span, about_launch=True))
             variables[e["name"]] = Var(None, span, exported=True)
             continue
         vp = p + ("value",)

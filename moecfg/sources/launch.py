@@ -38,6 +38,7 @@ class Problem:
     code: str
     message: str
     span: Span
+    about_launch: bool = False  # an info worth saying only beside a recognised launch (a valueFrom, a template value)
 
 
 @dataclass(slots=True)

@@ -53,6 +53,8 @@ def read_shell(text: str, include=None) -> LaunchFile:
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
     out.launches = reader.launches
+    if reader.placeholders and out.launches:
+        out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))
     out.problems.extend(reader.budget.problems())
     if not out.launches and not out.problems:
         out.skipped = "shell script without commands"

@@ -58,7 +58,7 @@ def read_recipe(doc: YamlDocument) -> LaunchFile | None:
         path = root + ("backend", "sglang_config", phase)
         argv = _head(doc, data, root, path) + _flags(doc, path, cfg)
         env = _env(doc, root + ("backend", f"{phase}_environment"), backend.get(f"{phase}_environment"))
-        out.launches.append(Launch(tuple(argv), env, "recipe", None, phase, hints))
+        out.launches.append(Launch(tuple(argv), env, "recipe", _image(data), phase, hints))
     if not out.launches:
         out.skipped = "srt-slurm recipe without prefill/decode/aggregated sglang_config"
     return out
@@ -75,6 +75,19 @@ def read_megatron_test(doc: YamlDocument) -> LaunchFile | None:
     argv = [Word("python", at), Word("pretrain_gpt.py", at)] + _flags(doc, ("MODEL_ARGS",), args, prefix="")
     env = _env(doc, ("ENV_VARS",), doc.data.get("ENV_VARS"))
     return LaunchFile(launches=[Launch(tuple(argv), env, "yaml")])
+
+
+def _image(data) -> str | None:
+    """The SGLang image: `model.container` (an image, an enroot `lmsysorg+sglang+v0.5.5.sqsh` file or an alias of
+    srtslurm.yaml, which stays unknown), else the recipe's `sglang_version`."""
+    model = data.get("model")
+    container = model.get("container") if isinstance(model, dict) else None
+    if isinstance(container, str) and container:
+        base = container.rsplit("/", 1)[-1]
+        return base.removesuffix(".sqsh").replace("+", "/").rsplit("/", 1)[0] + ":" + \
+            base.removesuffix(".sqsh").rsplit("+", 1)[-1] if base.endswith(".sqsh") and "+" in base else container
+    version = data.get("sglang_version")
+    return f"sglang:{version}" if isinstance(version, str) else None
 
 
 def _span(doc, path, key=False) -> Span:

@@ -17,7 +17,7 @@ from bisect import bisect_left
 from dataclasses import replace
 
 from moecfg.core import launch_rules as L
-from moecfg.sources import shell_arrays, sourced
+from moecfg.sources import shell_arrays, shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell_words import _UNKNOWN, Var, Variables, Words
@@ -88,6 +88,7 @@ class ShellReader:
         self.array_budget = shell_arrays.WORD_BUDGET
         self.budget = Budget.current()  # the file's reading budgets (sources/budget.py), shared with sourced files
         self.depth = 0
+        self.placeholders: list[tuple[str, Span]] = []  # documentation placeholders read as unknown
 
     def span(self, lo: int, hi: int):
         return self.lines.span(lo, hi)
@@ -95,18 +96,25 @@ class ShellReader:
     # --- entry ----------------------------------------------------------------------------------------
     def read(self, script: Decoded, env: dict[str, Var], depth: int = 0, allexport: bool = False) -> Variables:
         """Read `script` with variables `env` in effect; returns the variables at its end. After an
-        unterminated quote (which swallows the rest of the text) reading resumes on the next line."""
+        unterminated quote (which swallows the rest of the text) reading resumes on the next line; rows
+        tree-sitter cannot parse are blanked and the rest re-read (shell_repair.py)."""
         self.depth = depth
+        script, found = shell_repair.placeholders(script)
+        self.placeholders.extend((p, self.span(*script.map.locate(o, o + 1)[:2])) for p, o in found)
+        script = Decoded(shell_repair.final_continuation(script.text), script.map)
+        verdict = shell_repair.BashVerdict(script.text)
+        budget = [_MAX_BLANKS]  # re-parses left for the whole script, across the chunks after open quotes
         base, variables = 0, Variables(env)
         variables.allexport = allexport
         for _ in range(_MAX_RECOVERIES):
             chunk = _Chunk(script.text[base:], script.map, base)
-            tree = self.budget.parse(_parser(), chunk.data, self.span(*chunk.locate(0, 0)[:2]))
-            if tree is None:
+            original, where = chunk, self.span(*chunk.locate(0, 0)[:2])
+            chunk, tree, errors, blanked = _parse_around_errors(
+                chunk, budget, lambda data, where=where: self.budget.parse(_parser(), data, where))
+            if tree is None:  # the reading budget is spent (sources/budget.py says so once)
                 break
-            errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
-            self._report(chunk, errors)
-            bad_rows = {e.row for e in errors}
+            self._report(original, errors, blanked, verdict, script.text)
+            bad_rows = {e.row for e in errors} | blanked
             try:
                 _Walk(self, chunk, variables, bad_rows).statements(tree.root_node)
             except RecursionError:  # constructs nested thousands deep: report instead of crashing
@@ -121,15 +129,101 @@ class ShellReader:
             base += nl + 1
         return variables
 
-    def _report(self, chunk: _Chunk, errors: list) -> None:
-        rows = set()
-        for e in errors:
-            if e.row in rows or len(rows) >= 5:
-                continue
-            rows.add(e.row)
-            lo, hi, _ = chunk.locate(e.start, e.end)
-            self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {e.what}; {e.fix} (moecfg reads "
-                                         "the commands after it)", self.span(lo, hi)))
+    def _report(self, chunk: _Chunk, errors: list, blanked: set, verdict, text: str) -> None:
+        """MC020 only when the unreadable part holds a launch and bash refuses the script too (without bash:
+        only an unterminated quote, which tree-sitter and bash read alike)."""
+        quote = next((e for e in errors if e.open_quote is not None), None)
+        starts = [e.start for e in errors] + [_row_start(chunk.text, r) for r in blanked]
+        first = _command_start(chunk.text, min(starts)) if starts else len(chunk.text)
+        region = chunk.text[first:]  # bash stops at the error: the command it is in and all after never run
+        if not errors and not blanked or not shell_repair.LAUNCHER.search(region):
+            return
+        accepts = verdict.accepts
+        if accepts or (accepts is None and quote is None):
+            return
+        shown = quote or next((e for e in errors if e.missing), None)
+        where = _line_range(text, verdict.line, chunk)
+        if shown is not None or where is None and errors:
+            shown = shown or errors[0]
+            what, fix, a, b = shown.what, shown.fix, shown.start, shown.end
+        elif where is not None:
+            (a, b), what, fix = where, "bash refuses this script here (`bash -n`)", "fix the syntax of this line"
+        else:
+            return
+        lo, hi, _ = chunk.locate(a, b)
+        self.problems.append(Problem(L.SHELL_SYNTAX.code, f"shell syntax: {what}; {fix} (moecfg reads "
+                                     "the commands around it)", self.span(lo, hi)))
+
+
+def _command_start(text: str, offset: int) -> int:
+    """Start of the line holding `offset`, moved up over the lines it continues (`\\` at their end)."""
+    start = text.rfind("\n", 0, offset) + 1
+    while start > 0 and text[:start - 1].rstrip(" \t").endswith("\\"):
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _row_start(text: str, row: int) -> int:
+    start = 0
+    for _ in range(row):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return len(text)
+    return start
+
+
+def _line_range(text: str, line: int | None, chunk: _Chunk) -> tuple[int, int] | None:
+    """Chunk offsets of bash's error line (1-based in the whole script), when it lies in this chunk."""
+    if not line:
+        return None
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    end = text.find("\n", start)
+    a, b = start - chunk.base, (len(text) if end < 0 else end) - chunk.base
+    return (a, max(a, b)) if 0 <= a <= len(chunk.text) else None
+
+
+_MAX_BLANKS = 30  # re-parses of one script while blanking rows tree-sitter cannot parse
+
+
+def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
+    """(chunk, tree, errors, blanked rows): while tree-sitter reports errors that are not an unterminated quote,
+    blank the rows of the innermost errors and parse again, so the commands around them are read. `parse(data)`:
+    the reader's budgeted parse; tree None when the budget is spent."""
+    blanked: set[int] = set()
+    while True:
+        tree = parse(chunk.data)
+        if tree is None:
+            return chunk, None, [], blanked
+        errors = [_Error(e, chunk) for e in _errors(tree.root_node)]
+        if not errors or any(e.open_quote is not None for e in errors):
+            return chunk, tree, errors, blanked
+        rows = _innermost_rows(tree.root_node, blanked)
+        if not rows or budget[0] <= 0:
+            return chunk, tree, errors, blanked
+        budget[0] -= 1
+        blanked |= rows
+        chunk = _Chunk(shell_repair.blank_rows(chunk.text, rows), chunk.smap, chunk.base)
+
+
+def _innermost_rows(root, blanked: set[int]) -> set[int]:
+    """For each error that holds no other error (the token tree-sitter could not fit, not the statement around
+    it), its first row not blanked yet: a whole-file error is blanked row by row from its start."""
+    rows = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        inner = [c for c in n.children if c.has_error or c.type == "ERROR" or c.is_missing]
+        if inner:
+            stack.extend(inner)
+        elif n.type == "ERROR" or n.is_missing:
+            free = next((r for r in range(n.start_point[0], n.end_point[0] + 1) if r not in blanked), None)
+            if free is not None:
+                rows.add(free)
+    return rows
 
 
 class _Error:
@@ -139,6 +233,7 @@ class _Error:
         origin = node.parent if node.is_missing and node.parent is not None else node
         a, b = chunk.node_range(origin)
         self.row = node.start_point[0]
+        self.missing = node.is_missing
         self.open_quote = _open_quote(chunk.text, a, b) if b >= len(chunk.text.rstrip()) else None
         if self.open_quote is not None:
             q = chunk.text[self.open_quote]
@@ -417,7 +512,8 @@ class _Walk(Words):
             self.r.problems.append(Problem(L.VALUE_UNKNOWN.code, f"`{argv[0].value} {path or '...'}`: the sourced file "
                                            "is not read (a path known only at run time, missing, outside the script's "
                                            "folder, or already being read), so every variable after it is unknown; "
-                                           "set the values in this script or keep the file next to it", span))
+                                           "set the values in this script or keep the file next to it", span,
+                                           about_launch=True))
             return
         key, text = got
         fresh = self.r.budget.spent is None and self.r.budget.value_capped is None
@@ -475,6 +571,8 @@ class _Command:
         while i < len(argv) and argv[i].value and argv[i].value[:1] in "-+" and argv[i].value != "--":
             has_c = has_c or bool(_SCRIPT_OPTS.match(argv[i].value))
             i += 1 + (argv[i].value in ("-o", "+o", "-O", "+O"))
+        if has_c and i < len(argv) - 1 and argv[i].value == "--":  # `bash -c -- 'script'`: `--` ends the options
+            i += 1
         if not has_c or i >= len(argv):
             return False
         script = argv[i]

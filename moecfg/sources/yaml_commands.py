@@ -24,7 +24,7 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
     single-node `server_cmd:` flag lists (run as `vllm serve <model> <flags>`, tests/e2e/conftest.py:305)."""
     found = []
     for path, value in doc.raw_scalars.items():
-        if path and isinstance(value, str) and _LAUNCHER.search(value) and not _embedded_yaml(value):
+        if path and isinstance(value, str) and _is_command(path, value) and not _embedded_yaml(value):
             found.append(("string", path))
     for path, node in Y.mappings(doc.data):
         cmd = node.get("server_cmd")
@@ -56,6 +56,38 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Keys whose string value is a command or a script (compose/CI/k8s/harness spellings); any other key holds a
+# command only when its value starts with one: a `guide:` or `description:` that mentions `vllm serve` is prose.
+_COMMAND_KEYS = re.compile(r"(?i)(^|_)(command|commands|cmd|script|scripts|run|args|entrypoint|exec|launch|"
+                           r"serve|server|start|startup|preamble|setup)$|cmd$|command$|script$")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(\S*)\s+")
+_WRAPPERS = re.compile(r"(?:exec|env|nohup|time|sudo|uv\s+run|numactl\s+\S+)\s+")
+_FENCE = re.compile(r"(?m)^\s*(```|~~~)")
+_MD_HEADING = re.compile(r"(?m)^#{1,6} \S")
+_MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^\s*[-*] \S.*`", re.M)
+
+
+def _is_command(path: tuple, value: str) -> bool:
+    """A string that is a command: under a command key (`command:`, `server_cmd:`, `run:` ...), or one whose first
+    line starts with a launcher (after `A=b` assignments and wrappers). Markdown (headings, fenced code, lists) is
+    documentation even under such a key: its code blocks are examples, not what runs."""
+    if not _LAUNCHER.search(value) or _markdown(value):
+        return False
+    key = next((p for p in reversed(path) if isinstance(p, str)), "")
+    if _COMMAND_KEYS.search(key):
+        return True
+    first = next((ln.strip() for ln in value.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    while True:
+        m = _ASSIGNMENT.match(first) or _WRAPPERS.match(first)
+        if not m:
+            break
+        first = first[m.end():]
+    return bool(_LAUNCHER.match(first))
+
+
+def _markdown(value: str) -> bool:
+    """Fenced code, or headings with Markdown inline syntax (`# start` alone is a shell comment)."""
+    return bool(_FENCE.search(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
 
 
 def _embedded_yaml(value: str) -> bool:

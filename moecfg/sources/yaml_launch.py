@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from moecfg.core import launch_rules as L
 from moecfg.sources import shell as S
+from moecfg.sources import shell_repair
 from moecfg.sources.launch import LaunchFile, Problem
 from moecfg.sources.shell_words import Built, Variables
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, yaml_scalar_map
@@ -53,7 +54,8 @@ class DocReader:
         if not self.templated:
             self.templated = True
             self.out.problems.append(Problem(L.TEMPLATE.code, "template expression (Helm/Jinja `{{ ... }}`): the "
-                                             "text is not what runs; values from it are unknown", self.span(path)))
+                                             "text is not what runs; values from it are unknown", self.span(path),
+                                             about_launch=True))
 
     def word(self, path: tuple, dec: Decoded | None) -> Built:
         span = self.span(path)
@@ -71,13 +73,19 @@ class DocReader:
         reader.depth = 0
         walk = S._Walk(reader, None, Variables(variables), set())
         S._Command(walk, argv, {}).run()
-        self.out.launches.extend(reader.launches)
+        self._collect(reader)
 
     def script(self, dec: Decoded, variables: dict, make_launch) -> None:
         """A command string read by a shell (or shlex: newlines as spaces, same length, same map)."""
         reader = self.shell(make_launch)
         reader.read(dec, variables)
+        self._collect(reader)
+
+    def _collect(self, reader: S.ShellReader) -> None:
+        """The reader's launches, and one MC023 naming the documentation placeholders they hold."""
         self.out.launches.extend(reader.launches)
+        if reader.placeholders and reader.launches:
+            self.out.problems.append(shell_repair.placeholder_note(reader.placeholders))
 
     def hints(self) -> tuple[tuple[str, Span], ...]:
         """Product hints anywhere in the document: resource names, node selectors, labels."""

@@ -125,7 +125,8 @@ def test_qwen3_235b_pd_decode_positional_parameters():
     # still names the launch (explain-launch used to say "no framework launch found")
     (r,) = run("vllm-ascend-qwen3-235b-pd-decode.sh")
     assert r.launch == {"framework": "vllm-ascend", "framework_version": "main", "line": 25, "role": "serve"}
-    assert sorted(d.line for d in r.diagnostics if d.code == "MC023") == [28, 32]
+    # line 2: the tutorial's `<your_nic_name>` / `<your_ip>` placeholders, named once (issue 21 item 2)
+    assert sorted(d.line for d in r.diagnostics if d.code == "MC023") == [2, 28, 32]
 
 
 def test_explain_launch_names_an_underived_launch():

@@ -90,11 +90,15 @@ def test_deepep_config_file_and_unreadable(tmp_path):
 def test_deepep_v2_elastic_buffer_matches_the_published_figure():
     # sglang PR #24443 review: 2 nodes x 8, hybrid, num_max_tokens_per_rank 4096, hidden 7168, BF16, topk 8:
     # "Initializing EP elastic buffer with 1218445312 bytes (1.13 GiB/rank)"
-    text = ("export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=4096\n"
+    # deepep_v2 reads its own variable since it relanded (sglang==0.5.19 .. 0.5.23 environ.py:1441, frameworks/sglang/
+    # releases.py); the V1 variable beside it is not its cap
+    text = ("export SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK=4096\n"
             "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --moe-a2a-backend deepep_v2 --tp 16 "
             "--deepep-dispatcher-output-dtype bf16")
     res = lint(text, H200)
     assert res[0].arguments["api"] == "v2" and res[0].arguments["num_max_tokens_per_rank"] == 4096
+    v1 = lint(text.replace("DEEPEP_V2_NUM", "DEEPEP_NUM"), H200)
+    assert v1[0].arguments["num_max_tokens_per_rank"] == 128
     assert elastic_buffer_bytes(16, 4096, 7168, 8) == 1_218_445_312
     assert res[0].derived["memory_budget"]["buffers"]["deepep_v2_elastic"]["bytes"] == 1_218_445_312
 

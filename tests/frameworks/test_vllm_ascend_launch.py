@@ -43,10 +43,23 @@ def test_command_start(text, start):
 # ---- flags ----
 
 def test_unknown_flag_is_mc022_with_suggestion():
-    d = derive(serve("-dp 4 -tp 4 --max-num-seq 16"), version="main")
-    note = next(n for n in d.notes if n.code == "MC022")
-    assert "--max-num-seq" in note.message and "did you mean --max-num-seqs" in note.message
-    assert note.span.line == 1
+    """A typo is a warning when the release is known (argparse stops), an info when moecfg assumed the newest."""
+    pinned = derive(serve("-dp 4 -tp 4 --max-num-seqz 16"), version="0.13.0")
+    note = next(n for n in pinned.notes if n.code == "MC022")
+    assert "--max-num-seqz" in note.message and "did you mean --max-num-seqs" in note.message
+    assert note.severity is None and "vLLM 0.13.0" in note.message and note.span.line == 1
+    assumed = derive(serve("-dp 4 -tp 4 --max-num-seqz 16"), version="main")
+    assert next(n for n in assumed.notes if n.code == "MC022").severity == "info"
+
+
+def test_unique_prefix_is_the_flag_argparse_takes():
+    """`--max-num-seq` is argparse's abbreviation of --max-num-seqs (allow_abbrev): read as it, a style note only."""
+    short = derive(serve("-dp 4 -tp 4 --max-num-seq 16"), version="0.13.0")
+    full = derive(serve("-dp 4 -tp 4 --max-num-seqs 16"), version="0.13.0")
+    note = next(n for n in short.notes if n.code == "MC022")
+    assert note.severity == "info" and "--max-num-seqs" in note.message
+    assert short.calls[0].arguments == full.calls[0].arguments
+    assert short.calls[0].arguments != derive(serve("-dp 4 -tp 4 --max-num-seqs 8"), version="0.13.0").calls[0].arguments
 
 
 def test_known_vllm_flags_are_not_reported():
@@ -170,3 +183,16 @@ def test_refused_tp_is_mc025_and_unreadable_tp_mc023():
     assert d.calls == [] and "MC025" in codes(d.notes) and "MC023" not in codes(d.notes)
     d = derive(serve("-tp 99999999999999999999999 -dp 4 --max-num-seqs 16"), version="main")
     assert d.calls == [] and "MC023" in codes(d.notes) and "MC025" not in codes(d.notes)
+
+
+def test_dotted_speculative_config_is_the_json_flag():
+    """`--speculative-config.method mtp --speculative-config.num_speculative_tokens 1` (FlexibleArgumentParser's
+    dotted form, value as the next word) derives as the JSON form: the draft tokens enter bs."""
+    dotted = derive(serve("-dp 4 -tp 4 --max-num-seqs 16 --speculative-config.method mtp "
+                          "--speculative-config.num_speculative_tokens 1"), version="0.13.0")
+    json_form = derive(serve("-dp 4 -tp 4 --max-num-seqs 16 --speculative-config "
+                             "'{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'"), version="0.13.0")
+    plain = derive(serve("-dp 4 -tp 4 --max-num-seqs 16"), version="0.13.0")
+    assert "MC022" not in codes(dotted.notes)
+    assert [c.arguments for c in dotted.calls] == [c.arguments for c in json_form.calls]
+    assert [c.arguments for c in dotted.calls] != [c.arguments for c in plain.calls]

@@ -94,6 +94,8 @@ def _unknown_words(a: _Args) -> bool:
 def _call(a: _Args, ctx) -> OpCall | None:
     if not a.flags.get("--moe-token-dispatcher-type") and _unknown_words(a):
         return None
+    if not a.flags.get("--num-experts") or a.flags.value("--num-experts") == "0":  # dense: nothing to say (no MC041)
+        return OpCall("train", "none", None, {}, why_none="no --num-experts: a dense model, no MoE dispatch", quiet=True)
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
     experts, ep = a.int("--num-experts", lo=0), a.int("--expert-model-parallel-size", 1)

@@ -4,7 +4,11 @@ recipes/deepseek-r1/sglang-wideep/tep8p-dep8d-disagg.yaml).
 
 This module recognises the command and dispatches by device: on Ascend (`ascend.py`) the DeepEP calls of
 sgl-kernel-npu are derived per phase; on NVIDIA GPUs (`gpu.py`) the one DeepEP Buffer a rank builds.
-Derivations follow SGLang main of 2026-08 (server_args.py @001067f, layers/moe/token_dispatcher/deepep.py @003a81b); every tagged SGLang image maps to that reading.
+Derivations follow SGLang main of 2026-08 (server_args.py @001067f, layers/moe/token_dispatcher/deepep.py @003a81b),
+with the flags of the release the launch runs (flag_tables/sglang.json, every release 0.4.0 .. 0.5.23 read from its
+wheel) and what differs between releases on GPUs (releases.py: MegaMoE variable, deepep_v2 cap variable, FP8 sizing,
+autotune warm-up, graph clamp). The release comes from the image tag, then `framework_versions.sglang`, else the
+newest release read (said in MC040).
 """
 from __future__ import annotations
 
@@ -70,12 +74,36 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     given = _given_version(launch, ctx)
     # One derivation table (the newest code read); the result names the version the launch runs when it says so.
     out = Derivation(NAME, f"{given} (derived as {version})" if how and given and given != version else version)
+    flags, pick = read_flags(launch, ctx, out.notes)
     if not how:
+        from moecfg.frameworks.flag_tables import releases
+
         out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
-                                         f"deriving as SGLang {version}", launch.span))
-    flags = parse_flags(launch.argv[command_start(launch):], ascend.FLAGS)
+                                         f"flags read as SGLang {releases(NAME)[-1]}'s (the newest release read, "
+                                         f"with older releases' flags accepted), derived as SGLang {version}",
+                                         launch.span))
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
     else:
-        gpu.derive(launch, ctx, out, command_start(launch))
+        gpu.derive(launch, ctx, out, flags, pick)
     return out
+
+
+def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
+    """The launch's flags read with the SGLang release's own table (flag_tables/sglang.json: long names such as
+    --tensor-parallel-size are aliases of --tp-size, argparse's unique prefixes), older spellings mapped to what
+    the derivation reads (spellings.py); MC022 for words the release does not define."""
+    from moecfg.frameworks import flag_tables
+    from moecfg.frameworks.sglang.spellings import normalise
+
+    pick = flag_tables.launch_pick(NAME, launch, ctx)
+    table = flag_tables.reading_table(NAME, pick)
+    flags = parse_flags(launch.argv[command_start(launch):], table.specs, abbrev=True)
+    for w in flags.unknown:
+        notes.append(flag_tables.unknown_note("SGLang", w, table, pick))
+    # argparse's prefixes (`--tp 8` for --tp-size) are what SGLang's own docs write: read, not reported
+    newer = flag_tables.newer_note(NAME, "SGLang", pick, launch.span)
+    if newer is not None:
+        notes.append(newer)
+    notes.extend(normalise(flags))
+    return flags, pick

@@ -31,11 +31,12 @@ Read at SGLang main 2026-08 (S = python/sglang/srt/server_args.py @001067f, D = 
 from __future__ import annotations
 
 from moecfg.backends.ascend.ops.sgl_deepep import formulas as sgl_formulas
+from moecfg.core.launch_rules import PRODUCT_UNKNOWN
 from moecfg.backends.ascend.ops.sgl_deepep.fields import ENV_FIELDS
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import Flags, FlagSpec
 from moecfg.frameworks.values import integer, size_notes, unreadable_notes
-from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.sglang import npu_memory, rules
 
 S, D, U = "server_args.py @001067f", "token_dispatcher/deepep.py @003a81b", "layers/moe/utils.py"
@@ -73,6 +74,10 @@ class _Ctx:
         f = self.flags.get(flag)
         return (f.span,) if f else ()
 
+    def said(self, flag: str, value) -> str:
+        """`--tp-size 8` as written, or `--tp-size 1 (default)` for a flag the launch does not contain."""
+        return f"{flag} {value}" if self.flags.get(flag) else f"{flag} {value} (default)"
+
     def int_flag(self, flag: str, default=None):
         text = self.flags.value(flag)
         return default if text is None or integer(text) is None else integer(text)
@@ -96,15 +101,16 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
     backend = flags.value("--moe-a2a-backend") or "none"
     if backend != "deepep":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--moe-a2a-backend {backend}: SGLang on Ascend "
-                                "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)"))
+                                "runs no sgl-kernel-npu DeepEP collective (moecfg models the deepep backend)",
+                                quiet=not known_moe(flags.value("--model-path"), ctx)))
         return
     sizes = read_errors(flags, launch)
     if sizes:
         out.notes.extend(sizes)
         return
     if ctx.product not in ("A2", "A3"):
-        out.notes.append(Note("MC042", "SGLang on Ascend: the product (A2 or A3) is not known; give --product or "
-                              "`product:` in .moecfg.yaml", launch.span))
+        out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN} (SGLang on Ascend, DeepEP): the HCCL buffer depends on "
+                              "it; give `--product A3` or `product:` in .moecfg.yaml", launch.span))
         return
     model_text = flags.value("--model-path")
     dims = resolve_model(model_text, ctx)
@@ -157,10 +163,11 @@ def _common(c: _Ctx, ctx: LaunchContext, dims) -> tuple[dict, dict, dict]:
            **{f"env.{n}": c.env_span(n) for n in env}}
     ep_note = f" (--ep-size {c.flags.value('--ep-size')} is overridden)" if c.flags.get("--ep-size") else ""
     why = {"product": f"{ctx.product} <- {ctx.product_source or 'settings'}",
-           "ep_world_size": f"{tp} <- --tp-size {tp}: --moe-a2a-backend deepep sets ep_size = tp_size{ep_note} "
+           "ep_world_size": f"{tp} <- {c.said('--tp-size', tp)}: --moe-a2a-backend deepep sets ep_size = tp_size{ep_note} "
            f"({S} _handle_a2a_moe)",
            "h": f"{dims.hidden} <- {dims.how}", "k": f"{dims.topk} <- {dims.how}",
-           "num_experts": f"{dims.num_experts} + {redundant} redundant (--ep-num-redundant-experts) <- {dims.how}",
+           "num_experts": f"{dims.num_experts} + {redundant} redundant "
+                          f"({c.said('--ep-num-redundant-experts', redundant)}) <- {dims.how}",
            "hccl_buffer_size": window_why,
            "env": "the launch's environment (sgl-kernel-npu reads these variables)"}
     return args, src, why

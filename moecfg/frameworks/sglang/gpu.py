@@ -25,10 +25,10 @@ from __future__ import annotations
 from moecfg.backends.deepep.arguments import sglang_buffer_arguments
 from moecfg.backends.deepep.ops.v1.config_forms import deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
-from moecfg.frameworks.flags import FlagSpec, parse_flags
-from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.flags import FlagSpec
+from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.values import JsonValueError, clipped, finite, integer, load_json
-from moecfg.frameworks.sglang import ascend, gpu_rules
+from moecfg.frameworks.sglang import ascend, gpu_rules, releases
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
 S, D, U = "sglang@001067f server_args.py", "sglang@003a81b token_dispatcher/deepep.py", "sglang layers/moe/utils.py"
@@ -46,14 +46,29 @@ class Ctx(ascend._Ctx):
         self.ctx = ctx
 
 
-def derive(launch, ctx: LaunchContext, out: Derivation, start: int) -> None:
-    """`start`: the index of the first SGLang argument (the package's command_start; passed in, not imported back)."""
-    c = Ctx(launch, parse_flags(launch.argv[start:], FLAGS), ctx)
+# What an SGLang user sets for each DeepEP Buffer field (named beside the field in the op's findings): SGLang sizes
+# the buffers itself from --deepep-config and the token cap (DeepEPBuffer.get_deepep_buffer).
+SGLANG_KNOBS = {
+    "num_nvl_bytes": "SGLang sizes it from --deepep-config: normal_dispatch / normal_combine num_sms and chunk sizes",
+    "num_rdma_bytes": "SGLang sizes it from --deepep-config and SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+    "num_max_dispatch_tokens_per_rank": "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+    "num_sms": "--deepep-config normal_dispatch.num_sms",
+}
+
+
+def derive(launch, ctx: LaunchContext, out: Derivation, flags, pick=None) -> None:
+    """`flags`: the launch's flags as the package read them with the release's table (passed in, not re-read:
+    the package imports this module, not the other way round)."""
+    c = Ctx(launch, flags, ctx)
+    c.pick = pick
     backend = c.flags.value("--moe-a2a-backend") or "none"
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):
         out.calls.append(OpCall(role, "none", None, {}, why_none=f"--moe-a2a-backend {backend}: no DeepEP buffer "
-                                "(moecfg derives the deepep and deepep_v2 backends)"))
+                                "(moecfg derives the deepep and deepep_v2 backends)",
+                                quiet=not known_moe(c.flags.value("--model-path"), ctx)))
+        return
+    if _mega_moe(c, role, out):
         return
     sizes = ascend.read_errors(c.flags, launch)
     if sizes:
@@ -71,6 +86,18 @@ def derive(launch, ctx: LaunchContext, out: Derivation, start: int) -> None:
         out.notes.extend(gpu_rules.launch_notes(c, call))
     out.notes.extend(_budget(c, call))
     out.calls.append(call)
+
+
+def _mega_moe(c: Ctx, role: str, out: Derivation) -> bool:
+    """SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE=1: SGLang runs the megamoe backend instead (releases.py): no DeepEP Buffer,
+    so no low-latency cap (a T of 0 beside it is not a cap)."""
+    value = (c.env_str(releases.MEGA_MOE) or "").lower()
+    if value not in ("1", "true", "yes") or not releases.reads_mega_moe_env(getattr(c, "pick", None)):
+        return False
+    out.calls.append(OpCall(role, "none", None, {}, why_none=f"{releases.MEGA_MOE}={value}: SGLang switches "
+                            "--moe-a2a-backend to megamoe (DeepGEMM MegaMoE; sglang==0.5.17 sglang/srt/arg_groups/"
+                            "overrides.py:2465-2470): no DeepEP Buffer, no low-latency token cap"))
+    return True
 
 
 def _unknown(c: Ctx, notes: list, names) -> bool:
@@ -104,19 +131,21 @@ def _base(c: Ctx, dims) -> tuple[dict, dict, dict]:
     src = {"num_ranks": c.span("--tp-size"), "num_experts": model + c.span("--ep-num-redundant-experts"),
            "hidden": model, "hidden_dim": model, "num_topk": model}
     ep = f" (--ep-size {c.flags.value('--ep-size')} is overridden)" if c.flags.get("--ep-size") else ""
-    why = {"num_ranks": f"{tp} <- --tp-size {tp}: --moe-a2a-backend deepep sets ep_size = tp_size{ep} ({S} "
+    why = {"num_ranks": f"{tp} <- {c.said('--tp-size', tp)}: --moe-a2a-backend deepep sets ep_size = tp_size{ep} ({S} "
                         "_handle_a2a_moe)",
            "num_experts": f"{args['num_experts']} <- {dims.num_experts} + {redundant} redundant "
-                          f"(--ep-num-redundant-experts) <- {dims.how}",
+                          f"({c.said('--ep-num-redundant-experts', redundant)}) <- {dims.how}",
            "hidden": f"{dims.hidden} <- {dims.how}", "num_topk": f"{dims.topk} <- {dims.how}"}
     return args, src, why
 
 
-def token_cap(c: Ctx) -> tuple[int, tuple, str]:
-    t = c.env_int("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", DEFAULT_T)
-    said = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" + ("" if c.env_span(
-        "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") else f" (default {DEFAULT_T}, environ.py)")
-    return t, c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), f"{t} <- {said}"
+def token_cap(c: Ctx, v2: bool = False) -> tuple[int, tuple, str]:
+    """(T, span, why): deepep_v2 reads its own variable from SGLang 0.5.19 (releases.py); both default to 128."""
+    var = releases.v2_cap_variable(getattr(c, "pick", None)) if v2 else releases.V1_CAP
+    c.cap_var = var
+    t = c.env_int(var, DEFAULT_T)
+    said = var + ("" if c.env_span(var) else f" (default {DEFAULT_T}, environ.py)")
+    return t, c.env_span(var), f"{t} <- {said}"
 
 
 def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
@@ -175,7 +204,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
         return None
     t, t_src, t_why = token_cap(c)
     kind, kwhy = dtype(c)
-    params = 1 if kind in ("fp8", "nvfp4", "mxfp4", "mxfp8", "int8") else 2
+    params, pwhy = releases.params_bytes(getattr(c, "pick", None), kind)
     dispatch, combine, cwhy = deepep_config(c, notes)
     sms = (dispatch or {}).get("num_sms", 20)
     d4 = _four(dispatch)
@@ -199,7 +228,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     why |= {"mode": f"{mode} <- --deepep-mode {mode}" + ("" if c.flags.get("--deepep-mode") else " (default): one "
                                                          "Buffer for the normal and the low-latency kernels"),
             "dtype": f"{args['dtype']} <- {kind} dispatch: {kwhy}; SGLang sizes the normal buffers with params_bytes "
-                     f"{params} ({D} set_deepep_dispatcher_dtype)",
+                     f"{params} ({pwhy})",
             "num_sms": f"{sms} <- " + ("--deepep-config normal_dispatch.num_sms" if dispatch else
                                        "Buffer.num_sms (20)"),
             "num_nvl_bytes": f"{bufs['num_nvl_bytes']} <- " + (f"max normal NVL hint over {cwhy}, {hint} ({D} "
@@ -218,7 +247,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                 "--moe-runner-backend"), "num_sms": c.span("--deepep-config"),
             "dispatch_config": c.span("--deepep-config"), "combine_config": c.span("--deepep-config"),
             "num_nvl_bytes": c.span("--deepep-config"), "env.NVSHMEM_QP_DEPTH": c.env_span("NVSHMEM_QP_DEPTH") or t_src}
-    return OpCall(role, "deepep", None, args, why, src)
+    return OpCall(role, "deepep", None, args, why, src, knobs=SGLANG_KNOBS)
 
 
 def _four(cfg: dict | None):
@@ -229,7 +258,7 @@ def _four(cfg: dict | None):
 
 def _v2(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     args, src, why = _base(c, dims)
-    t, t_src, t_why = token_cap(c)
+    t, t_src, t_why = token_cap(c, v2=True)
     kind, kwhy = dtype(c)
     hybrid = (c.env_str("SGLANG_DEEPEP_ALLOW_HYBRID_MODE") or "1").lower() not in ("0", "false", "no")
     args |= {"api": "v2", "num_max_tokens_per_rank": t, "hidden": dims.hidden, "num_topk": dims.topk,
@@ -241,7 +270,7 @@ def _v2(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                                                                                              "default True assumed)")}
     src |= {"num_max_tokens_per_rank": t_src, "use_fp8_dispatch": c.span("--deepep-dispatcher-output-dtype"),
             "allow_hybrid_mode": c.env_span("SGLANG_DEEPEP_ALLOW_HYBRID_MODE")}
-    return OpCall(role, "deepep", None, args, why, src)
+    return OpCall(role, "deepep", None, args, why, src, knobs=SGLANG_KNOBS)
 
 
 def _budget(c: Ctx, call: OpCall) -> list[Note]:

@@ -45,8 +45,10 @@ CAP_RUNNING = rule(
     source=f"{_DEEPEP}; NVIDIA/srt-slurm#42, #44 (DeepSeek-R1 GB200 decode: --max-running-requests 67584 over DP 32 = "
     "2112 per rank > 1024); deepseek-ai/DeepEP#165",
     why="A decode batch holds up to --max-running-requests / dp requests per DP rank; batches above the CUDA-graph "
-    "sizes run eagerly through the same low-latency dispatch, and SGLang's warm-up may run one at that size: the "
-    "DeepEP assert fails at start-up or under load.",
+    "sizes run eagerly through the same low-latency dispatch. An error when SGLang's FlashInfer autotune warm-up runs a "
+    "dummy batch of that size at start-up (should_run_flashinfer_autotune: the --moe-runner-backend list of "
+    "sglang==0.5.23 runner/flashinfer_autotune.py:117-124, skipped for flashinfer_cutedsl + deepep from 0.5.11, "
+    "model_runner.py:2380-2388; frameworks/sglang/releases.py); otherwise a warning: it fails only under load.",
     cann_error=_ERR,
     fail_text="`SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024 python -m sglang.launch_server --moe-a2a-backend "
     "deepep --tp 32 --dp 32 --enable-dp-attention --max-running-requests 67584 --disaggregation-mode decode` "
@@ -65,6 +67,21 @@ CAP_PREFILL = rule(
     "--chunked-prefill-size 8192` with the default cap 128.", pass_example=_OK,
     fix="Use --deepep-mode auto (normal kernels for prefill), or lower --chunked-prefill-size to T x dp x attention-TP "
     "ranks.")
+
+CAP_V2_PREFILL = rule(
+    "MC978", "sglang-deepep-v2-prefill-above-cap", ERROR, "--moe-a2a-backend deepep_v2: a rank's share of a prefill "
+    "chunk exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (SGLang's start-up check)", family=_F,
+    source="sglang==0.5.23 sglang/srt/arg_groups/moe_hook.py:641-653 (required_deepep_v2_prefill_tokens_per_rank: the "
+    "per-DP chunk over tp // attn_dp ranks) and :680-695 (the check); arg_groups/parallel_hook.py:326-331 (the chunk "
+    "divided by the attention-DP size); environ.py:1441 (the variable, default 128; SGLang >= 0.5.19)",
+    why="DeepEP v2 sizes one ElasticBuffer for SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK tokens per rank and "
+    "prefill goes through it too; SGLang computes a rank's share of the largest prefill chunk and refuses to start "
+    "when it exceeds the variable.",
+    cann_error="ValueError: DeepEP v2 per-rank prefill budget exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+    fail_text="`python -m sglang.launch_server --moe-a2a-backend deepep_v2 --tp 8 --chunked-prefill-size 8192` with "
+    "the default 128 (8192 / 8 = 1024 tokens per rank).", pass_example=_OK,
+    fix="Raise SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK to the value the message gives, or lower "
+    "--chunked-prefill-size.")
 
 
 def _tokens(c, reqs: int) -> int:
@@ -93,16 +110,42 @@ def launch_notes(c, call) -> list[Note]:
     """MC975-MC977 for the low-latency cap of `call` (kind deepep, api v1 or v2)."""
     a = call.arguments
     t = a.get("num_max_dispatch_tokens_per_rank", a.get("num_max_tokens_per_rank"))
-    if t is None or a.get("mode") == "normal":
+    if t is None or t <= 0 or a.get("mode") == "normal":  # a cap of 0: no low-latency buffer meant, no rule to judge
         return []
-    cap_span = c.env_span("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")
+    cap_span = c.env_span(_var(c))
     notes = []
     decode = (c.flags.value("--disaggregation-mode") or "null") != "prefill"
     if decode:
         notes += _graph(c, t, cap_span) + _running(c, t, cap_span)
     if a.get("mode") == "low_latency" and (c.flags.value("--disaggregation-mode") or "null") != "decode":
         notes += _prefill(c, t, cap_span)
+    if a.get("api") == "v2" and _var(c) != "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" and \
+            (c.flags.value("--disaggregation-mode") or "null") != "decode":
+        notes += _v2_prefill(c, t, cap_span)
     return notes
+
+
+def _v2_prefill(c, t, cap_span) -> list[Note]:
+    """deepep_v2 checks at start-up that a rank's share of a prefill chunk fits its cap (MC978)."""
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    chunk = c.int_flag("--chunked-prefill-size")
+    if not chunk or chunk <= 0:
+        return []
+    _, dp, attn_tp = parallel(c)
+    tokens = -(-(chunk // dp) // attn_tp)
+    if tokens <= t:
+        return []
+    per = f" // dp {dp} = {chunk // dp}" if dp > 1 else ""
+    return [Note(CAP_V2_PREFILL.code, f"--moe-a2a-backend deepep_v2: --chunked-prefill-size {chunk}{per} per DP group "
+                 f"over {attn_tp} ranks = {tokens} tokens per rank, above {_var(c)} = {t}: SGLang refuses to start "
+                 f"(\"DeepEP v2 per-rank prefill budget exceeds ...\"); set {_var(c)} >= {tokens} or lower "
+                 f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0])]
+
+
+def _lower(flag: str, value: int) -> str:
+    """The batch-side fix, unless no batch fits the cap (never "lower ... to 0")."""
+    return f" or lower {flag} to {value}" if value > 0 else ""
 
 
 def _at(cap_span: tuple, flag_span, tokens: int):
@@ -110,9 +153,29 @@ def _at(cap_span: tuple, flag_span, tokens: int):
     return cap_span[0] if cap_span and tokens <= 1024 else flag_span
 
 
-def _need(t: int, tokens: int) -> str:
-    return f"set SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK >= {tokens}" if tokens <= 1024 else \
+def _var(c) -> str:
+    """The variable the cap came from (gpu.token_cap: the V2 one for deepep_v2 from SGLang 0.5.19)."""
+    return getattr(c, "cap_var", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")
+
+
+def _need(t: int, tokens: int, var: str = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") -> str:
+    return f"set {var} >= {tokens}" if tokens <= 1024 else \
         f"shrink the batch (raising the cap cannot help: {tokens} is above DeepEP's limit 1024)"
+
+
+def _fix(c, t: int, tokens: int, flag: str, per: int) -> str:
+    """What to set: the cap when it can reach `tokens`, else `flag` (x `per`: DP ranks) down to what a cap allows;
+    never "lower to 0" (a cap below one request's tokens): then raise the cap and lower the flag to fit it."""
+    fits = _max_requests(c, t) * per
+    if tokens <= _LL_LIMIT:
+        return _need(t, tokens, _var(c)) + _lower(flag, fits)
+    if fits:
+        return f"lower {flag} to {fits} (raising the cap cannot help: {tokens} is above DeepEP's limit {_LL_LIMIT})"
+    return (f"raise {_var(c)} (now {t}) to {_LL_LIMIT} and lower {flag} to "
+            f"{_max_requests(c, _LL_LIMIT) * per}")
+
+
+_LL_LIMIT = 1024  # DeepEP's largest low-latency cap (the message of _need)
 
 
 def _graph(c, t, cap_span) -> list[Note]:
@@ -125,13 +188,34 @@ def _graph(c, t, cap_span) -> list[Note]:
         text = f"--cuda-graph-max-bs {reqs}"
     else:
         return []
+    reqs, text = _pool_clamp(c, reqs, text)
     tokens = _tokens(c, reqs)
     if tokens <= t:
         return []
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
-                 f"fails while SGLang captures the CUDA graphs; {_need(t, tokens)} or lower {flag} to {_max_requests(c, t)}",
+                 f"fails while SGLang captures the CUDA graphs; {_fix(c, t, tokens, flag, 1)}",
                  _at(cap_span, span, tokens))]
+
+
+def _pool_clamp(c, reqs: int, text: str) -> tuple[int, str]:
+    """SGLang captures only batch sizes <= the request pool of one DP worker, which holds at most
+    --max-running-requests // dp from 0.5.10 (sglang==0.5.10 model_executor/model_runner_kv_cache_mixin.py:849
+    `min(max_num_reqs // self.dp_size, estimated)`, dp_size counted with DP attention (model_runner.py:319);
+    cuda_graph_runner.py get_batch_sizes_to_capture drops `bs > req_to_token_pool.size`; sglang==0.5.23
+    arg_groups/moe_hook.py:666-670 the same bound). Before 0.5.10 the pool was --max-running-requests itself."""
+    from moecfg.frameworks.flag_tables import version_tuple
+    from moecfg.frameworks.sglang.ascend import parallel
+
+    mrr = c.int_flag("--max-running-requests")
+    pick = getattr(c, "pick", None)
+    if not mrr or pick is not None and pick.known and version_tuple(pick.release) < (0, 5, 10, 0):
+        return reqs, text
+    pool = max(1, mrr // parallel(c)[1])
+    if pool >= reqs:
+        return reqs, text
+    return pool, f"{text} clamped to the {pool} requests one DP worker holds (--max-running-requests {mrr} // dp " \
+                 f"{parallel(c)[1]}: SGLang captures no larger batch)"
 
 
 def _running(c, t, cap_span) -> list[Note]:
@@ -146,11 +230,17 @@ def _running(c, t, cap_span) -> list[Note]:
     tokens = _tokens(c, per_dp)
     if tokens <= t:
         return []
+    from moecfg.frameworks.sglang.releases import autotune_warmup
+
+    sure, why = autotune_warmup(getattr(c, "pick", None), c.flags.value("--moe-runner-backend") or "auto",
+                                c.flags.value("--moe-a2a-backend") or "none",
+                                c.flags.boolean("--disable-flashinfer-autotune"))
+    when = f"{why} (srt-slurm#42/#44): the DeepEP assert fails before the server is up" if sure else \
+        f"a full decode batch fails the DeepEP assert under load ({why}, so nothing reaches it at start-up)"
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
-                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: a full decode batch (or "
-                 f"SGLang's warm-up at that size, srt-slurm#42/#44) fails the DeepEP assert; lower "
-                 f"--max-running-requests to {_max_requests(c, t) * dp} or {_need(t, tokens)}",
-                 _at(cap_span, c.span("--max-running-requests")[0], tokens))]
+                 f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; "
+                 f"{_fix(c, t, tokens, '--max-running-requests', dp)}",
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning")]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext, Note
+from moecfg.frameworks.flags import FlagSpec
 from moecfg.frameworks.vllm.releases import RELEASES, match
 from moecfg.frameworks.vllm_ascend import cli
 from moecfg.sources.launch import Launch
@@ -36,14 +37,22 @@ def pick(launch: Launch, ctx: LaunchContext) -> tuple[str, str]:
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks.vllm.calls import derive_call
 
+    from moecfg.frameworks import flag_tables
+
     version, how = pick(launch, ctx)
     out = Derivation(NAME, version)
-    args = cli.read(launch)
+    flags_for = flag_tables.launch_pick("vllm", launch, ctx)
+    args = cli.read(launch, flags_for, (FlagSpec("--all2all-backend"),))  # MC970 names its absence in 0.11.0
     if args is None:
         return out
+    newer = flag_tables.newer_note("vllm", "vLLM", flags_for, launch.span)
+    if newer is not None:
+        out.notes.append(newer)
     if not how:
         out.notes.append(Note("MC040", f"vLLM version not given (a vllm image tag or `framework_versions: {{vllm: "
-                              f"...}}`): deriving as vLLM {RELEASES[version].ref}", launch.span))
+                              f"...}}`): deriving as vLLM {RELEASES[version].ref}; flags read as vLLM "
+                              f"{flag_tables.releases('vllm')[-1]}'s (the newest release read, older releases' flags "
+                              "accepted)", launch.span))
     call, notes = derive_call(launch, args, ctx, RELEASES[version])
     if not how:  # an image whose tag is not vLLM's (llm-d-cuda:v0.4.0) may ship a vLLM that still reads the env
         notes = [_assumed(n) for n in notes]

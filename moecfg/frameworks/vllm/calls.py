@@ -17,7 +17,7 @@ from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks import budget
 from moecfg.frameworks.gpu_device import device_of
 from moecfg.frameworks.values import integer
-from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.vllm import rules
 from moecfg.frameworks.vllm.releases import A2A, ENVS, MOE
 
@@ -77,7 +77,8 @@ def derive_call(launch, args, ctx, release) -> tuple[OpCall | None, list[Note]]:
                               "are tensor-parallel and DeepEP never runs; add --enable-expert-parallel", spans[0]
                               if spans else launch.span))
         return OpCall(role, "none", None, {}, why_none="no --enable-expert-parallel: the MoE layers are tensor-"
-                      "parallel (all-reduce), no expert all-to-all runs"), notes
+                      "parallel (all-reduce), no expert all-to-all runs",
+                      quiet=not known_moe(args.model.value, ctx)), notes
     if name not in DEEPEP:
         what = _OTHER.get(name, f"backend {name!r}")
         return OpCall(role, "none", None, {}, why_none=f"{how}: {what}; no DeepEP Buffer is built"), notes

@@ -11,7 +11,8 @@ releases v0.18.0 to the v0.26.0rc branch (releases_2026.py), 0.27 (main after #1
 """
 from __future__ import annotations
 
-from moecfg.frameworks import Derivation, LaunchContext, Note, pick_version
+from moecfg.core.launch_rules import PRODUCT_UNKNOWN
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, pick_version
 from moecfg.frameworks.gpu_device import gpu_evidence
 from moecfg.frameworks.hints import ascend_hint
 from moecfg.frameworks.vllm_ascend import cli
@@ -68,9 +69,11 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks.vllm_ascend.build import derive_calls
     from moecfg.frameworks.vllm_ascend.rules import check_calls
 
+    from moecfg.frameworks import flag_tables
+
     version, how = pick_version(me, launch, ctx, match)
     out = Derivation(NAME, version)
-    args = cli.read(launch)
+    args = cli.read(launch, flag_tables.launch_pick("vllm", launch, ctx, ("vllm", NAME)))
     if args is None:
         return out
     if not how:
@@ -89,9 +92,16 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         if any(n.code == "MC025" for n in args.notes):
             out.notes.extend(args.notes)
             return out
-        out.notes.append(Note("MC042", "the Ascend product (A2 or A3) is not known: vllm-ascend picks MC2, "
-                              "all-gather or all-to-all by product; give `--product A3` or `product:` in "
-                              ".moecfg.yaml", launch.span))
+        ep = args.flag("--enable-expert-parallel", False, kind=bool)
+        if ep.value is False:  # no MC2 on either product: the answer would not change the verdict
+            from moecfg.frameworks.models import known_moe
+
+            out.calls.append(OpCall("serve", "none", None, {}, why_none="--enable-expert-parallel not given: "
+                                    "vllm-ascend runs the MoE layers with all-gather (EP 1), no MC2 op",
+                                    quiet=not known_moe(args.model.value, ctx)))
+        else:
+            out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN}: vllm-ascend picks MC2, all-gather or all-to-all by "
+                                  "product; give `--product A3` or `product:` in .moecfg.yaml", launch.span))
         out.notes.extend(args.notes)
         return out
     dims = M.resolve(args.model, ctx)

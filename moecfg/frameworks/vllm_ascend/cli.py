@@ -7,7 +7,7 @@ ignored, so MC022 fires only on names vLLM does not define (typos).
 """
 from __future__ import annotations
 
-import difflib
+import re
 from dataclasses import dataclass, field
 
 from moecfg.frameworks import Note
@@ -16,90 +16,18 @@ from moecfg.frameworks.flags import FlagSpec, Flags, JsonFlagError, json_value, 
 from moecfg.sources.launch import Launch, Word
 from moecfg.sources.yaml_source import Span
 
-# Flags whose values feed the derivation (vllm/engine/arg_utils.py EngineArgs.add_cli_args; -tp/-dp/-pp/-dpl
-# aliases and --no-X negations as vLLM's FlexibleArgumentParser / BooleanOptionalAction define them).
-_USED = (
-    FlagSpec("--model"),
-    FlagSpec("--tensor-parallel-size", aliases=("-tp",)),
-    FlagSpec("--data-parallel-size", aliases=("-dp",)),
-    FlagSpec("--data-parallel-size-local", aliases=("-dpl",)),
-    FlagSpec("--pipeline-parallel-size", aliases=("-pp",)),
-    FlagSpec("--enable-expert-parallel", aliases=("-ep",), takes_value=False, negatable=True),
-    FlagSpec("--max-num-seqs"),
-    FlagSpec("--max-num-batched-tokens"),
-    FlagSpec("--max-model-len"),
-    FlagSpec("--quantization", aliases=("-q",)),
-    FlagSpec("--speculative-config"),
-    FlagSpec("--compilation-config", aliases=("-O",)),
-    FlagSpec("--additional-config"),
-    FlagSpec("--kv-transfer-config"),
-    FlagSpec("--enable-eplb", takes_value=False, negatable=True),
-    FlagSpec("--eplb-config"),
-    FlagSpec("--enforce-eager", takes_value=False, negatable=True),
-    FlagSpec("--served-model-name", nargs="+"),
-    FlagSpec("--enable-lora", takes_value=False, negatable=True),
-    FlagSpec("--cuda-graph-sizes", nargs="+"),  # vLLM <= 0.11: scheduler_config.cuda_graph_sizes
-    FlagSpec("--cudagraph-capture-sizes", nargs="+"),
-    FlagSpec("--max-cudagraph-capture-size"),
-)
+# The flag table of each vLLM release is generated from its wheel (tools/gen_flag_tables.py, flag_tables/vllm.json):
+# names, -tp/-dp/-O aliases, --no-X forms of BooleanOptionalAction flags, nargs, JSON flags. FlexibleArgumentParser
+# reads `--max_num_seqs` as `--max-num-seqs`, `--json-flag.key value` as a JSON object, and argparse takes a unique
+# prefix of a long option for it (vllm/utils/__init__.py FlexibleArgumentParser.parse_args, vllm==0.11.0).
+# Flags of the removed V0 engine (vLLM <= 0.10), still written in older scripts: known, never an MC022 warning.
+_REMOVED = frozenset(("--num-scheduler-steps", "--use-v2-block-manager", "--multi-step-stream-outputs",
+                      "--preemption-mode", "--scheduler-delay-factor", "--tokenizer-pool-size",
+                      "--tokenizer-pool-type", "--tokenizer-pool-extra-config", "--speculative-model",
+                      "--num-speculative-tokens", "--max-prompt-adapters", "--max-prompt-adapter-token",
+                      "--enable-prompt-adapter", "--enable-reasoning", "--disable-async-output-proc",
+                      "--override-neuron-config", "--max-seq-len-to-capture"))
 
-# The rest of vLLM's engine and OpenAI-server flags (value-taking), known so they are not reported.
-_VALUE_FLAGS = """
-runner convert task tokenizer tokenizer-mode dtype seed hf-config-path allowed-local-media-path
-allowed-media-domains revision code-revision rope-scaling rope-theta tokenizer-revision max-seq-len-to-capture
-max-logprobs logprobs-mode config-format hf-token hf-overrides pooler-config override-pooler-config
-logits-processor-pattern generation-config override-generation-config model-impl override-attention-dtype
-logits-processors io-processor-plugin override-neuron-config config load-format download-dir
-safetensors-load-strategy model-loader-extra-config ignore-patterns pt-load-map-location
-guided-decoding-backend structured-outputs-config reasoning-parser reasoning-parser-plugin
-distributed-executor-backend decode-context-parallel-size prefill-context-parallel-size data-parallel-rank
-data-parallel-start-rank data-parallel-address data-parallel-rpc-port data-parallel-backend all2all-backend
-dbo-decode-token-threshold dbo-prefill-token-threshold expert-placement-strategy num-redundant-experts
-eplb-window-size eplb-step-interval max-parallel-loading-workers worker-cls worker-extension-cls master-addr
-master-port nnodes node-rank distributed-timeout-seconds block-size gpu-memory-utilization kv-cache-memory
-kv-cache-memory-bytes swap-space kv-cache-dtype num-gpu-blocks-override prefix-caching-hash-algo cpu-offload-gb
-mamba-cache-dtype mamba-ssm-cache-dtype mamba-block-size kv-offloading-size kv-offloading-backend
-limit-mm-per-prompt media-io-kwargs mm-processor-kwargs mm-processor-cache-gb mm-processor-cache-type
-mm-shm-cache-max-object-size-mb mm-encoder-tp-mode mm-encoder-attn-backend video-pruning-rate max-loras
-max-lora-rank lora-extra-vocab-size lora-dtype max-cpu-loras default-mm-loras lora-modules
-show-hidden-metrics-for-version otlp-traces-endpoint collect-detailed-traces max-num-partial-prefills
-max-long-partial-prefills long-prefill-token-threshold num-lookahead-slots scheduling-policy scheduler-cls
-stream-interval kv-events-config ec-transfer-config profiler-config attention-config attention-backend
-optimization-level kernel-config moe-backend host port uds uvicorn-log-level allowed-origins allowed-methods
-allowed-headers api-key chat-template chat-template-content-format response-role ssl-keyfile ssl-certfile
-ssl-ca-certs ssl-cert-reqs root-path middleware tool-call-parser tool-parser-plugin tool-server
-log-config-file max-log-len h11-max-incomplete-event-size h11-max-header-count api-server-count
-num-scheduler-steps preemption-mode scheduler-delay-factor tokenizer-pool-size tokenizer-pool-type
-tokenizer-pool-extra-config speculative-model num-speculative-tokens max-prompt-adapters
-max-prompt-adapter-token intial-incremental-detokenization-offset calculate-kv-scales
-""".split()
-_SWITCHES = """
-trust-remote-code skip-tokenizer-init disable-sliding-window disable-cascade-attn enable-prompt-embeds
-disable-async-output-proc enable-sleep-mode use-tqdm-on-load guided-decoding-disable-fallback
-enable-dbo disable-nccl-for-dp-synchronization eplb-log-balancedness ray-workers-use-nsight
-disable-custom-all-reduce enable-multimodal-encoder-data-parallel data-parallel-hybrid-lb
-data-parallel-external-lb enable-prefix-caching kv-sharing-fast-prefill disable-mm-preprocessor-cache
-interleave-mm-strings skip-mm-profiling enable-lora-bias fully-sharded-loras kv-cache-metrics
-cudagraph-metrics enable-layerwise-nvtx-tracing enable-chunked-prefill disable-chunked-mm-input
-disable-hybrid-kv-cache-manager async-scheduling disable-uvicorn-access-log allow-credentials
-trust-request-chat-template enable-ssl-refresh return-tokens-as-token-ids disable-frontend-multiprocessing
-enable-request-id-headers enable-auto-tool-choice exclude-tools-when-tool-choice-none disable-fastapi-docs
-enable-prompt-tokens-details enable-server-load-tracking enable-force-include-usage
-enable-tokenizer-info-endpoint enable-log-outputs log-error-stack tokens-only disable-log-requests
-enable-log-requests disable-log-stats headless multi-step-stream-outputs use-v2-block-manager
-enable-prompt-adapter enable-reasoning enable-chunked-prefill
-""".split()
-_ALIASES = {"data-parallel-rank": ("-dpn",), "data-parallel-start-rank": ("-dpr",),
-            "data-parallel-address": ("-dpa",), "data-parallel-rpc-port": ("-dpp",),
-            "data-parallel-backend": ("-dpb",), "decode-context-parallel-size": ("-dcp",),
-            "prefill-context-parallel-size": ("-pcp",), "api-server-count": ("-asc",)}
-
-FLAGS: tuple[FlagSpec, ...] = _USED + tuple(
-    FlagSpec("--" + n, aliases=_ALIASES.get(n, ())) for n in dict.fromkeys(_VALUE_FLAGS)) + tuple(
-    FlagSpec("--" + n, takes_value=False, negatable=True) for n in dict.fromkeys(_SWITCHES))
-KNOWN_NAMES = tuple(sorted({n for s in FLAGS for n in (s.name, *s.aliases)}))
-JSON_FLAGS = ("--speculative-config", "--compilation-config", "--additional-config", "--kv-transfer-config",
-              "--eplb-config")
 
 # The shapes vLLM's config classes give the keys moecfg reads (pydantic refuses a list for a string, a scalar for
 # a list at start-up: vllm/config/kv_transfer.py, speculative.py, compilation.py, parallel.py EPLBConfig);
@@ -197,7 +125,8 @@ def command_start(launch: Launch) -> int | None:
     words = launch.words()
     wrapped = bool(words) and words[0] is not None and words[0].rsplit("/", 1)[-1] in WRAPPERS
     for i, w in enumerate(words):
-        if w is None or (i > 0 and not wrapped):
+        # `tool run -g2 -- vllm serve ...`: the word after an end-of-options `--` is the command a launcher runs
+        if w is None or (i > 0 and not wrapped and words[i - 1] != "--"):
             continue
         base = w.rsplit("/", 1)[-1]
         if base == "vllm" and i + 1 < len(words) and words[i + 1] == "serve":
@@ -213,18 +142,30 @@ def _is_python(word: str | None) -> bool:
     return bool(word) and word.rsplit("/", 1)[-1].startswith("python")
 
 
-def read(launch: Launch) -> ServeArgs | None:
+def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeArgs | None:
+    """The launch's `vllm serve` arguments, read with the flag table of `pick` (flag_tables.Pick; None: the
+    newest release read, the version not known). `extra`: flags read even where the release lacks them, for a
+    rule that names the release's refusal itself (MC970: --all2all-backend on vLLM 0.11.0)."""
     start = command_start(launch)
     if start is None:
         return None
+    from moecfg.frameworks import flag_tables
+
+    table = flag_tables.reading_table("vllm", pick) if pick else flag_tables.reading_table(
+        "vllm", flag_tables.pick("vllm", None, ""))
     words = list(launch.argv[start:])
-    dotted, words = _split_dotted(words)
-    flags = parse_flags(words, FLAGS, underscores=True)
+    dotted, words = _split_dotted(words, table)
+    flags = parse_flags(words, table.specs + tuple(e for e in extra if not table.has(e.name)), underscores=True,
+                        abbrev=True, verbatim=table.json_flags)
     model = _model(flags)
     args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
-    for w in flags.unknown if launch.words()[start - 1] != "dynamo.vllm" else ():
-        args.notes.append(_unknown(w))
-    for name in JSON_FLAGS:
+    dynamo = launch.words()[start - 1] == "dynamo.vllm"  # Dynamo adds flags of its own: no MC022 there
+    for w in flags.unknown if not dynamo else ():
+        args.notes.append(_unknown(w, table, pick))
+    for w, full in flags.abbreviated if not dynamo else ():
+        args.notes.append(Note("MC022", f"{(w.value or '').partition('=')[0]} is an abbreviation argparse accepts for "
+                               f"{full} (the only option it begins); write {full} in full", w.span, severity="info"))
+    for name in table.json_flags:
         f = flags.get(name)
         if f is None or f.value is None:  # unknown (`"$KV_CONFIG"`, a placeholder): an info, never an error
             if f is not None:
@@ -234,18 +175,50 @@ def read(launch: Launch) -> ServeArgs | None:
         try:
             data = json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)}
         except JsonFlagError as exc:
-            args.notes.append(Note("MC021", f"{exc}; the settings in it are not used", f.span))
+            marker = substitution(f.value, launch.context)
+            args.notes.append(Note("MC023", f"{name} holds `{marker}`, filled in before vLLM reads it (a template, a "
+                                   "placeholder or Kubernetes `$(VAR)`): its settings are not known statically", f.span)
+                              if marker
+                              else Note("MC021", f"{exc}; the settings in it are not used", f.span))
             continue
         for problem in shape_problems(data, JSON_SHAPES.get(name, {}), name):  # the config class refuses it
             args.notes.append(Note("MC021", f"{problem}: vLLM refuses the launch at start-up; the key is not used",
                                    f.span))
         args.json[name] = Arg(data, (f.span,), f"{name} {clipped(f.value, 200)}")
-    for name, key, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
+    for name, keys, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
+        if name is None:
+            if not dynamo:
+                args.notes.append(_unknown(word, table, pick))
+            continue
         prev = args.json.get(name)
-        data = dict(prev.value) if prev else {}
-        data[key] = _scalar(value)
-        args.json[name] = Arg(data, (prev.spans if prev else ()) + (word.span,), f"{name}.{key}={value}")
+        data = _merge(dict(prev.value) if prev else {}, keys, value)
+        args.json[name] = Arg(data, (prev.spans if prev else ()) + (word.span,), f"{name}.{'.'.join(keys)}={value}")
     return args
+
+
+_TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.*?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
+_K8S_VAR = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")  # Kubernetes expands `$(VAR)` in command and args
+_PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>")  # `{"model": <eagle3_model_name>}`: a tutorial's value to fill in
+_BLANKED = re.compile(r"\$\{_{2,}\}|\$_{2,}(?!\w)")  # the same placeholder as the Markdown reader rewrote it
+
+
+def substitution(text: str | None, context: str) -> str | None:
+    """The first substitution made in `text` before the framework reads it, or None: a dotted `${a.b}` or `{{ }}`
+    template or a tutorial's `<placeholder>` anywhere, `$(VAR)` in Kubernetes-like YAML (literal text in a script)."""
+    if _BLANKED.search(text or ""):
+        return "<placeholder>"
+    m = _TEMPLATED.search(text or "") or _PLACEHOLDER.search(text or "") or \
+        (_K8S_VAR.search(text or "") if context != "shell" else None)
+    return m.group() if m else None
+
+
+def _merge(data: dict, keys: list[str], value):
+    node = data
+    for k in keys[:-1]:
+        node[k] = dict(node[k]) if isinstance(node.get(k), dict) else {}
+        node = node[k]
+    node[keys[-1]] = value
+    return data
 
 
 def _is_level(name: str, value: str | None) -> bool:
@@ -254,6 +227,7 @@ def _is_level(name: str, value: str | None) -> bool:
 
 
 def _scalar(text: str | None):
+    """A dotted sub-flag's value: true / false, an integer, else the text (FlexibleArgumentParser tries JSON)."""
     if text is None:
         return None
     low = text.lower()
@@ -263,22 +237,44 @@ def _scalar(text: str | None):
     return text if number is None else number
 
 
-def _split_dotted(words: list[Word]):
-    """vLLM's `--json-flag.key=value` (and `-O.key=value`) syntax, taken out before argparse-like parsing."""
+def _json_head(head: str, table) -> str | None:
+    """The JSON flag `--head` names (exactly or as argparse's unique prefix), else None."""
+    if head == "-O":
+        return "--compilation-config"
+    names = [n for s in table.specs for n in (s.name, *s.aliases)]
+    found = [n for n in names if n == head] or [n for n in names if n.startswith(head) and n.startswith("--")]
+    spec = next((s for s in table.specs if found and len(found) == 1 and found[0] in (s.name, *s.aliases)), None)
+    return spec.name if spec is not None and table.kinds.get(spec.name) == "json" else None
+
+
+def _split_dotted(words: list[Word], table):
+    """vLLM's `--json-flag.key value` / `--json-flag.key=value` (and `-O.key=value`) syntax, taken out before the
+    argparse-like parsing: (json flag or None when the head names none, keys, value, word)."""
     dotted, rest = [], []
-    heads = {n: n for n in JSON_FLAGS}
-    heads["-O"] = "--compilation-config"
-    for w in words:
+    # vLLM >= 0.12 turns -O<n> into --optimization-level <n> (utils/argparse_utils.py, vllm==0.33.0 :395-405)
+    level = "--optimization-level" if table.has("--optimization-level") else ""
+    i = 0
+    while i < len(words):
+        w = words[i]
         text = w.value or ""
         head, dot, tail = text.partition(".")
-        name = heads.get(head.replace("_", "-") if head.startswith("--") else head)
-        if dot and name and "=" in tail:
-            key, _, value = tail.partition("=")
-            dotted.append((name, key, value, w))
-        elif text.startswith("-O") and len(text) > 2 and text[2:].isdigit():  # -O3
-            rest.extend([Word("-O", w.span, w.exact), Word(text[2:], w.span, w.exact)])
+        if dot and "=" not in head and (head.startswith("--") and len(head) > 2 or head == "-O") and tail:
+            key, eq, value = tail.partition("=")
+            if not eq:
+                nxt = words[i + 1] if i + 1 < len(words) else None
+                value = nxt.value if nxt is not None else None
+                i += 1
+            name = _json_head(head.replace("_", "-") if head.startswith("--") else head, table)
+            dotted.append((name, key.rstrip("+").split("."), _scalar(value), w))
+        elif text.startswith("-O") and (len(text) > 2 or level):  # -O3, -O=3, -O 3
+            value = text[3:] if text[2:3] == "=" else text[2:]
+            if not value and i + 1 < len(words) and words[i + 1].value in ("0", "1", "2", "3"):
+                i += 1
+                value = words[i].value
+            rest.extend([Word(level or "-O", w.span, w.exact), Word(value, w.span, w.exact)] if value else [w])
         else:
             rest.append(w)
+        i += 1
     return dotted, rest
 
 
@@ -292,9 +288,7 @@ def _model(flags: Flags) -> Arg:
     return Arg(None)
 
 
-def _unknown(w: Word) -> Note:
-    head = (w.value or "").partition("=")[0]
-    close = difflib.get_close_matches(head.replace("_", "-"), KNOWN_NAMES, n=1, cutoff=0.8)
-    hint = f"; did you mean {close[0]}?" if close else ""
-    return Note("MC022", f"{head}: vLLM defines no such flag (argparse stops the launch with "
-                f"`unrecognized arguments`){hint}", w.span)
+def _unknown(w: Word, table, pick) -> Note:
+    from moecfg.frameworks.flag_tables import unknown_note
+
+    return unknown_note("vLLM", w, table, pick, _REMOVED)

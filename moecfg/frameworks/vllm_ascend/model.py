@@ -20,9 +20,8 @@ DYNAMIC_QUANTS = ("w8a8_dynamic", "w4a8_dynamic")  # MC2 dispatch quantises toke
 
 
 def resolve(model: Arg, ctx: LaunchContext):
-    """ModelDims from moecfg.frameworks.models.resolve_model, or None (unknown, or the resolver is absent)."""
-    if model.value is None:
-        return None
+    """ModelDims from moecfg.frameworks.models.resolve_model, or None (unknown, or the resolver is absent). A model
+    not known statically still takes the settings' `models: {"*": ...}` entry."""
     try:
         from moecfg.frameworks import models
     except ImportError:
@@ -37,9 +36,10 @@ def unknown_model_note(model: Arg, ctx: LaunchContext, start) -> Note:
     from moecfg.frameworks import models
 
     span = model.spans[0] if model.spans else start
-    if model.value is None:
-        return Note("MC042", "the launch names no model (--model or the positional model): h, k and moe_expert_num "
-                    "are left out", span)
+    if model.value is None and "*" not in dict(ctx.models):
+        return Note("MC042", "the model is not known statically (--model or the positional model is missing or comes "
+                    "from an unset variable): h, k and moe_expert_num are left out; name it in .moecfg.yaml: "
+                    "`models: {\"*\": deepseek-v3}`", span)
     return Note("MC042", f"{models.unresolved_reason(model.value, ctx)}; h, k and moe_expert_num are left out", span)
 
 

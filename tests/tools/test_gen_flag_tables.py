@@ -1,0 +1,111 @@
+"""tools/gen_flag_tables.py on small hand-written sources shaped like vLLM's and SGLang's argument code (no wheel,
+no download): every add_argument becomes a row with the kind argparse gives it."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+_SPEC = importlib.util.spec_from_file_location("gen", Path(__file__).resolve().parents[2] / "tools/gen_flag_tables.py")
+gen = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(gen)
+
+VLLM_CONFIG = '''
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+BlockSize = Literal[1, 8, 16]
+
+@dataclass
+class EPLBConfig:
+    window_size: int = 1000
+
+@config
+@dataclass
+class ParallelConfig:
+    tensor_parallel_size: int = 1
+    enable_expert_parallel: bool = False
+    eplb_config: EPLBConfig = field(default_factory=EPLBConfig)
+    block_size: Optional[BlockSize] = None
+    cudagraph_capture_sizes: Optional[list[int]] = None
+'''
+VLLM_ARGS = '''
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        parallel_kwargs = get_kwargs(ParallelConfig)
+        group = parser.add_argument_group("ParallelConfig")
+        group.add_argument("--tensor-parallel-size", "-tp", **parallel_kwargs["tensor_parallel_size"])
+        group.add_argument("--enable-expert-parallel", **parallel_kwargs["enable_expert_parallel"])
+        group.add_argument("--eplb-config", **parallel_kwargs["eplb_config"])
+        group.add_argument("--block-size", **parallel_kwargs["block_size"])
+        group.add_argument("--cudagraph-capture-sizes", **parallel_kwargs["cudagraph_capture_sizes"])
+        for arg, type in [("--old-a", str), ("--old-b", bool)]:
+            group.add_argument(arg, type=type, deprecated=True)
+        return parser
+
+class AsyncEngineArgs(EngineArgs):
+    @staticmethod
+    def add_cli_args(parser):
+        parser = EngineArgs.add_cli_args(parser)
+        parser.add_argument("--enable-log-requests", action=argparse.BooleanOptionalAction, default=False)
+        return parser
+
+def make_arg_parser(parser):
+    parser.add_argument("model_tag", nargs="?")
+    parser.add_argument("--headless", action="store_true")
+    parser.add_argument("--api-server-count", "-asc", type=int, default=1)
+    return AsyncEngineArgs.add_cli_args(parser)
+'''
+SGLANG = '''
+@dataclasses.dataclass
+class ServerArgs:
+    model_path: A[str, Arg(help="p", aliases=["--model"])]
+    tp_size: A[int, Arg(help="tp", aliases=["--tensor-parallel-size"])] = 1
+    enable_dp_attention: A[bool, "dp attention"] = False
+    cuda_graph_bs: A[Optional[List[int]], "sizes"] = None
+    hidden: A[bool, Arg(no_cli=True)] = False
+    deepep_mode: A[Literal["auto", "normal", "low_latency"], "mode"] = "auto"
+
+    @staticmethod
+    def add_cli_args(parser):
+        add_cli_args_from_dataclass(parser, ServerArgs)
+        parser.add_argument("--enable-deepep-moe", action=DeprecatedStoreTrueAction, new_flag="--moe-a2a-backend")
+
+class DeprecatedStoreTrueAction(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+'''
+
+
+def rows(framework, sources):
+    out, unresolved = gen.release_rows(framework, sources)
+    return {r[0][0]: r for r in out}, unresolved
+
+
+def test_vllm_rows_follow_get_kwargs():
+    r, unresolved = rows("vllm", {"vllm/config/parallel.py": VLLM_CONFIG, "vllm/engine/arg_utils.py": VLLM_ARGS,
+                                  "vllm/entrypoints/openai/cli_args.py": ""})
+    assert unresolved == 0
+    assert r["--tensor-parallel-size"] == [["--tensor-parallel-size", "-tp"], "value", "int", 1]
+    assert r["--enable-expert-parallel"] == [["--enable-expert-parallel"], "bool", "bool", False]
+    assert r["--eplb-config"][1:3] == ["json", "json"]  # a dataclass field: JSON (dotted sub-flags)
+    assert r["--block-size"][1:3] == ["value", "int"]  # Optional[Literal[1, 8, 16]] through the alias
+    assert r["--cudagraph-capture-sizes"][1:3] == ["list", "int"]
+    assert r["--old-a"][1] == r["--old-b"][1] == "value"  # `type=bool` still takes a value
+    assert r["--enable-log-requests"][1] == "bool" and r["--headless"][1] == "flag"
+    assert r["--api-server-count"][0] == ["--api-server-count", "-asc"] and "model_tag" not in r
+
+
+def test_sglang_dataclass_rows():
+    r, _ = rows("sglang", {"sglang/srt/server_args.py": SGLANG})
+    assert r["--model-path"][0] == ["--model-path", "--model"]
+    assert r["--tp-size"] == [["--tp-size", "--tensor-parallel-size"], "value", "int", 1]
+    assert r["--enable-dp-attention"][1] == "flag" and r["--cuda-graph-bs"][1:3] == ["list", "int"]
+    assert "--hidden" not in r and r["--deepep-mode"][1:] == ["value", "str", "auto"]
+    assert r["--enable-deepep-moe"][1] == "flag"  # the custom action's nargs=0
+
+
+def test_rows_shared_across_releases_are_stored_once():
+    built = gen.build("sglang", {"0.5.9": [[["--a"], "flag", "bool", False]], "0.5.10": [[["--a"], "flag", "bool", False],
+                                                                                     [["--b"], "value", "int", 1]]})
+    assert built["releases"] == ["0.5.9", "0.5.10"]
+    assert built["rows"] == [[["--a"], "flag", "bool", False, "0-1"], [["--b"], "value", "int", 1, "1"]]

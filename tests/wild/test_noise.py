@@ -1,0 +1,47 @@
+"""Issue 21 item 5: infos and warnings only on launches they are about (each fixture cites its source)."""
+from __future__ import annotations
+
+from wildkit import FIXTURES, codes, findings
+
+from moecfg.backends import Options
+from moecfg.core.engine import check_paths
+
+
+def test_product_question_not_asked_of_a_launch_without_expert_parallelism():
+    assert "MC042" not in codes("va-quickstart-no-ep.sh")
+
+
+def test_product_question_asked_once_per_run_naming_the_other_files():
+    names = [str(FIXTURES / n) for n in ("va-dp-template-ep.sh", "va-dp-template-ep-copy.sh")]
+    report = check_paths(names, Options())
+    asked = [(r.file, d.message) for r in report.results for d in r.diagnostics if d.code == "MC042"]
+    assert len(asked) == 1
+    (file, message), other = asked[0], next(n for n in names if n != asked[0][0])
+    assert "2 launches" in message and other in message
+
+
+def test_product_given_asks_nothing():
+    asked = [f for f in findings("va-dp-template-ep.sh", product="A3") if f[0] == "MC042"]
+    assert asked and not [f for f in asked if "Ascend product" in f[3]]  # the model question stays
+
+
+def test_valuefrom_on_a_manifest_without_a_recognised_launch_says_nothing():
+    assert findings("lws-trtllm-valuefrom.yaml") == []
+
+
+def test_a_template_that_holds_no_launch_is_skipped():
+    assert findings("lws-certificate-template.yaml") == []
+
+
+def test_dense_models_get_no_moe_info():
+    assert findings("megatron-bert-dense.yaml") == []
+    assert "MC041" not in codes("va-quickstart-no-ep.sh")
+
+
+def test_a_script_without_a_launch_says_nothing_about_its_sources():
+    from moecfg.core.engine import lint_text
+
+    results = lint_text(". /shared-config/env.sh\necho $MODEL\n", "setup.sh", Options())
+    assert [d for r in results for d in r.diagnostics] == []
+    results = lint_text(". /shared-config/env.sh\nvllm serve $MODEL\n", "run.sh", Options())
+    assert "MC023" in {d.code for r in results for d in r.diagnostics}
