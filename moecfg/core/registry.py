@@ -32,6 +32,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.budget",
     "moecfg.frameworks.ascend_budget",
     "moecfg.frameworks.megatron.rules",
+    "moecfg.frameworks.mindie.rules",
     "moecfg.backends.deepep.rules.values",
     "moecfg.backends.deepep.rules.topology",
     "moecfg.backends.deepep.rules.configs",

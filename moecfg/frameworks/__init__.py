@@ -22,6 +22,7 @@ FRAMEWORK_MODULES = {
     "sglang": "moecfg.frameworks.sglang",
     "vllm": "moecfg.frameworks.vllm",
     "megatron": "moecfg.frameworks.megatron",
+    "mindie": "moecfg.frameworks.mindie",
 }
 
 
