@@ -33,7 +33,8 @@ def model_entries(data) -> list | None:
     backend = data.get("BackendConfig") if isinstance(data, dict) else None
     deploy = backend.get("ModelDeployConfig") if isinstance(backend, dict) else None
     models = deploy.get("ModelConfig") if isinstance(deploy, dict) else None
-    if not isinstance(models, list) or not isinstance(backend.get("ScheduleConfig"), dict):
+    if not isinstance(models, list) or not isinstance(backend, dict) or \
+            not isinstance(backend.get("ScheduleConfig"), dict):
         return None
     return models
 
@@ -42,7 +43,7 @@ def read_mindie(doc: YamlDocument, name: str, root: str | None) -> LaunchFile | 
     models = model_entries(doc.data)
     if models is None:
         return None
-    backend = doc.data["BackendConfig"]
+    backend = doc.data["BackendConfig"]  # type: ignore[index]  # model_entries checked the shape
     head = _head(doc, backend)
     env_path, env = read_env_file(name, root)
     if env_path:

@@ -11,8 +11,9 @@ def settings(launch: Launch) -> dict[str, Word]:
     """`--key value` pairs of the synthesised command -> the value's Word."""
     argv, out = launch.argv, {}
     for i in range(1, len(argv) - 1, 2):
-        if argv[i].value and argv[i].value.startswith("--"):
-            out[argv[i].value[2:]] = argv[i + 1]
+        flag = argv[i].value
+        if flag is not None and flag.startswith("--"):
+            out[flag[2:]] = argv[i + 1]
     return out
 
 
@@ -25,7 +26,7 @@ def as_int(word: Word | None) -> int | None:
 
 def derive_notes(launch: Launch) -> list[Note]:
     s = settings(launch)
-    backend = s.get("backendType").value if "backendType" in s else None
+    backend = s["backendType"].value if "backendType" in s else None
     if backend != "torch":
         why = f"backendType {backend}" if backend else "no backendType"
         return [Note(rules.LAUNCH.code, f"MindIE config ({why}): only the torch backend's start-up checks and MC2 "
