@@ -132,3 +132,15 @@ def test_env_file_outside_the_checked_folder_is_not_read(tmp_path):
     path = model_config(tree, {**TORCH16, "moe_tp": 1, "moe_ep": 16})
     (path.parent / "mindie_env.json").symlink_to(outside / "mindie_env.json")
     assert "MC992" not in [d.code for d in check(path, root=tree)[0]]
+
+
+def test_a_kubernetes_manifest_written_as_json_is_still_read_as_a_launch(tmp_path):
+    # reading *.json as MindIE configs must not drop what was read before: `kubectl get -o json` output is YAML too
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+           "spec": {"containers": [{"name": "v", "image": "vllm/vllm-openai:v0.11.0",
+                                    "command": ["vllm", "serve", "deepseek-ai/DeepSeek-V3"]}]}}
+    path = tmp_path / "pod.json"
+    path.write_text(json.dumps(pod, indent=1))
+    found, skipped = check(path)
+    # read as the launch it is (vLLM derives TP-only MoE layers for it: MC041), not skipped as a foreign JSON
+    assert "MC041" in [d.code for d in found] and not skipped
