@@ -1,22 +1,52 @@
-"""Questions asked once per run: "which Ascend product?" (MC042) is the same question for every launch of a
-repository, so it is reported on the first launch that needs it, naming the other files, instead of on each."""
+"""Questions asked once per run: "which Ascend product?" and "which model is this?" (MC042) are the same question
+for every launch of a repository (one settings entry answers them all), so each is reported on the first launch
+that needs it, naming the other files (and, for the model, the other names to map), instead of on each."""
 from __future__ import annotations
 
-from moecfg.core.launch_rules import PRODUCT_UNKNOWN
+import re
 
-_SHOWN_FILES = 5
+from moecfg.core.launch_rules import MODEL_NOT_KNOWN, MODEL_NOT_STATIC, PRODUCT_UNKNOWN
+
+_SHOWN = 5  # files (or model names) named in the one question; the rest are counted
+_MODEL_NAME = re.compile(r"model ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") " + re.escape(MODEL_NOT_KNOWN))
 
 
 def product_question(results: list) -> None:
     """Keeps the first MC042 product question of the run (files in report order) and names the rest in it."""
-    asked = [(r, d) for r in results for d in r.diagnostics if d.code == "MC042" and PRODUCT_UNKNOWN in d.message]
+    asked = _asked(results, lambda m: PRODUCT_UNKNOWN in m)
+    if len(asked) > 1:
+        _keep_first(asked, f"asked once for the {len(asked)} launches with expert parallelism")
+
+
+def model_question(results: list) -> None:
+    """Keeps the first MC042 "model not known" of the run and names the other models and files in it. Only launches
+    whose model changes the verdict ask it (the frameworks say it where the model sizes the EP buffers)."""
+    asked = _asked(results, lambda m: MODEL_NOT_KNOWN in m or MODEL_NOT_STATIC in m)
     if len(asked) < 2:
         return
+    names = list(dict.fromkeys(_model_name(d.message) for _, d in asked))
+    others = [n for n in names if n != _model_name(asked[0][1].message)]
+    also = f"; map the other models too: {_listed(others)}" if others else ""
+    _keep_first(asked, f"asked once for the {len(asked)} launches whose model is not known", also)
+
+
+def _asked(results: list, question) -> list:
+    return [(r, d) for r in results for d in r.diagnostics if d.code == "MC042" and question(d.message)]
+
+
+def _model_name(message: str) -> str:
+    m = _MODEL_NAME.search(message)
+    return m.group(1) if m else "a model set at run time (`*`)"
+
+
+def _listed(items: list) -> str:
+    return ", ".join(items[:_SHOWN]) + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
+
+
+def _keep_first(asked: list, said: str, also: str = "") -> None:
     (first, kept), rest = asked[0], asked[1:]
     for r, d in rest:
         r.diagnostics.remove(d)
     files = list(dict.fromkeys(r.file for r, _ in rest if r.file != first.file))
-    shown = ", ".join(files[:_SHOWN_FILES]) + (f" and {len(files) - _SHOWN_FILES} more" if len(files) > _SHOWN_FILES
-                                               else "")
-    where = f" in this file{' and in ' + shown if files else ''}"
-    kept.message += f" (asked once for the {len(asked)} launches with expert parallelism{where})"
+    where = f" in this file{' and in ' + _listed(files) if files else ''}"
+    kept.message += f" ({said}{where}{also})"

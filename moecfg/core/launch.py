@@ -117,14 +117,14 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     result = DocumentResult(file=name, document=index, kind=call.kind if call.kind != "none" else None,
                             op=call.op if call.kind != "none" else "none")
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
-    diags = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
     if call.kind == "none":
+        diags = _note_diagnostics(call)
         if not call.quiet:  # a dense model has no MoE layer to speak of
             diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
         result.diagnostics = _conditional(diags, call.condition)
         return result
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
-        result.diagnostics = _conditional(diags, call.condition)
+        result.diagnostics = _conditional(_note_diagnostics(call), call.condition)
         return result
     doc = LaunchDocument(index, call, start)
     module = backends.load(call.kind)
@@ -133,11 +133,16 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
     if call.derived:  # what only the launch knows (the per-rank memory budget)
         result.derived = {**(result.derived or {}), **call.derived}
+    diags = _note_diagnostics(call)  # after analyze: a note may carry one of the kind's codes (registered now)
     covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
     findings = [f for f in analysis.findings if f.code not in covered]
     diags.extend(_position(doc, [_in_launch_terms(f, call.knobs) for f in findings] if call.knobs else findings))
     result.diagnostics = _conditional(diags, call.condition)
     return result
+
+
+def _note_diagnostics(call: frameworks.OpCall) -> list[Diagnostic]:
+    return [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
 
 
 def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:

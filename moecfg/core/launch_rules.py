@@ -17,6 +17,9 @@ _LAUNCH_OK = ("# a vllm-ascend decode launch on A3 (settings give product and CA
 
 # MC042's question about the hardware: asked once per run (core/ask_once.py), on launches where the answer matters.
 PRODUCT_UNKNOWN = "the Ascend product (A2 or A3) is not known"
+# MC042's question about the model: asked once per run too (the model names and files listed in the one warning).
+MODEL_NOT_KNOWN = "is not a built-in model or Hugging Face id moecfg knows"
+MODEL_NOT_STATIC = "the model is not known statically"
 
 SHELL_SYNTAX = rule(
     "MC020", "launch-shell-syntax", ERROR, "A shell command that cannot be parsed (unterminated quote, bad syntax)",

@@ -22,6 +22,7 @@ FRAMEWORK_MODULES = {
     "sglang": "moecfg.frameworks.sglang",
     "vllm": "moecfg.frameworks.vllm",
     "megatron": "moecfg.frameworks.megatron",
+    "mindie": "moecfg.frameworks.mindie",
 }
 
 
@@ -98,8 +99,10 @@ _TAG = re.compile(r":v?(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)(?:[-_.][\w.-]*)?$")
 
 
 def image_version(image: str | None) -> str | None:
-    """`quay.io/ascend/vllm-ascend:v0.13.0rc1-a3` -> "0.13.0rc1"; None when the tag is not a version."""
-    if not image:
+    """`quay.io/ascend/vllm-ascend:v0.13.0rc1-a3` -> "0.13.0rc1"; None when the tag is not a version, or is another
+    product's: NVIDIA Dynamo's runtime images (`nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.2.0-...`) are tagged with
+    Dynamo's release, not the framework's."""
+    if not image or "/ai-dynamo/" in f"/{image.lower()}":
         return None
     m = _TAG.search(image.rsplit("/", 1)[-1])
     return m.group(1) if m else None

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from moecfg import presets
+from moecfg.core.launch_rules import MODEL_NOT_KNOWN, MODEL_NOT_STATIC
 
 # Quantisation suffixes of published checkpoints: vllm-ascend's ModelSlim repos (-W8A8, -w4a8-dynamic), FP8, AWQ...
 _QUANT = re.compile(r"[-_.](w8a8(?:[-_]?dynamic)?|w4a8(?:[-_]?dynamic)?|w4a16|w8a16|fp8|fp4|nvfp4|mxfp4|awq|gptq|"
@@ -141,7 +142,7 @@ def unresolved_reason(text: str | None, ctx) -> str:
         if key in mapping:
             return _from_setting(mapping[key], ctx, key)[1]
     if text is None:  # `--model-path $(MODEL_PATH)`, `<model_path>`: set at run time
-        return ("the model is not known statically (a variable or placeholder set at run time); name it in "
+        return (f"{MODEL_NOT_STATIC} (a variable or placeholder set at run time); name it in "
                 ".moecfg.yaml: `models: {'*': deepseek-v3}` (a preset name or a path to its config.json)")
-    return (f"model {text!r} is not a built-in model or Hugging Face id moecfg knows; map it in .moecfg.yaml: "
+    return (f"model {text!r} {MODEL_NOT_KNOWN}; map it in .moecfg.yaml: "
             f"`models: {{{text!r}: deepseek-v3}}` (a preset name or a path to its config.json)")

@@ -102,6 +102,8 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
         return [_launches_or_skipped(readers.read_markdown(text, name), "documentation without a launch")]
     if readers is not None and readers.looks_like_shell(name, text):
         return _shell(readers, text, name, root)
+    if name.lower().endswith(".json") and not _may_be_manifest(text):
+        return [_json(text, name, root)]  # a MindIE config.json (mindie.py); any other JSON but a manifest: nothing
     foreign = sniff.foreign_without_parsing(text)
     if foreign:
         return [Skipped(0, foreign)]
@@ -158,6 +160,28 @@ def _yaml_launch(readers, doc: YamlDocument, text: str) -> Classified:
     if lf.skipped and not lf.launches and not lf.problems:
         return Skipped(doc.index, f"document {doc.index}: {lf.skipped}")
     return Launches(doc.index, lf, doc.start.line)
+
+
+def _may_be_manifest(text: str) -> bool:
+    """A Kubernetes object written as JSON (`kubectl get -o json`) reads as YAML, as before MindIE was read."""
+    head = text[:4096]
+    return '"apiVersion"' in head and '"kind"' in head
+
+
+def _json(text: str, name: str, root: str | None) -> Classified:
+    from moecfg.sources import mindie
+
+    if not mindie.may_be_mindie(text):
+        return Skipped(0, "JSON file that is not a MindIE config.json (no BackendConfig.ModelDeployConfig)")
+    try:
+        docs = parse_stream(text)
+    except YamlProblem:
+        return Skipped(0, "JSON file not readable with positions (not JSON/YAML): not checked as a MindIE config")
+    lf = mindie.read_mindie(docs[0], name, root) if docs else None
+    if lf is None:
+        return Skipped(0, "JSON file without BackendConfig.ModelDeployConfig.ModelConfig[] and ScheduleConfig: "
+                       "not a MindIE config.json")
+    return _launches_or_skipped(lf)
 
 
 _ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n]*)?\}")

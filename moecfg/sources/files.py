@@ -103,10 +103,15 @@ def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
                 if not item.name.startswith(".") and item.name not in EXCLUDED_DIRS \
                         and not ignores.ignored(item.path, True):
                     stack.append((item.path, ignores))
-            elif item.name.endswith(suffixes) and item.name not in CONFIG_NAMES \
+            elif (item.name.endswith(suffixes) or _service_json(item.name)) and item.name not in CONFIG_NAMES \
                     and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
     return found
+
+
+def _service_json(name: str) -> bool:
+    """A JSON file named like a service config (MindIE's `config.json`): read, and kept only if its keys say so."""
+    return name.endswith(".json") and "config" in name.lower()
 
 
 def _gitignore_lines(folder: str, top: str) -> list[str]:

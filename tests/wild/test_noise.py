@@ -45,3 +45,38 @@ def test_a_script_without_a_launch_says_nothing_about_its_sources():
     assert [d for r in results for d in r.diagnostics] == []
     results = lint_text(". /shared-config/env.sh\nvllm serve $MODEL\n", "run.sh", Options())
     assert "MC023" in {d.code for r in results for d in r.diagnostics}
+
+
+MODEL_ALIASES = ("srt-slurm-model-alias-fp4.yaml", "srt-slurm-model-alias-fp8.yaml")
+
+
+def test_model_question_asked_once_per_run_naming_the_other_models_and_files():
+    names = [str(FIXTURES / n) for n in MODEL_ALIASES]
+    report = check_paths(names, Options())
+    asked = [(r.file, d.severity, d.message) for r in report.results for d in r.diagnostics if d.code == "MC042"]
+    assert len(asked) == 1 and asked[0][1] == "warning"
+    file, _, message = asked[0]
+    other = next(n for n in names if n != file)
+    mine, theirs = ("dsr1-fp4", "dsr1-fp8") if file.endswith("fp4.yaml") else ("dsr1-fp8", "dsr1-fp4")
+    assert "2 launches" in message and other in message
+    assert f"models: {{'{mine}'" in message and f"'{theirs}'" in message
+
+
+def test_model_question_not_asked_where_the_model_changes_nothing():
+    from moecfg.core.engine import lint_text
+
+    text = (FIXTURES / MODEL_ALIASES[0]).read_text().replace('moe-a2a-backend: "deepep"', 'moe-a2a-backend: "none"')
+    results = lint_text(text, "recipe.yaml", Options())
+    assert "moe-a2a-backend: \"none\"" in text and "MC042" not in {d.code for r in results for d in r.diagnostics}
+
+
+def test_model_question_of_vllm_ascend_only_with_expert_parallelism():
+    from moecfg.core.engine import lint_text
+
+    def asked(script):
+        return [d for r in lint_text(script, "run.sh", Options(product="A3")) for d in r.diagnostics
+                if d.code == "MC042" and "dsr1" in d.message]
+
+    launch = "vllm serve /models/dsr1 --tensor-parallel-size 16 --data-parallel-size 1"
+    assert asked(launch + "\n") == []
+    assert len(asked(launch + " --enable-expert-parallel\n")) == 1

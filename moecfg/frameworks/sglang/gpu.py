@@ -224,6 +224,7 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     depth, dwhy = _qp_depth(c, t, mode != "normal")
     if depth is not None:
         args["env"] = {"NVSHMEM_QP_DEPTH": depth}
+    qp_note = _qp_depth_unverified(c, t, t_src, depth) if mode == "low_latency" else None
     hint = f"hidden {dims.hidden} x params_bytes {params}"
     why |= {"mode": f"{mode} <- --deepep-mode {mode}" + ("" if c.flags.get("--deepep-mode") else " (default): one "
                                                          "Buffer for the normal and the low-latency kernels"),
@@ -247,7 +248,25 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                 "--moe-runner-backend"), "num_sms": c.span("--deepep-config"),
             "dispatch_config": c.span("--deepep-config"), "combine_config": c.span("--deepep-config"),
             "num_nvl_bytes": c.span("--deepep-config"), "env.NVSHMEM_QP_DEPTH": c.env_span("NVSHMEM_QP_DEPTH") or t_src}
-    return OpCall(role, "deepep", None, args, why, src, knobs=SGLANG_KNOBS)
+    return OpCall(role, "deepep", None, args, why, src, notes=[qp_note] if qp_note else [], knobs=SGLANG_KNOBS)
+
+
+def _qp_depth_unverified(c: Ctx, t: int, t_src: tuple, depth: str | None) -> Note | None:
+    """MC641 as a warning on a pinned release (which does not raise the depth): DeepEP asserts the depth only from
+    d981409 (2025-09-25), and SGLang's images build DeepEP 9af0e0d (2025-09-15) or a GB200 fork
+    (sgl-project/sglang@004740a docker/Dockerfile:9-10; the CUDA 13.1.1 Dockerfile keeps both): a launch failure
+    is not certain, the DeepEP contract (T <= depth / 2 - 1) is still broken."""
+    have = integer(depth) if depth is not None else 1024
+    need = 2 * (t + 1)
+    if have is None or have >= need:
+        return None
+    said = f"NVSHMEM_QP_DEPTH {depth}" if depth is not None else "NVSHMEM_QP_DEPTH unset (DeepEP's default 1024)"
+    return Note("MC641", f"{releases.V1_CAP} = {t} needs NVSHMEM_QP_DEPTH >= 2 * ({t} + 1) = {need}; the launch runs "
+                f"with {said} and a pinned SGLang release does not raise it. DeepEP builds at or after d981409 "
+                f"(2025-09-25) assert this at the first low-latency dispatch; SGLang's images build DeepEP 9af0e0d or "
+                f"a GB200 fork from before that check, so whether this image's DeepEP stops is not known. Set "
+                f"NVSHMEM_QP_DEPTH: {need} in the environment or lower {releases.V1_CAP} to {have // 2 - 1}",
+                (t_src or (c.launch.span,))[0], severity="warning", covers=("MC641",))
 
 
 def _four(cfg: dict | None):

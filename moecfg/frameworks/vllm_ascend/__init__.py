@@ -105,7 +105,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         out.notes.extend(args.notes)
         return out
     dims = M.resolve(args.model, ctx)
-    if dims is None:
+    if dims is None and _ep_may_run(args):  # without EP no MC2 runs: the model changes no verdict, so no question
         out.notes.append(M.unknown_model_note(args.model, ctx, launch.span))
     out.calls, notes = derive_calls(args, RELEASES[version], ctx, ctx.product, dims)
     check_calls(args, RELEASES[version], ctx, out.calls)
@@ -123,3 +123,11 @@ def _unmatched(launch: Launch, ctx: LaunchContext) -> str:
     if newer_than_tables(given):
         return f"vllm-ascend {given} is newer than the newest release table (0.27)"
     return f"vllm-ascend {given} has no release table (tables: {', '.join(VERSIONS)})"
+
+
+def _ep_may_run(args) -> bool:
+    """--enable-expert-parallel given or unknown (its notes are said once, by derive_calls)."""
+    seen = len(args.notes)
+    value = args.flag("--enable-expert-parallel", False, kind=bool).value
+    del args.notes[seen:]
+    return value is not False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from moecfg.core.launch_rules import MODEL_NOT_STATIC
 from moecfg.frameworks import LaunchContext, Note
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.releases import Release
@@ -37,7 +38,7 @@ def unknown_model_note(model: Arg, ctx: LaunchContext, start) -> Note:
 
     span = model.spans[0] if model.spans else start
     if model.value is None and "*" not in dict(ctx.models):
-        return Note("MC042", "the model is not known statically (--model or the positional model is missing or comes "
+        return Note("MC042", f"{MODEL_NOT_STATIC} (--model or the positional model is missing or comes "
                     "from an unset variable): h, k and moe_expert_num are left out; name it in .moecfg.yaml: "
                     "`models: {\"*\": deepseek-v3}`", span)
     return Note("MC042", f"{models.unresolved_reason(model.value, ctx)}; h, k and moe_expert_num are left out", span)
