@@ -120,7 +120,7 @@ def test_fail_on(tmp_path, capsys, text, fail_on, expected):
 
 
 def test_broken_yaml_exits_1(tmp_path, capsys):
-    code, out, _ = run(["check", "--format", "json", write(tmp_path, "a.yaml", "a: [1\n")], capsys)
+    code, out, _ = run(["check", "--format", "json", write(tmp_path, "a.yaml", "bs: [1\n")], capsys)
     result = json.loads(out)["results"][0]
     assert code == 1 and result["kind"] is None and result["valid"] is False and result["document"] == 0
     d = result["diagnostics"][0]

@@ -16,7 +16,10 @@ _F = "input"
 INPUT = "moecfg cannot read the value, so every hardware rule that depends on it is skipped for this document."
 YAML_SYNTAX = rule("MC001", "yaml-syntax", ERROR, "The file is not valid YAML (reported at the parser's position)", family=_F,
                    docs=lambda: dict(
-                       why="Neither moecfg nor the launcher can load the file.",
+                       why="Neither moecfg nor the launcher can load the file. Only a file that may be a deployment "
+                           "gets it: one whose top-level keys name a moecfg kind or are mostly moecfg fields, or that "
+                           "holds a launch; any other broken YAML (a third-party list, a foreign config) is skipped "
+                           "with the parser's reason (`--verbose`, the report's `skipped`).",
                        fail_example=eg.ex(eg.A3).replace("bs: 128", "bs: [128"), pass_example=eg.ex(eg.A3),
                        fix="Fix the YAML at the reported position (unclosed bracket or quote, bad indentation)."))
 DUPLICATE_KEY = rule("MC002", "duplicate-key", ERROR, "A key appears twice in one mapping", family=_F,

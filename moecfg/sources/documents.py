@@ -110,7 +110,7 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
     try:
         docs = parse_stream(text)
     except YamlProblem as exc:
-        return [_not_yaml(_readers(), text, exc)]
+        return [_not_yaml(_readers(), text, exc, vocabulary)]
     if not docs:
         return [FileProblem("MC007", "no YAML document in this file (empty or only comments)", _FILE_START)]
     owned = [is_moecfg_document(d.data, vocabulary) for d in docs]
@@ -193,7 +193,24 @@ _LAUNCHER = re.compile(r"\b(?:vllm|sglang|launch_server|pretrain_\w+\.py|torchru
                        r"|CronJob|LeaderWorkerSet)\b", re.I | re.M)
 
 
-def _not_yaml(readers, text: str, exc: YamlProblem) -> Classified:
+_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)
+_TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]{0,80})[ \t]*:(?:[ \t]+(\S+))?", re.M)
+
+
+def _may_be_ours(text: str, vocabulary: Vocabulary) -> bool:
+    """Broken YAML is moecfg's business when its top-level keys say it is a moecfg document (a moecfg kind, or
+    most keys moecfg's fields) or it may hold a launch; a third-party list that is not YAML is not."""
+    keys: dict = {}
+    for m in _TOP_KEY.finditer(text[:65536]):
+        keys.setdefault(m.group(1), m.group(2))
+    if keys.get("kind") in vocabulary.kinds:
+        return True
+    body = _COMMENT_LINE.sub("", text[:65536])  # a comment naming vllm (a citation, a licence) is no launch
+    return bool(_LAUNCHER.search(body)) or (bool(keys) and "apiVersion" not in keys and _most_keys_ours(
+        {k: v for k, v in keys.items() if k != "kind"}, vocabulary))
+
+
+def _not_yaml(readers, text: str, exc: YamlProblem, vocabulary: Vocabulary) -> Classified:
     """Not YAML: a template (Helm/Jinja, envsubst `${VAR}`) is not YAML until rendered: an info when it may hold a
     launch (MC024), else skipped; anything else is moecfg's only when it names a moecfg kind or field (MC001)."""
     problem = readers.template_problem(text) if readers is not None else None
@@ -208,6 +225,9 @@ def _not_yaml(readers, text: str, exc: YamlProblem) -> Classified:
         return FileProblem("MC024", f"envsubst variable `{envsubst.group()[:60]}`: this file is a template, not YAML "
                            "until rendered; check the rendered output (`envsubst < FILE | moecfg check -`)",
                            Span(line, column, line, column + len(envsubst.group())))
+    if exc.syntax and not _may_be_ours(text, vocabulary):
+        return Skipped(0, f"not valid YAML ({exc.message[:80]}, line {exc.line}) and nothing in it names a moecfg "
+                       "kind, its fields or a launch")
     return FileProblem("MC001", exc.message, Span(exc.line, exc.column, exc.line, exc.column))
 
 

@@ -29,9 +29,10 @@ _MAX_INT_BITS = 4096  # an integer literal moecfg can still print (0x + 100k dig
 class YamlProblem(Exception):
     """A document that cannot be turned into data; carries the 1-based position."""
 
-    def __init__(self, message: str, line: int, column: int):
+    def __init__(self, message: str, line: int, column: int, syntax: bool = False):
         super().__init__(message)
         self.message, self.line, self.column = message, line, column
+        self.syntax = syntax  # the parser's refusal of the text (not a guard: size, depth, encoding, values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,14 +298,14 @@ def parse_stream(text: str) -> list[YamlDocument]:
         msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         if _nesting_bound(text) > _MAX_DEPTH and _max_flow_depth(text) > _MAX_DEPTH:
-            msg = f"document nested too deeply (more than {_MAX_DEPTH} levels)"
-        raise YamlProblem(msg, line, col) from None
+            raise YamlProblem(f"document nested too deeply (more than {_MAX_DEPTH} levels)", line, col) from None
+        raise YamlProblem(msg, line, col, syntax=True) from None
     except yaml.reader.ReaderError as exc:
         line, col = _offset_position(text, exc.position)
         raise YamlProblem(f"unacceptable character #x{exc.character:04x} (control characters are not allowed)"
                           if isinstance(exc.character, int) else str(exc), line, col) from None
     except yaml.YAMLError as exc:
-        raise YamlProblem(f"invalid YAML: {exc}", 1, 1) from None
+        raise YamlProblem(f"invalid YAML: {exc}", 1, 1, syntax=True) from None
     except RecursionError:
         raise YamlProblem("document nested too deeply", 1, 1) from None
     return docs

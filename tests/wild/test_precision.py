@@ -46,3 +46,12 @@ def test_mega_moe_recipe_on_a_dynamo_image_has_no_deepep_cap():
     got = findings("srt-recipes-v4-mega-moe-dynamo-image.yaml")
     assert not [f for f in got if f[1] == "error"]
     assert any(f[0] == "MC041" and "megamoe" in f[3] for f in got)
+
+
+def test_broken_yaml_that_names_nothing_of_moecfg_is_skipped_not_mc001():
+    # a third-party software list that is not valid YAML is not a deployment: skipped with the parser's reason
+    name = "vllm-ascend-third-party-list-not-yaml.yaml"
+    text = (FIXTURES / name).read_text()
+    assert _lint(text) == []
+    # the same break in a moecfg document (its own keys) stays MC001
+    assert ("MC001", "error") in _lint("bs: 128\nh: 7168\n  k: 8\n ep_world_size: 16\n")
