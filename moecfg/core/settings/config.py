@@ -94,8 +94,9 @@ def _framework_versions(v) -> dict:
 
             raise ConfigError(f"`framework-versions`: unknown framework {str(name)[:60]!r}{suggest(str(name), FRAMEWORKS)}; "
                               f"known: {', '.join(FRAMEWORKS)}")
+        # `rc` without a number names a release-candidate branch (vllm-ascend's releases/v0.26.0rc)
         if isinstance(version, bool) or not isinstance(version, (str, int, float)) or \
-                not re.match(r"^v?\d+(\.\d+){0,2}(rc\d+)?$|^main$", str(version).strip()):
+                not re.match(r"^v?\d+(\.\d+){0,2}(rc\d*)?$|^main$", str(version).strip()):
             raise ConfigError(f"`framework-versions.{name}` = {str(version)[:60]!r} is not a version such as 0.13.0 or main")
         out[name] = str(version).strip().lstrip("v")
     return out

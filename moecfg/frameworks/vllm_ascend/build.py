@@ -28,7 +28,7 @@ class Ctx:
         self.notes += qnotes + rnotes
         self.fused = C.plan_fused(args, rel, product, dims, self.quant.value, lctx.cann)
         self.notes += self.fused.notes
-        mmt = B.mega_moe_max_tokens_note(args, rel)
+        mmt = B.mega_moe_max_tokens_note(args, rel) or B.mega_moe_max_tokens_scope_note(args, rel)
         self.notes += [mmt] if mmt else []
         self.kv_role = args.config("--kv-transfer-config", "kv_role")
         self.hier_flag = args.config("--additional-config", "enable_mc2_hierarchy_comm", default=False) \

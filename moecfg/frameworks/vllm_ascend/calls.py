@@ -241,3 +241,20 @@ def mega_moe_max_tokens_note(args, rel) -> Note | None:
     return Note("MC023", f"{mmt.text}: vllm-ascend {rel.ref} raises ValueError at start-up (mega_moe_max_tokens "
                 f"must be a positive integer{auto}; {rel.cite['dispatch_ffn_combine']})",
                 mmt.spans[0] if mmt.spans else args.start, "error")
+
+
+def mega_moe_max_tokens_scope_note(args, rel) -> Note | None:
+    """MC043 (info) when mega_moe_max_tokens is set on a release with MegaMoE where it does not size MegaMoE's
+    receive capacity (before #14730 / #15014): there vllm-ascend derives max_recv_token_num itself and the key
+    only feeds dispatch_ffn_combine's max_output_size."""
+    if not rel.megamoe or rel.recv_from_config or rel.dfc_output[0] != "config":
+        return None
+    mmt = args.config("--additional-config", "mega_moe_max_tokens")
+    if not mmt.spans or mega_moe_max_tokens_note(args, rel) is not None:
+        return None  # not set, or refused at start-up (MC023 says so)
+    return Note("MC043", f"{mmt.text}: vllm-ascend {rel.ref} uses it only as dispatch_ffn_combine's max_output_size "
+                f"({rel.cite['dispatch_ffn_combine']}); MegaMoE's max_recv_token_num is derived by vllm-ascend "
+                f"(num_max_tokens_per_rank x EP x min(top-k, experts per rank), {rel.cite['mega_moe']}), whatever "
+                "this key says. It sizes MegaMoE's receive capacity only from vllm-ascend#14730 (releases/v0.26.0rc "
+                "after the head read) / #15014 (main after 182b75e): for such an image pin "
+                "`framework_versions: {vllm-ascend: 0.27}` in .moecfg.yaml", mmt.spans[0])
