@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from moecfg.core.launch_rules import MODEL_NOT_KNOWN, MODEL_NOT_STATIC, PRODUCT_UNKNOWN
+from moecfg.core.launch_rules import FUSED_OP_UNKNOWN, MODEL_NOT_KNOWN, MODEL_NOT_STATIC, PRODUCT_UNKNOWN
 
 _SHOWN = 5  # files (or model names) named in the one question; the rest are counted
 _MODEL_NAME = re.compile(r"model ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") " + re.escape(MODEL_NOT_KNOWN))
@@ -16,6 +16,14 @@ def product_question(results: list) -> None:
     asked = _asked(results, lambda m: PRODUCT_UNKNOWN in m)
     if len(asked) > 1:
         _keep_first(asked, f"asked once for the {len(asked)} launches with expert parallelism")
+
+
+def fused_op_question(results: list) -> None:
+    """Keeps the first MC042 "which fused MC2 op does the image run" (vllm-ascend's enable_fused_mc2): the same
+    `cann_version` setting answers it for every launch of the run."""
+    asked = _asked(results, lambda m: FUSED_OP_UNKNOWN in m)
+    if len(asked) > 1:
+        _keep_first(asked, f"asked once for the {len(asked)} launches with fused MC2")
 
 
 def model_question(results: list) -> None:

@@ -20,6 +20,8 @@ PRODUCT_UNKNOWN = "the Ascend product (A2 or A3) is not known"
 # MC042's question about the model: asked once per run too (the model names and files listed in the one warning).
 MODEL_NOT_KNOWN = "is not a built-in model or Hugging Face id moecfg knows"
 MODEL_NOT_STATIC = "the model is not known statically"
+# MC042's question about the image (which fused MC2 op vllm-ascend runs): one `cann_version` answers every launch.
+FUSED_OP_UNKNOWN = "moecfg cannot see the image's packages"
 
 SHELL_SYNTAX = rule(
     "MC020", "launch-shell-syntax", ERROR, "A shell command that cannot be parsed (unterminated quote, bad syntax)",

@@ -80,3 +80,20 @@ def test_model_question_of_vllm_ascend_only_with_expert_parallelism():
     launch = "vllm serve /models/dsr1 --tensor-parallel-size 16 --data-parallel-size 1"
     assert asked(launch + "\n") == []
     assert len(asked(launch + " --enable-expert-parallel\n")) == 1
+
+
+def test_fused_op_question_asked_once_per_run(tmp_path):
+    # vllm-ascend@182b75e's docs set VLLM_ASCEND_ENABLE_FUSED_MC2=1 in 16 launches: one `cann_version` answers
+    # "MegaMoE or dispatch_ffn_combine?" for all of them, so the question is asked once, naming the other files
+    launch = ("export VLLM_ASCEND_ENABLE_FUSED_MC2=1\n"
+              "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16 --enable-expert-parallel\n")
+    names = []
+    for n in ("a.sh", "b.sh", "c.sh"):
+        (tmp_path / n).write_text(launch)
+        names.append(str(tmp_path / n))
+    report = check_paths(names, Options(product="A3"))
+    asked = [(r.file, d) for r in report.results for d in r.diagnostics
+             if d.code == "MC042" and "cannot see the image" in d.message]
+    assert len(asked) == 1
+    file, d = asked[0]
+    assert "3 launches" in d.message and all(n in d.message for n in names if n != file)

@@ -4,6 +4,7 @@ decode node (kv_consumer) only runs the first; a PD prefill node (kv_producer) a
 """
 from __future__ import annotations
 
+from moecfg.core.launch_rules import FUSED_OP_UNKNOWN
 from moecfg.frameworks import LaunchContext, Note, OpCall
 from moecfg.frameworks.vllm_ascend import calls as B
 from moecfg.frameworks.vllm_ascend import choose as C
@@ -66,7 +67,7 @@ def derive_calls(args: ServeArgs, rel: Release, lctx: LaunchContext, product: st
     out = [x for x in dfc_calls if key(x) not in common] + mm_calls  # MegaMoE's last: the role's main call
     span = c.fused.requested.spans[0] if c.fused.requested.spans else args.start
     notes.append(Note("MC042", f"{c.fused.requested.text}: vllm-ascend runs MegaMoE if {MEGAMOE_IF.split(' (')[0]}, "
-                      "else dispatch_ffn_combine; moecfg cannot see the image's packages, so both are derived and an "
+                      f"else dispatch_ffn_combine; {FUSED_OP_UNKNOWN}, so both are derived and an "
                       "error of one op only is a warning; give `cann_version` in .moecfg.yaml (>= 9.1: MegaMoE)", span))
     return out, notes
 
