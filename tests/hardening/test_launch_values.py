@@ -96,6 +96,8 @@ def va(buf="1024", tp="4", seqs="16", extra=""):
     (va(tp="0"), "MC025"), (va(tp="-2"), "MC025"), (SG.format(tp="0", extra=""), "MC025"),
     (SG.format(tp="0", extra="").replace("--tp ", "--tp-size "), "MC025"), (MG.format(k="8", ep="0"), "MC025"),
     (MG.format(k="0", ep="8"), "MC025"), (VG.format(dp="0", extra=""), "MC025"),
+    # vLLM's default all2all backend derives no DeepEP buffer, yet vLLM still refuses TP 0 at start-up
+    ("vllm serve m --tensor-parallel-size 0 --enable-expert-parallel\n", "MC025"),
 ])
 def test_the_frameworks_refusals_are_errors_naming_the_flag(text, code):
     gpu = "--device npu" not in text and "ascend" not in text

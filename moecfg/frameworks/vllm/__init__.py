@@ -53,6 +53,9 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
                               f"...}}`): deriving as vLLM {RELEASES[version].ref}; flags read as vLLM "
                               f"{flag_tables.releases('vllm')[-1]}'s (the newest release read, older releases' flags "
                               "accepted)", launch.span))
+    if _refused_size(args):  # vLLM stops at start-up (MC025) whatever the backend: nothing else to derive
+        out.notes.extend(args.notes)
+        return out
     call, notes = derive_call(launch, args, ctx, RELEASES[version])
     if not how:  # an image whose tag is not vLLM's (llm-d-cuda:v0.4.0) may ship a vLLM that still reads the env
         notes = [_assumed(n) for n in notes]
@@ -60,6 +63,19 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     if call is not None:
         out.calls.append(call)
     return out
+
+
+def _refused_size(args) -> bool:
+    """A size vLLM refuses (tp/dp/pp 0, ...): the MC025 notes stay; any other note of this reading is dropped, since
+    the derivation reads the sizes again."""
+    from moecfg.frameworks.vllm_ascend.tokens import read_sizes
+
+    seen = len(args.notes)
+    read_sizes(args)
+    if any(n.code == "MC025" for n in args.notes[seen:]):
+        return True
+    del args.notes[seen:]
+    return False
 
 
 def _assumed(note: Note) -> Note:
