@@ -103,7 +103,12 @@ def launch_file(draw) -> tuple[str, bytes]:
 @FAST
 @given(launch_file())
 def test_hostile_launch_files_are_reported_never_raised(named):
-    name, raw = named
+    rendered_safely(*named)
+
+
+def rendered_safely(name: str, raw: bytes) -> list:
+    """Checks one hostile file in bounded time and renders it in every format: no control character, no line
+    starting with `::`, well-formed JUnit XML and SARIF JSON. Returns the results for further assertions."""
     start = time.perf_counter()
     results = lint_bytes(raw, name, policy=FilePolicy(Config(), Cli()))
     assert time.perf_counter() - start < 5
@@ -112,3 +117,4 @@ def test_hostile_launch_files_are_reported_never_raised(named):
     assert not CONTROL.search(text) and not re.search(r"^\s*::", text, re.M)
     ET.fromstring(load("junit").render(report))
     json.loads(load("sarif").render(report))
+    return results
