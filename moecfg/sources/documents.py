@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from moecfg.sources import sniff
+from moecfg.sources import framework_words, sniff
 from moecfg.sources.yaml_source import Span, YamlDocument, YamlProblem, decode, parse_stream
 
 _FILE_START = Span(1, 1, 1, 1)
@@ -187,8 +187,8 @@ def _json(text: str, name: str, root: str | None) -> Classified:
 _ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n]*)?\}")
 # What a launch looks like in a template: a framework's words, a workload (pod template, command) or a moecfg kind.
 # A template without any (RBAC, a Service, a cert) holds nothing moecfg could check once rendered.
-_LAUNCHER = re.compile(r"\b(?:vllm|sglang|launch_server|pretrain_\w+\.py|torchrun|deepep|deep_ep|tutel)\b"
-                       r"|^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd):"
+_LAUNCHER = re.compile(framework_words.TEMPLATE_LAUNCH.pattern
+                       + r"|^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd):"
                        r"|\bkind:\s*[\"']?(?:ascend|deepep|tutel|Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job"
                        r"|CronJob|LeaderWorkerSet)\b", re.I | re.M)
 

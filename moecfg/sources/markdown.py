@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from moecfg.core import launch_rules as L
+from moecfg.sources import framework_words
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.textmap import Decoded, SourceMap
 
@@ -40,8 +41,7 @@ _SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
 _CONTAINER = re.compile(r"^[ \t]*:{3,}")  # MyST colon fences (tab-set, tab-item, note)
 _PROMPT = re.compile(r"^([ \t]*(?:\([\w.-]+\)[ \t]*)?[\w.@:~/-]*\$[ \t])")  # `$ `, `(venv) $ `, `user@host:~$ `
 _CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "code-cell")
-_LAUNCH_WORD = re.compile(r"\bvllm\b|\bsglang\b|\bdynamo\.\w|\btorchrun\b|\bmsrun\b|\bpretrain_\w+|\bposttrain_\w+"
-                          r"|\blaunch_server\b|\bdeepspeed\b")
+_LAUNCH_WORD = framework_words.MARKDOWN_LAUNCH
 # `<node_ip>`, `<1_OR_2>`, an elided value `'{...}'` or a bare `...`: what the reader replaces
 _PLACEHOLDER = re.compile(r"<[A-Za-z0-9_][A-Za-z0-9_.:/ -]{0,80}>|'[^'\n]{0,80}\.\.\.[^'\n]{0,80}'"
                           r"|\"[^\"\n]{0,80}\.\.\.[^\"\n]{0,80}\"|(?<!\S)\.\.\.(?!\S)")

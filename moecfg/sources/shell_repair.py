@@ -11,11 +11,10 @@ import os
 import re
 import shutil
 
+from moecfg.sources import framework_words
 from moecfg.sources.textmap import Decoded, SourceMap
 
-# A launch moecfg recognises, as text: what the framework readers' recognise() look for in argv.
-LAUNCHER = re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\b|\bsglang\.launch_server\b|\bsglang\s+serve\b|"
-                      r"\bpretrain_\w+\.py\b")
+LAUNCHER = framework_words.SHELL_LAUNCH  # a launch moecfg recognises, as text
 # `<host_ip>` as a word of its own (after a blank, `=`, a quote or `:`), never `<<EOF`, `<(cmd)` or `<in >out`.
 _PLACEHOLDER = re.compile(r"(?<=[\s=\"':])<([A-Za-z][\w.:/-]*)>(?=[\s\"';]|$)", re.M)
 UNKNOWN_NAME = "_moecfg_placeholder_"

@@ -9,13 +9,13 @@ import yaml
 
 from moecfg.sources.budget import Budget
 from moecfg.sources import yaml_launch as Y
+from moecfg.sources import framework_words
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile
 from moecfg.sources.shell_words import Built, Var
 from moecfg.sources.textmap import Decoded, SourceMap
 from moecfg.sources.yaml_source import YamlDocument
 
-_LAUNCHER = re.compile(r"\bvllm\s+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b|\bsglang\s+serve\b|"
-                       r"\bpython[0-9.]*\s+-m\s+(?:vllm|sglang|dynamo\.(?:vllm|sglang))\b")
+_LAUNCHER = framework_words.YAML_LAUNCH
 _ENV_KEYS = ("envs", "env", "environment", "env_vars", "env_common", "envVars")
 
 

@@ -1,0 +1,39 @@
+"""What a framework launch looks like as text, for every reader that must decide cheaply whether some text may
+hold one (shell syntax repair, YAML strings, templates, Markdown blocks). A new framework adds its words here,
+once; its `recognise()` (frameworks/<name>/__init__.py) stays the judge of an actual argv.
+
+Each list is a tuple of regular-expression alternatives; the readers compile them once at import.
+"""
+from __future__ import annotations
+
+import re
+
+# A command that starts a framework, written out (`vllm serve`, `python -m sglang.launch_server`).
+COMMANDS = (
+    r"\bvllm\s+serve\b",
+    r"\bvllm\.entrypoints\b",
+    r"\bsglang\.launch_server\b",
+    r"\bsglang\s+serve\b",
+)
+# `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
+PYTHON_MODULES = (r"vllm", r"sglang", r"dynamo\.(?:vllm|sglang)")
+# A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
+TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b",)
+# Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
+TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"deepep", r"deep_ep",
+                  r"tutel")
+# Words that make a Markdown code block worth reading as a script.
+MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
+                  r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b")
+
+
+def _either(parts) -> str:
+    return "|".join(parts)
+
+
+# shell syntax repair: a broken region matters only if it holds one of these
+SHELL_LAUNCH = re.compile(_either(COMMANDS + TRAINING_SCRIPTS))
+# a YAML string value is a command when it holds one of these (and its first line starts with one)
+YAML_LAUNCH = re.compile(_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)))
+TEMPLATE_LAUNCH = re.compile(r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I)
+MARKDOWN_LAUNCH = re.compile(_either(MARKDOWN_WORDS))
