@@ -38,9 +38,10 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
         return
     from moecfg.frameworks.models import known_moe
 
+    asked = args.flags.get("--enable-expert-parallel") is not None  # EP asked for: say why none runs, any model
     if lay.mode != P.PURE_EP:
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"vllm-mindspore MoE {lay.mode} ({lay.why}; "
-                                f"{rel.at('ep_size')}): no MC2 dispatch/combine", quiet=not known_moe(args.model.value, ctx)))
+                                f"{rel.at('ep_size')}): no MC2 dispatch/combine", quiet=not (known_moe(args.model.value, ctx) or asked)))
         return
     dims, condition = _model_code(args, ctx, backend, rel, out)
     if dims is False:
@@ -71,7 +72,7 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
 
 
 def _backend(args: ServeArgs, rel: Release, out: Derivation):
-    """The model backend ("mindformers" | "mindone" | "native" | None = mixed | "unknown"), or False when
+    """The model backend ("mindformers:VAR" | "mindone:VAR" | "native:VAR" | None = mixed | "unknown"), or False when
     vllm-mindspore refuses the value at import (MC924, said here)."""
     entry = next((args.env[n] for n in BACKEND_VARS if n in args.env), None)
     if entry is None:
@@ -79,7 +80,7 @@ def _backend(args: ServeArgs, rel: Release, out: Derivation):
     if entry.value is None:
         return "unknown"
     if entry.value.lower() in BACKENDS:
-        return entry.value.lower()
+        return f"{entry.value.lower()}:{entry.name}"
     out.notes.append(Note(R.MODEL_BACKEND.code, f"{entry.name}={entry.value!r}: vllm-mindspore raises ValueError "
                           f"'Illegal value of VLLM_MS_MODEL_BACKEND' when it is imported ({rel.at('backend')}); set "
                           "it to MindFormers, MindONE or Native, or unset it", entry.span))
@@ -131,14 +132,15 @@ def _model_code(args: ServeArgs, ctx: LaunchContext, backend, rel: Release, out:
     backend's MoE layers run (MC920 says so)."""
     from moecfg.frameworks.vllm_ascend import model as M
 
-    if backend in ("mindformers", "mindone"):
-        out.notes.append(Note(R.LAUNCH.code, f"VLLM_MS_MODEL_BACKEND={backend}: the MoE layers are MindSpore "
-                              f"{'Transformers' if backend == 'mindformers' else 'ONE'}'s, configured outside these "
+    name, _, var = (backend or "").partition(":")
+    if name in ("mindformers", "mindone"):
+        out.notes.append(Note(R.LAUNCH.code, f"{var}={name}: the MoE layers are "
+                              f"{'MindSpore Transformers' + chr(39) if name == 'mindformers' else 'MindSpore ONE' + chr(39) + 's'}, configured outside these "
                               f"flags; moecfg derives only vllm-mindspore's native MoE layers ({rel.cite['native']})",
                               args.start))
         return False, ""
     dims = M.resolve(args.model, ctx)
-    unset = "" if backend == "native" else "VLLM_MS_MODEL_BACKEND is unset or Native (the launch does not set it: " \
+    unset = "" if name == "native" else "VLLM_MS_MODEL_BACKEND is unset or Native (the launch does not set it: " \
         "with MindFormers, often exported beside, MindSpore Transformers' MoE layers run)"
     if dims is None:
         out.notes.append(M.unknown_model_note(args.model, ctx, args.start))

@@ -12,7 +12,7 @@ from moecfg.frameworks.vllm_ascend.cli import Arg
 from moecfg.frameworks.vllm_ascend.tokens import spans
 from moecfg.frameworks.vllm_mindspore import parallel as P
 from moecfg.frameworks.vllm_mindspore import rules as R
-from moecfg.frameworks.vllm_mindspore.releases import CUSTOM_OP, Release
+from moecfg.frameworks.vllm_mindspore.releases import CUSTOM_OP, OP_DEFAULTS, Release
 
 KNOBS = {
     "global_bs": "fixed by vllm-mindspore: 256 x EP on A2, 512 x EP on A3",
@@ -64,7 +64,7 @@ def mc2_call(role: str, bs: Arg, ep: Arg, product: str, dims, model: Arg, env: d
     put("global_bs", gbs, f"{P.MAX_BS[product]} x EP {ep.value} on {product}, whatever the batch "
         f"({rel.cite['pure_ep']}): the window is sized for {P.MAX_BS[product]} tokens per rank", ep.spans)
     put("tp_world_size", 0 if product == "A2" else 1, f"0 if is_910b() else 1 ({rel.cite['pure_ep']})")
-    put("quant_mode", 0, f"not passed: the op's default 0 ({CUSTOM_OP.split(';')[0]})")
+    put("quant_mode", 0, f"not passed: the op's default 0 ({OP_DEFAULTS})")
     if env:
         call.arguments["env"] = {}
         for name, entry in env.items():

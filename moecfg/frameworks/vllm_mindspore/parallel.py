@@ -26,7 +26,8 @@ class Layout:
 def layout(tp: int, dp: int, enable_ep: bool, expert_parallel: int | None) -> Layout:
     flat = tp * dp
     if flat <= 1 or not enable_ep:
-        why = "tp x dp = 1" if flat <= 1 else "--enable-expert-parallel not given"
+        why = "tp x dp = 1: EP only when tp x dp > 1, --enable-expert-parallel and additional_config " \
+            "expert_parallel have no effect" if flat <= 1 else "--enable-expert-parallel not given"
         return Layout(PURE_TP, 1, flat, f"{why}: MoE TP over tp x dp = {flat}")
     if expert_parallel is None:
         return Layout(PURE_EP, flat, 1, f"EP = tp {tp} x dp {dp} = {flat}, MoE TP 1")

@@ -63,6 +63,9 @@ CUSTOM_OP = ("mindspore-ai/ms_custom_ops@d2531ae (the build r0.6.0.rc1 pins, dep
              "mc2/moe_distribute_dispatch_v2/op_api/aclnn_moe_distribute_dispatch_v3.cpp (-> the dispatch_v2 base)")
 
 
+OP_DEFAULTS = "mindspore-ai/ms_custom_ops@d2531ae ops/c_api/moe_distribute_dispatch_v3/moe_distribute_dispatch_op.yaml:41-55"
+
+
 def match(text: str | None) -> str | None:
     """A version string -> the release table that reads it; None for releases before 0.5 (no table)."""
     m = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", (text or "").strip())
