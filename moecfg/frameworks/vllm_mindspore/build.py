@@ -57,9 +57,10 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
                               f"512 x EP on A3 ({rel.cite['pure_ep']}); give `--product A2|A3` or `product:` in "
                               ".moecfg.yaml", launch.span))
         return
-    split = _split(dims, ep, launch)
+    split, (env, unknown) = _split(dims, ep, launch), _env(args)
+    out.notes.extend(unknown)
     for role, bs in C.phase_tokens(mnbt, mns, spec):
-        call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, _env(args), rel)
+        call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, env, rel)
         call.condition = condition
         note = C.fixed_bs_note(call, bs, ctx.product, bs.spans[0] if bs.spans else launch.span)
         call.notes.extend(n for n in (split, note) if n is not None)  # per call: it covers the op's own finding
@@ -171,5 +172,10 @@ def _split(dims, ep: Arg, launch) -> Note | None:
                                                    ep.spans[0] if ep.spans else launch.span)
 
 
-def _env(args: ServeArgs) -> dict:
-    return {n: e for n, e in args.env.items() if n == "HCCL_BUFFSIZE" and e.value is not None}
+def _env(args: ServeArgs) -> tuple[dict, list[Note]]:
+    """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023) and left out."""
+    e = args.env.get("HCCL_BUFFSIZE")
+    if e is not None and e.value is None:
+        return {}, [Note("MC023", "HCCL_BUFFSIZE: the value is not known statically; the buffer rules use HCCL's "
+                         "default", e.span, "info")]
+    return ({"HCCL_BUFFSIZE": e} if e is not None else {}), []
