@@ -235,3 +235,9 @@ def test_tutorial_block_without_its_backend_export_gets_warnings_not_errors():
     found = diags(text, product="A3", version=None)
     assert {"MC922", "MC501"} <= {d.code for d in found}
     assert [d for d in found if d.severity == "error"] == []
+
+
+def test_split_without_product_follows_the_backend_condition():
+    text = serve("--tensor-parallel-size 6", model="Qwen/Qwen3-30B-A3B", backend=None)
+    mc921 = next(d for d in diags(text, product=None) if d.code == "MC921")
+    assert mc921.severity == "warning" and mc921.message.startswith("if VLLM_MS_MODEL_BACKEND is unset or Native")

@@ -40,8 +40,9 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
 
     asked = args.flags.get("--enable-expert-parallel") is not None  # EP asked for: say why none runs, any model
     if lay.mode != P.PURE_EP:
-        out.calls.append(OpCall("serve", "none", None, {}, why_none=f"vllm-mindspore MoE {lay.mode} ({lay.why}; "
-                                f"{rel.at('ep_size')}): no MC2 dispatch/combine", quiet=not (known_moe(args.model.value, ctx) or asked)))
+        why = f"vllm-mindspore MoE {lay.mode} ({lay.why}; {rel.at('ep_size')}): no MC2 dispatch/combine"
+        quiet = not (known_moe(args.model.value, ctx) or asked)
+        out.calls.append(OpCall("serve", "none", None, {}, why_none=why, quiet=quiet))
         return
     dims, condition = _model_code(args, ctx, backend, rel, out)
     if dims is False:
@@ -50,26 +51,42 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
     if rel.pure_ep == "unimplemented":
         out.notes.append(_unimplemented(launch, version, rel, ep, condition))
         return
+    split = _split(dims, ep, launch)
     if ctx.product not in P.MAX_BS:
-        split = _split(dims, ep, launch)
-        out.notes.extend([split] if split is not None else [])
+        out.notes.extend([_if(split, condition)] if split is not None else [])
         out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN}: vllm-mindspore's pure EP passes global_bs 256 x EP on A2, "
                               f"512 x EP on A3 ({rel.cite['pure_ep']}); give `--product A2|A3` or `product:` in "
                               ".moecfg.yaml", launch.span))
         return
-    split, (env, unknown) = _split(dims, ep, launch), _env(args)
-    out.notes.extend(unknown)
-    for role, bs in C.phase_tokens(mnbt, mns, spec):
-        call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, env, rel)
-        call.condition = condition
-        note = C.fixed_bs_note(call, bs, ctx.product, bs.spans[0] if bs.spans else launch.span)
-        call.notes.extend(n for n in (split, note) if n is not None)  # per call: it covers the op's own finding
-        out.calls.append(call)
+    _calls(launch, args, ctx, rel, (ep, dims, split, condition), C.phase_tokens(mnbt, mns, spec), out)
     out.notes.append(Note(R.LAUNCH.code, f"vllm-mindspore {version}: MoE pure EP, {lay.why} ({rel.at('ep_size')}); "
                           f"MC2 through ms_custom_ops dispatch_v3 with global_bs fixed at {P.MAX_BS[ctx.product]} x "
                           f"EP {ep.value} = {P.global_bs(ctx.product, ep.value)} on {ctx.product} whatever the batch "
                           f"({rel.cite['pure_ep']}): the op's window and HCCL_BUFFSIZE need are those of "
                           f"{P.MAX_BS[ctx.product]} tokens per rank", launch.span))
+
+
+def _calls(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, pure, phases, out: Derivation) -> None:
+    """One MC2 call per phase; `pure` = (EP Arg, ModelDims | None, MC921 note | None, condition)."""
+    ep, dims, split, condition = pure
+    env, unknown = _env(args)
+    out.notes.extend(unknown)
+    if not phases and split is not None:  # no call to carry it (tokens unknown): said on the launch
+        out.notes.append(_if(split, condition))
+    for role, bs in phases:
+        call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, env, rel)
+        call.condition = condition
+        note = C.fixed_bs_note(call, bs, ctx.product, bs.spans[0] if bs.spans else launch.span)
+        call.notes.extend(n for n in (split, note) if n is not None)  # per call: it covers the op's own finding
+        out.calls.append(call)
+
+
+def _if(note: Note, condition: str) -> Note:
+    """A launch note about a call that runs only under `condition`: a warning saying so (as core/launch.py does for
+    the calls' own findings)."""
+    from dataclasses import replace
+
+    return replace(note, message=f"if {condition}: {note.message}", severity="warning") if condition else note
 
 
 def _backend(args: ServeArgs, rel: Release, out: Derivation):
@@ -135,8 +152,8 @@ def _model_code(args: ServeArgs, ctx: LaunchContext, backend, rel: Release, out:
 
     name, _, var = (backend or "").partition(":")
     if name in ("mindformers", "mindone"):
-        out.notes.append(Note(R.LAUNCH.code, f"{var}={name}: the MoE layers are "
-                              f"{'MindSpore Transformers' + chr(39) if name == 'mindformers' else 'MindSpore ONE' + chr(39) + 's'}, configured outside these "
+        owner = "MindSpore Transformers'" if name == "mindformers" else "MindSpore ONE's"
+        out.notes.append(Note(R.LAUNCH.code, f"{var}={name}: the MoE layers are {owner}, configured outside these "
                               f"flags; moecfg derives only vllm-mindspore's native MoE layers ({rel.cite['native']})",
                               args.start))
         return False, ""

@@ -57,13 +57,15 @@ RELEASES = {
 }
 # ms_custom_ops.moe_distribute_dispatch_v3 runs aclnnMoeDistributeDispatchV3, whose entry point calls the
 # dispatch_v2 base (the same graph op and kernel as npu_moe_distribute_dispatch_v2).
-CUSTOM_OP = ("mindspore-ai/ms_custom_ops@d2531ae (the build r0.6.0.rc1 pins, dependent_packages.yaml:10-11) ops/c_api/moe_distribute_dispatch_v3/moe_distribute_dispatch_v3.cc:376 "
-             "(aclnnMoeDistributeDispatchV3), moe_distribute_dispatch_op.yaml:41-55 (defaults: shared_expert_num 1, "
-             "quant_mode 0, expert_token_nums_type 1); cannmirror/ops-transformer@d1a242b "
+CUSTOM_OP = ("mindspore-ai/ms_custom_ops@d2531ae (the build r0.6.0.rc1 pins, dependent_packages.yaml:10-11) "
+             "ops/c_api/moe_distribute_dispatch_v3/moe_distribute_dispatch_v3.cc:376 (aclnnMoeDistributeDispatchV3), "
+             "moe_distribute_dispatch_op.yaml:41-55 (defaults: shared_expert_num 1, quant_mode 0, "
+             "expert_token_nums_type 1); cannmirror/ops-transformer@d1a242b "
              "mc2/moe_distribute_dispatch_v2/op_api/aclnn_moe_distribute_dispatch_v3.cpp (-> the dispatch_v2 base)")
 
 
-OP_DEFAULTS = "mindspore-ai/ms_custom_ops@d2531ae ops/c_api/moe_distribute_dispatch_v3/moe_distribute_dispatch_op.yaml:41-55"
+OP_DEFAULTS = ("mindspore-ai/ms_custom_ops@d2531ae "
+               "ops/c_api/moe_distribute_dispatch_v3/moe_distribute_dispatch_op.yaml:41-55")
 
 
 def match(text: str | None) -> str | None:
