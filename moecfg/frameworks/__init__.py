@@ -20,6 +20,7 @@ from moecfg.sources.yaml_source import Span
 FRAMEWORK_MODULES = {
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
+    "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
     "vllm": "moecfg.frameworks.vllm",
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
