@@ -73,11 +73,12 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--device {device}: LMDeploy on GPUs (CUDA graphs, "
                                 "DeepEP) is recognised, not derived", quiet=True))
         return out
-    if not how:
-        notes.append(Note("MC040", f"{_unmatched(launch, ctx)}: derived as LMDeploy {version}, the newest release read "
-                          "(the release decides A3's op choice and the MC2 token capacity)", launch.span))
     out.notes.extend(notes)
-    calls.derive(launch, ctx, flags, RELEASES[version], version, out)
+    # said only where the release changes the verdict: launches with expert parallelism (calls.derive)
+    assumed = None if how else Note("MC040", f"{_unmatched(launch, ctx)}: derived as LMDeploy {version}, the newest "
+                                    "release read (the release decides A3's op choice and the MC2 token capacity)",
+                                    launch.span)
+    calls.derive(launch, ctx, flags, RELEASES[version], version, out, assumed)
     return out
 
 

@@ -56,7 +56,9 @@ class _Launch:
         return f"{name} {value}" if self.flags.get(name) else f"{name} {value} (default)"
 
 
-def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: Derivation) -> None:
+def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: Derivation,
+           assumed: Note | None = None) -> None:
+    """`assumed`: the MC040 note when the release was not given, added only to launches with expert parallelism."""
     c = _Launch(launch, flags, version)
     stop = size_notes(flags, SIZES, "LMDeploy") + unreadable_notes(flags, launch.env, INTS, ("HCCL_BUFFSIZE",))
     out.notes.extend(stop)
@@ -83,6 +85,7 @@ def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: D
                                 f"with TP {tp} (moe_tp = --tp), no expert-parallel collective",
                                 quiet=not known_moe(model_text, ctx)))
         return
+    out.notes.extend([assumed] if assumed else [])
     if ctx.product not in ("A2", "A3"):
         out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN}: LMDeploy picks MC2, all-gather (A2) or all-to-all (A3) by "
                               "product; give `--product A3` or `product:` in .moecfg.yaml", launch.span))
