@@ -213,6 +213,11 @@ def test_mc914_cache_max_entry_count(value, fires):
     assert ("MC914" in codes(launch(f"--tp 16 --dp 2 --ep 32 --cache-max-entry-count {value}"))) is fires
 
 
+def test_device_unknown_is_said_not_assumed():
+    results = lint('lmdeploy serve api_server m --device "$DEVICE" --tp 16 --dp 2 --ep 32\n')
+    assert codes(results) == ["MC023"] and "--device" in diags(results)[0].message
+
+
 def test_sizes_refused_and_unreadable():
     assert "MC025" in codes(launch("--ep 0"))
     assert "MC023" in codes(launch("--tp x16 --ep 32"))

@@ -68,6 +68,11 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         return out
     notes: list[Note] = []
     flags = cli.read(launch.argv[start:], version, notes)
+    given = flags.get("--device")
+    if given is not None and given.value is None:  # `--device $DEVICE`: Ascend or not is unknown, nothing is derived
+        out.notes.append(Note("MC023", "--device: the value is not known statically; LMDeploy's MC2 call is derived only "
+                              "for --device ascend", given.span))
+        return out
     device = flags.value("--device") or cli.defaults(version).get("--device")
     if device != "ascend":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--device {device}: LMDeploy on GPUs (CUDA graphs, "
