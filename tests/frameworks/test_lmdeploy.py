@@ -102,6 +102,21 @@ def test_published_launches_without_ep_and_the_proxy_say_nothing():
     assert codes(moe) == ["MC041"] and "TP 16" in diags(moe)[0].message
 
 
+def test_guide_markdown_blocks_are_read_as_launches():
+    # the Markdown reader opens a code block when it names lmdeploy (sources/framework_words.py)
+    from moecfg.core.engine import check_bytes
+    from moecfg.core.settings import Cli, Config, FilePolicy
+
+    path = FIXTURES / "dlinfer-multinodes-excerpt.md"
+    policy = FilePolicy(Config(product="A3", cann_version="9.0.1", models={"/path/to/model": "deepseek-v3"}), Cli())
+    done = check_bytes(path.read_bytes(), str(path), policy=policy)
+    assert [(r.launch["role"], r.op) for r in done.results] == [("serve", "none"), ("decode", "dispatch_combine_v2"),
+                                                                ("prefill", "none")]
+    call = done.results[1]
+    assert call.arguments["bs"] == 16 and call.arguments["env"] == {"HCCL_BUFFSIZE": 1024}
+    assert not [d for r in done.results for d in r.diagnostics if d.severity != "info"]
+
+
 def test_explain_launch_shows_each_derivation():
     from click.testing import CliRunner
 
