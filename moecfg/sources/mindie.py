@@ -17,7 +17,9 @@ from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
 from moecfg.sources.yaml_source import Span, YamlDocument
 
 COMMAND = "mindie_llm_server"  # the service's entry point (docs/zh/user_guide/models/deepseek/deepseek_v3.2.md:209)
-MODEL_KEYS = ("worldSize", "backendType", "dp", "tp", "sp", "cp", "pp", "moe_ep", "moe_tp")
+MODEL_KEYS = ("worldSize", "backendType", "dp", "tp", "sp", "cp", "pp", "moe_ep", "moe_tp", "modelName",
+              "modelWeightPath", "plugin_params")
+NESTED_KEY = "models"  # per-model options (atb: models.deepseekv2.parallel_options...): flattened to dotted flags
 SCHEDULE_KEYS = ("maxBatchSize", "maxPrefillBatchSize", "maxPrefillTokens")
 ENV_FILE = "mindie_env.json"
 ENV_COMMON = "mindie_common_env"
@@ -54,6 +56,7 @@ def read_mindie(doc: YamlDocument, name: str, root: str | None) -> LaunchFile | 
             continue
         path = ("BackendConfig", "ModelDeployConfig", "ModelConfig", i)
         argv = [Word(COMMAND, _span(doc, path, True))] + head + _flags(doc, path, entry, MODEL_KEYS)
+        argv += _nested(doc, path + (NESTED_KEY,), entry.get(NESTED_KEY), NESTED_KEY)
         argv += _flags(doc, ("BackendConfig", "ScheduleConfig"), backend["ScheduleConfig"], SCHEDULE_KEYS)
         name_ = entry.get("modelName")
         out.launches.append(Launch(tuple(argv), dict(env), "mindie", None, name_ if isinstance(name_, str) else None))
@@ -63,11 +66,32 @@ def read_mindie(doc: YamlDocument, name: str, root: str | None) -> LaunchFile | 
 
 
 def _head(doc, backend: dict) -> list[Word]:
+    out = []
     value = backend.get("multiNodesInferEnabled")
-    if not isinstance(value, bool):
+    if isinstance(value, bool):
+        path = ("BackendConfig", "multiNodesInferEnabled")
+        out += [Word("--multiNodesInferEnabled", _span(doc, path, True)), Word(str(value).lower(), _span(doc, path))]
+    ids = backend.get("npuDeviceIds")  # [[0, 1, ...]]: the devices of this node (one list per model instance)
+    if isinstance(ids, list) and ids and isinstance(ids[0], list):
+        path = ("BackendConfig", "npuDeviceIds")
+        out += [Word("--npuDeviceIds", _span(doc, path, True)), Word(str(len(ids[0])), _span(doc, path))]
+    return out
+
+
+def _nested(doc, path: tuple, table, prefix: str, depth: int = 0) -> list[Word]:
+    """`"models": {"deepseekv2": {"ep_level": 2}}` -> `--models.deepseekv2.ep_level 2` (scalars only)."""
+    if not isinstance(table, dict) or depth > 4:
         return []
-    path = ("BackendConfig", "multiNodesInferEnabled")
-    return [Word("--multiNodesInferEnabled", _span(doc, path, True)), Word(str(value).lower(), _span(doc, path))]
+    words = []
+    for key, value in table.items():
+        if not isinstance(key, str):
+            continue
+        if isinstance(value, dict):
+            words += _nested(doc, path + (key,), value, f"{prefix}.{key}", depth + 1)
+        elif value is not None and not isinstance(value, list):
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            words += [Word(f"--{prefix}.{key}", _span(doc, path + (key,), True)), Word(text, _span(doc, path + (key,)))]
+    return words
 
 
 def _span(doc: YamlDocument, path: tuple, key: bool = False) -> Span:
