@@ -46,7 +46,8 @@ def _buffsize(launch: Launch, lay: Layout) -> tuple[int | None, str, list[Note]]
     entry = launch.env.get("HCCL_BUFFSIZE")
     where = env_word.value if env_word else "no conf/mindie_env.json beside config.json"
     if entry is None:
-        how = f"HCCL_BUFFSIZE {SET_ENV_MB} from MindIE's set_env.sh ({where} sets none; scripts/set_env.sh:39)"
+        unset = f"{where} sets none" if env_word else where
+        how = f"HCCL_BUFFSIZE {SET_ENV_MB} from MindIE's set_env.sh ({unset}; scripts/set_env.sh:39)"
         notes = [] if env_word is None or lay.backend != "torch" else [Note(rules.BUFFSIZE_UNSET.code, (
             f"{env_word.value} does not set HCCL_BUFFSIZE: the torch backend's MC2 group takes "
             f"int(os.getenv(\"HCCL_BUFFSIZE\")), which is MindIE set_env.sh's {SET_ENV_MB} MB when it was sourced and "
@@ -135,8 +136,8 @@ def _torch(launch: Launch, lay: Layout, ctx, buff, out: Derivation) -> str:
         return f"; no op call derived: {why}"
     if not dims.num_experts:
         return f"; {dims.name} has no routed experts: no MoE collective"
-    env = None if buff[0] is None else str(buff[0])
-    calls, notes = torch.calls(lay, dims, ctx, env, launch.span)
+    env = None if buff[0] is None else (str(buff[0]), buff[1])
+    calls, notes = torch.calls(lay, dims, ctx, env)
     assumed = SET_ENV_MB == buff[0] and launch.env.get("HCCL_BUFFSIZE") is None
     for call in calls:
         call.condition = SET_ENV_IF if assumed and call.kind == "ascend" else ""

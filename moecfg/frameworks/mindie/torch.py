@@ -24,7 +24,7 @@ FUSED_MAX_OUTPUT = 131072  # fused_moe.py:43 MAX_OUTPUT_SIZE = 65536 * 2
 ENV_FILE_KNOB = "HCCL_BUFFSIZE in conf/mindie_env.json"
 
 
-def calls(lay: Layout, dims, ctx, env_buff: str | None, at) -> tuple[list[OpCall], list[Note]]:
+def calls(lay: Layout, dims, ctx, env_buff: tuple[str, str] | None) -> tuple[list[OpCall], list[Note]]:
     """(op calls, launch notes) for a torch-backend entry whose sizes are known (see `unknowns`)."""
     ep, tp = lay.moe_ep.value, lay.tp.value
     setup = C.Setup(lay.product, lay.world.value, lay.dp.value, lay.moe_tp.value, ep, C.ceil_div(dims.num_experts, ep))
@@ -57,7 +57,7 @@ def _steps(lay: Layout) -> list[tuple[str, Value]]:
                    "group (generator.py:1370-1373; model_runner_exp.py:128)")
     prefill = Value(p.value, p.spans, f"maxPrefillTokens {p.value} per DP group (the warm-up's prefill, "
                     "generator.py:1375-1388)")
-    return [("prefill", prefill), ("decode", decode)]
+    return [("decode", decode), ("prefill", prefill)]  # decode first: its MC2 call keeps the role
 
 
 def _failure(lay: Layout, phase: str, step: Value, tokens: int, path: str, why: str, dims) -> Note:
@@ -152,11 +152,12 @@ def _model(b, dims, lay: Layout) -> None:
                                   "(fused_moe.py:136)"))
 
 
-def _env(b, env_buff: str | None) -> None:
+def _env(b, env_buff: tuple[str, str] | None) -> None:
+    """env_buff: (MB as text, how it is known)."""
     if env_buff is None:
         return
-    b.call.arguments["env"] = {"HCCL_BUFFSIZE": env_buff}
-    b.call.derivation["env.HCCL_BUFFSIZE"] = (f"{env_buff} <- {ENV_FILE_KNOB}: the MOE_EP_MC2 group's "
+    b.call.arguments["env"] = {"HCCL_BUFFSIZE": env_buff[0]}
+    b.call.derivation["env.HCCL_BUFFSIZE"] = (f"{env_buff[0]} <- {env_buff[1]}: the MOE_EP_MC2 group's "
                                               "hccl_buffer_size (parallel_info_manager.py:217-220)")
 
 
