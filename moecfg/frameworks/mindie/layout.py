@@ -8,7 +8,6 @@ text_generator/generator.py:285-299 (plugin_params `num_speculative_tokens`); ma
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from moecfg.frameworks import values
@@ -38,6 +37,7 @@ class Layout:
     max_batch: Value  # maxBatchSize, per DP group
     max_prefill: Value  # maxPrefillTokens
     spec: Value  # MTP speculative tokens
+    role: str | None = None  # MindIE-Motor PD role: "prefill" | "decode" (None: a standard server, both phases)
     product: str | None = None
     product_how: str = ""
     flags: dict = field(default_factory=dict)  # key -> Word, as written
@@ -76,8 +76,9 @@ def _group(s: dict, key: str, default: Value) -> Value:
 
 
 def world_size(s: dict, multi: bool) -> Value:
-    """worldSize on one node; across nodes the world is moe_tp x moe_ep when both are written (MindIE refuses any
-    other product, parallel_info_manager.py:210-216), else unknown."""
+    """worldSize on one node; across nodes (multiNodesInferEnabled, or ScheduleConfig.distributedEnable of a
+    Motor PD instance) the world is moe_tp x moe_ep when both are written (MindIE refuses any other product,
+    parallel_info_manager.py:210-216), else unknown."""
     world = s.get("worldSize")
     if not multi:
         return Value(as_int(world), _spans(world), f"worldSize {world.value}" if world else "no worldSize")
@@ -95,8 +96,7 @@ def spec_tokens(word: Word | None) -> Value:
         data = values.load_json(word.value or "")
     except values.JsonValueError:
         return Value(None, (word.span,), "plugin_params is not JSON")
-    n = data.get("num_speculative_tokens", 0) if isinstance(data, dict) else None
-    n = values.integer(n) if not isinstance(n, str) else values.integer(n)
+    n = values.integer(data.get("num_speculative_tokens", 0)) if isinstance(data, dict) else None
     if n is None or n < 0:
         return Value(None, (word.span,), "plugin_params num_speculative_tokens unreadable")
     return Value(n, (word.span,), f"plugin_params num_speculative_tokens {n}")
@@ -105,6 +105,9 @@ def spec_tokens(word: Word | None) -> Value:
 def product(s: dict, ctx) -> tuple[str | None, str]:
     if ctx.product in ("A2", "A3"):
         return ctx.product, ctx.product_source or "settings"
+    hardware = s.get("hardware_type")  # MindIE-Motor user_config deploy_config: "800I_A2" | "800I_A3"
+    if hardware is not None and (hardware.value or "").upper() in ("800I_A2", "800I_A3"):
+        return hardware.value[-2:].upper(), f"deploy_config.hardware_type {hardware.value}"
     ids = as_int(s.get("npuDeviceIds"))
     if ids is not None and ids > A2_DEVICES_PER_NODE:
         return "A3", (f"npuDeviceIds lists {ids} devices on one node (an A2 node has {A2_DEVICES_PER_NODE} NPUs, an A3 "
@@ -115,7 +118,7 @@ def product(s: dict, ctx) -> tuple[str | None, str]:
 def read(launch: Launch, ctx) -> Layout:
     s = settings(launch)
     backend = s["backendType"].value if "backendType" in s else None
-    multi = "multiNodesInferEnabled" in s and s["multiNodesInferEnabled"].value == "true"
+    multi = any(k in s and s[k].value == "true" for k in ("multiNodesInferEnabled", "distributedEnable"))
     world = world_size(s, multi)
     whole = Value(world.value, world.spans, f"the world size ({world.text})")
     one = Value(1, (), "1")
@@ -124,6 +127,7 @@ def read(launch: Launch, ctx) -> Layout:
                  _limit(s, "maxBatchSize"), _limit(s, "maxPrefillTokens"), spec_tokens(s.get("plugin_params")),
                  flags=s)
     lay.product, lay.product_how = product(s, ctx)
+    lay.role = s["role"].value if "role" in s else None
     return lay
 
 
@@ -139,9 +143,3 @@ def model_text(lay: Layout) -> Word | None:
     (`/mnt/weights/DeepSeek-V3.2-w8a8-mtp-QuaRot`), else modelName."""
     return lay.word("modelWeightPath") or lay.word("modelName")
 
-
-def parse_json_list(text: str | None):
-    try:
-        return json.loads(text or "")
-    except ValueError:
-        return None

@@ -1,6 +1,7 @@
 """The op calls of MindIE's torch backend, per phase, with the arguments MindIE passes.
 
-Two phases, as the warm-up runs them at start-up (text_generator/generator.py:512-516, model_runner_exp.py:435-446):
+Two phases, as the warm-up runs them at start-up (text_generator/generator.py:512-516, :805-810: a MindIE-Motor
+prefill node warms up prefill, a decode node decode; model_runner_exp.py:435-446):
 `prefill` steps of up to maxPrefillTokens per DP group and `decode` steps of up to maxBatchSize x (1 + MTP). Per
 step the path comes from choose.py; MC2 calls `npu_moe_distribute_dispatch_v2` / `combine_v2` (when torch_npu has
 them, token_dispatcher.py:180) with (Ascend/MindIE-LLM@8b4871a mindie_llm/runtime/layers/fused_moe/):
@@ -57,7 +58,8 @@ def _steps(lay: Layout) -> list[tuple[str, Value]]:
                    "group (generator.py:1370-1373; model_runner_exp.py:128)")
     prefill = Value(p.value, p.spans, f"maxPrefillTokens {p.value} per DP group (the warm-up's prefill, "
                     "generator.py:1375-1388)")
-    return [("decode", decode), ("prefill", prefill)]  # decode first: its MC2 call keeps the role
+    steps = [("decode", decode), ("prefill", prefill)]  # decode first: its MC2 call keeps the role
+    return [x for x in steps if lay.role in (None, x[0])]  # a Motor PD node warms up its own phase only
 
 
 def _failure(lay: Layout, phase: str, step: Value, tokens: int, path: str, why: str, dims) -> Note:
