@@ -88,8 +88,9 @@ def _role_launches(doc, base: tuple, role: str | None, env_path: str | None, env
         argv = [Word(COMMAND, _span(doc, path, True))] + head + _flags(doc, path, entry, MODEL_KEYS)
         argv += _nested(doc, path + (NESTED_KEY,), entry.get(NESTED_KEY), NESTED_KEY)
         argv += _flags(doc, base + ("BackendConfig", "ScheduleConfig"), backend["ScheduleConfig"], SCHEDULE_KEYS)
-        name_ = entry.get("modelName")
-        out.append(Launch(tuple(argv), dict(env), "mindie", None, name_ if isinstance(name_, str) else None))
+        name_ = entry.get("modelName") if isinstance(entry.get("modelName"), str) else None
+        label = f"{role}: {name_ or 'model'}" if role else name_  # the role names a call-less result's phase
+        out.append(Launch(tuple(argv), dict(env), "mindie", None, label))
     return out
 
 
@@ -149,6 +150,7 @@ def env_file_path(name: str, named=None) -> str | None:
     own = [os.path.join(folder, named)] if isinstance(named, str) and named and not os.path.isabs(named) and \
         ".." not in named.replace("\\", "/").split("/") else []
     for candidate in own + [os.path.join(folder, "conf", ENV_FILE), os.path.join(folder, ENV_FILE)]:
+        candidate = os.path.normpath(candidate) if folder else candidate
         if os.path.isfile(candidate):
             return candidate
     return None

@@ -192,3 +192,34 @@ def test_dense_or_unknown_model_gets_no_op_call(tmp_path):
                             ids=A3_IDS)
     assert ops(results) == [] and [d.code for d in diags] == ["MC993"]
     assert "no op call derived" in diags[0].message and "models:" in diags[0].message
+
+
+PD = Path(__file__).parent / "fixtures" / "mindie" / "guide-v32-a2-pd" / "user_config.json"
+
+
+def test_guide_a2_pd_user_config_one_launch_per_role():
+    done = check_bytes(PD.read_bytes(), str(PD), policy=FilePolicy(Config(), Cli()))
+    roles = {r.launch["role"]: r for r in done.results if r.launch}
+    assert set(roles) == {"prefill", "decode"}
+    prefill = [d.message for d in roles["prefill"].diagnostics if d.code == "MC993"][0]
+    assert "cp > 1" in prefill and roles["prefill"].op in (None, "none")  # cp 32: CP-local tokens, not derived
+    d = roles["decode"]
+    # A2 (hardware_type 800I_A2), world = moe_tp 1 x moe_ep 32 = 32 (16/32/64: MC2 allowed); decode: maxBatchSize 64
+    # x (1 + 2 MTP) = 192 / tp 2 = 96 per device <= capacity min(64 x 3 x 3 / 2, 512) = 288; 256 / 32 = 8 experts
+    assert d.op == "dispatch_combine_v2" and d.arguments["bs"] == 96 and d.arguments["global_bs"] == 96 * 32
+    assert d.arguments["product"] == "A2" and "tp_world_size" not in d.arguments
+    assert d.arguments["env"] == {"HCCL_BUFFSIZE": "1050"} and "capacity 288" in d.derivation["op"]
+    assert not [x for r in done.results for x in r.diagnostics if x.severity == "error"]
+
+
+def test_motor_role_env_section_wins_over_the_common_one(tmp_path):
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    data = json.loads("\n".join(PD.read_text().splitlines()[1:]))
+    (tmp_path / "user_config.json").write_text(json.dumps(data, indent=1))
+    (conf / "mindie_env.json").write_text(json.dumps({"mindie_common_env": {"HCCL_BUFFSIZE": 120},
+                                                      "mindie_server_decode_env": {"HCCL_BUFFSIZE": 4096}}))
+    path = tmp_path / "user_config.json"
+    done = check_bytes(path.read_bytes(), str(path), policy=FilePolicy(Config(), Cli()))
+    decode = next(r for r in done.results if r.launch and r.launch["role"] == "decode")
+    assert decode.arguments["env"] == {"HCCL_BUFFSIZE": "4096"}

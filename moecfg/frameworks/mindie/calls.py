@@ -87,8 +87,12 @@ def _summary(launch: Launch, lay: Layout, buff) -> str:
         parts.append(f"{key} {lay.word(key).value if lay.word(key) else 'unknown'}")
     parts.append(buff[1] or "HCCL_BUFFSIZE unknown")
     ep, tp = _text(lay.moe_ep.value), _text(lay.tp.value)
-    return (f"MindIE {lay.backend} backend: " + ", ".join(parts) + f". MC2 dispatch: ep_world_size {ep}, global_bs = "
+    return (f"MindIE {lay.backend} backend{_role(lay)}: " + ", ".join(parts) + f". MC2 dispatch: ep_world_size {ep}, global_bs = "
             f"ceil(max tokens across DP / tp {tp}) x {ep}, quant_mode 2, the MC2 group's HCCL buffer = HCCL_BUFFSIZE")
+
+
+def _role(lay: Layout) -> str:
+    return f" ({lay.role} node of a MindIE-Motor PD deployment)" if lay.role else ""
 
 
 def _text(value) -> str:
@@ -115,13 +119,13 @@ def _unknowns(lay: Layout, ctx, dims) -> str:
 
         word = model_text(lay)
         return models.unresolved_reason(word.value if word else None, ctx) + " (h, k and experts per rank decide the op)"
+    if lay.cp.value is not None and lay.cp.value > 1:
+        return "cp > 1: tokens per device are the CP rank's batch (moe_comm_strategy.py:28-29), not derived here"
     sizes = {"tp": lay.tp, "dp": lay.dp, "cp": lay.cp, "moe_tp": lay.moe_tp, "moe_ep": lay.moe_ep,
              "maxBatchSize": lay.max_batch, "maxPrefillTokens": lay.max_prefill, "MTP tokens": lay.spec}
     missing = [k for k, v in sizes.items() if v.value is None or v.value < (0 if k == "MTP tokens" else 1)]
     if missing:
         return f"{', '.join(missing)} not known statically ({'; '.join(sizes[k].text for k in missing)})"
-    if lay.cp.value > 1:
-        return "cp > 1: tokens per device are the CP rank's batch (moe_comm_strategy.py:28-29), not derived here"
     if lay.product == "A2" and lay.world.value is None:
         return f"the world size is not known ({lay.world.text}): A2 runs MC2 only at 16/32/64 ranks"
     return ""
@@ -171,8 +175,9 @@ def _atb(launch: Launch, lay: Layout, ctx, buff) -> list[Note]:
     if not notes:
         notes += atb.raised(lay, section, dims, bufs)
     shown = ", ".join(f"{k} {v[0] if v[0] is not None else 'refused'} MB" for k, v in bufs.items())
-    text = (f"MindIE atb backend: worldSize {_text(lay.world.value)}, tp {_text(lay.tp.value)}, dp "
-            f"{_text(lay.dp.value)}, moe_tp {_text(lay.moe_tp.value)}, moe_ep {_text(lay.moe_ep.value)}; "
+    written = ", ".join(f"{k} {lay.word(k).value if lay.word(k) else 'not set'}"
+                        for k in ("worldSize", "tp", "dp", "moe_tp", "moe_ep"))
+    text = (f"MindIE atb backend{_role(lay)}: {written}; "
             f"HCCL buffers {shown} (models section {section or 'none applies'}). The MC2 calls of the atb graphs "
             "are built in C++ (atb_framework) and not derived here")
     return notes + [Note(rules.LAUNCH.code, text, launch.span)]
