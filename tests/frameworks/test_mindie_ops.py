@@ -169,6 +169,8 @@ def test_atb_dynamic_ep_raises_the_ep_buffer(tmp_path, mb, raised):
         assert "= 1793 MB" in hits[0].message and f"configured {mb} MB" in hits[0].message
         info = next(d for d in diags if d.code == "MC993").message
         assert "hccl_moe_ep_buffer 1793 MB" in info
+        # tp 8, dp 2, moe_ep 16 (moe_tp 1: no group): 2 x 128 + 2 x 128 + 2 x 1793 = 4098 MB at least per rank
+        assert "= 4098 MB of HCCL buffers" in info
 
 
 @pytest.mark.parametrize("fraction, over", [(0.99, True), (0.95, False)])

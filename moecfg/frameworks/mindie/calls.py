@@ -178,6 +178,21 @@ def _atb(launch: Launch, lay: Layout, ctx, buff) -> list[Note]:
     written = ", ".join(f"{k} {lay.word(k).value if lay.word(k) else 'not set'}"
                         for k in ("worldSize", "tp", "dp", "moe_tp", "moe_ep"))
     text = (f"MindIE atb backend{_role(lay)}: {written}; "
-            f"HCCL buffers {shown} (models section {section or 'none applies'}). The MC2 calls of the atb graphs "
-            "are built in C++ (atb_framework) and not derived here")
+            f"HCCL buffers {shown} (models section {section or 'none applies'}){_atb_memory(lay, bufs)}. The MC2 "
+            "calls of the atb graphs are built in C++ (atb_framework) and not derived here")
     return notes + [Note(rules.LAUNCH.code, text, launch.span)]
+
+
+def _atb_memory(lay: Layout, bufs: dict) -> str:
+    """Per rank: 2 x buffer of each group of more than one rank (tp, dp, moe_tp, moe_ep written in config.json)."""
+    from moecfg.frameworks.mindie import memory
+
+    sizes = {k: as_int(lay.word(k)) for k in ("tp", "dp", "moe_tp", "moe_ep")}
+    if any(v is None or v < 1 for v in sizes.values()) or any(v[0] is None for v in bufs.values()):
+        return ""
+    comms = memory.atb_comms(sizes, bufs)
+    if not comms:
+        return ""
+    parts = " + ".join(f"{c.name} 2 x {c.mb}" for c in comms)
+    return (f"; per rank at least {parts} = {sum(2 * c.mb for c in comms)} MB of HCCL buffers (the attention and MoE "
+            "groups; atb's other groups take hccl_buffer each, atb_llm/utils/mapping.py:89-120,175-176)")
