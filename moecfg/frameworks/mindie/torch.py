@@ -64,29 +64,40 @@ def _steps(lay: Layout) -> list[tuple[str, Value]]:
 
 def _failure(lay: Layout, phase: str, step: Value, tokens: int, path: str, why: str, dims) -> Note:
     rule = rules.FUSED_TOKENS if path == C.FUSED_TOO_MANY else rules.NO_STRATEGY
-    knob = "maxPrefillTokens" if phase == "prefill" else "maxBatchSize"
     if path == C.FUSED_TOO_MANY:
-        tp = lay.tp.value
-        most = C.FUSED_MAX_TOKENS * tp if tp > 1 else C.FUSED_MAX_TOKENS
-        if phase == "decode":
-            most //= 1 + lay.spec.value
-        fix = f"lower {knob} to {most}" + (f" (x (1 + {lay.spec.value}) MTP tokens / tp {tp} <= "
-                                          f"{C.FUSED_MAX_TOKENS})" if phase == "decode" else
-                                          f" ({knob} / tp {tp} <= {C.FUSED_MAX_TOKENS})")
-        at = step.spans[0] if step.spans else lay.flags["backendType"].span
+        fix, at = _fewer_tokens(lay, phase, step, C.FUSED_MAX_TOKENS)
     else:
-        fix, at = _no_strategy_fix(lay, dims)
+        fix, at = _no_strategy_fix(lay, phase, step, why)
     return Note(rule.code, f"{phase} steps of {tokens} tokens per device ({step.text}, / tp {lay.tp.value}): {why}; "
                 f"MindIE's warm-up runs this step at start-up, so mindie_llm_server fails; {fix}", at)
 
 
-def _no_strategy_fix(lay: Layout, dims):
+def _fewer_tokens(lay: Layout, phase: str, step: Value, per_device: int):
+    """'lower maxPrefillTokens to N' so that a step is at most `per_device` tokens per device, and where."""
+    tp, spec = max(lay.tp.value, 1), lay.spec.value
+    knob = "maxPrefillTokens" if phase == "prefill" else "maxBatchSize"
+    most = per_device * tp // (1 if phase == "prefill" else 1 + spec)
+    how = f"{knob} / tp {tp}" if phase == "prefill" else f"{knob} x (1 + {spec}) MTP tokens / tp {tp}"
+    at = step.spans[0] if step.spans else lay.flags["backendType"].span
+    return f"lower {knob} to {most} ({how} <= {per_device})", at
+
+
+def _no_strategy_fix(lay: Layout, phase: str, step: Value, why: str):
     if lay.moe_tp.value > 1:
         word = lay.word("moe_tp") or lay.word("moe_ep") or lay.flags["backendType"]
         return f"set \"moe_tp\": 1 and \"moe_ep\": {lay.world.value or 'the world size'}", word.span
-    word = lay.word("maxBatchSize") or lay.flags["backendType"]
-    return ("keep decode tokens per device within the MC2 capacity (lower maxBatchSize) and experts per rank "
-            f"<= {C.MAX_EXPERTS_PER_RANK} (raise moe_ep), or run on A2 without dp"), word.span
+    fixes, at = [], lay.flags["backendType"].span
+    if "> capacity" in why:
+        fix, at = _fewer_tokens(lay, phase, step, C.MC2_MAX_CAPACITY)
+        fixes.append(fix)
+    if "experts per rank >" in why:
+        fixes.append(f"raise moe_ep until experts per rank <= {C.MAX_EXPERTS_PER_RANK}")
+    if "not 16/32/64" in why:
+        fixes.append("deploy on 16, 32 or 64 A2 devices (MC2's world sizes)")
+        at = (lay.word("worldSize") or lay.word("moe_ep") or lay.flags["backendType"]).span if not fixes[:-1] else at
+    if lay.product == "A2" and lay.dp.value > 1:
+        fixes.append("or set \"dp\": 1 (AllGather then takes the step)")
+    return "; ".join(fixes) or "see the strategy table (docs/frameworks/mindie.md)", at
 
 
 def _call(lay: Layout, dims, ctx, env_buff, phase: str, step: Value, tokens: int, path: str, why: str) -> OpCall:
