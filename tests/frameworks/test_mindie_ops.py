@@ -110,7 +110,10 @@ def test_a2_mc2_only_at_world_16_32_64(tmp_path, world, mc2):
     results, diags = deploy(tmp_path, entry, {"maxBatchSize": 64, "maxPrefillTokens": 8192}, {"HCCL_BUFFSIZE": 1024},
                             product="A2")
     assert any(op == "dispatch_combine_v2" for _, op, _ in ops(results)) == mc2
-    assert any(d.code == "MC995" and f"A2 world size {world} not 16/32/64" in d.message for d in diags) != mc2
+    hits = [d for d in diags if d.code == "MC995" and f"A2 world size {world} not 16/32/64" in d.message]
+    assert bool(hits) != mc2
+    if hits:
+        assert '"worldSize"' in line_of(tmp_path, hits[0]) and "16, 32 or 64 A2 devices" in hits[0].message
 
 
 def test_moe_tp_is_refused_by_every_strategy(tmp_path):
