@@ -3,7 +3,7 @@
 
 Read at Ascend/MindIE-LLM@8b4871a (the v3.0.0 line): the torch backend's ParallelInfoManager
 (mindie_llm/runtime/utils/distributed/parallel_info_manager.py), MoE strategy table and MC2 token dispatcher
-(mindie_llm/runtime/layers/fused_moe/) -> op calls per phase (torch.py, choose.py); the atb backend's HCCL buffers
+(mindie_llm/runtime/layers/fused_moe/) -> op calls per phase (torch_backend.py, choose.py); the atb backend's HCCL buffers
 and validator (atb.py); the memory the communicators take (memory.py). layout.py reads the entry once.
 """
 from __future__ import annotations

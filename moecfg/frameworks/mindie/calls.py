@@ -1,5 +1,5 @@
 """What MindIE resolves from one ModelConfig entry: the start-up checks (rules.py cites the lines), the op calls of
-the torch backend (torch.py), the atb backend's buffers (atb.py) and the memory they take (memory.py). Values MindIE
+the torch backend (torch_backend.py), the atb backend's buffers (atb.py) and the memory they take (memory.py). Values MindIE
 leaves to run time stay unknown.
 
 HCCL_BUFFSIZE: the env file beside config.json (conf/mindie_env.json) when it sets it; else the 120 MB of MindIE's
@@ -132,7 +132,7 @@ def _unknowns(lay: Layout, ctx, dims) -> str:
 
 
 def _torch(launch: Launch, lay: Layout, ctx, buff, out: Derivation) -> str:
-    from moecfg.frameworks.mindie import torch
+    from moecfg.frameworks.mindie import torch_backend as torch
 
     dims = _dims(lay, ctx)
     why = _unknowns(lay, ctx, dims)
