@@ -108,8 +108,10 @@ def product(s: dict, ctx) -> tuple[str | None, str]:
     hardware = s.get("hardware_type")  # MindIE-Motor user_config deploy_config: "800I_A2" | "800I_A3"
     if hardware is not None and (hardware.value or "").upper() in ("800I_A2", "800I_A3"):
         return hardware.value[-2:].upper(), f"deploy_config.hardware_type {hardware.value}"
-    ids = as_int(s.get("npuDeviceIds"))
-    if ids is not None and ids > A2_DEVICES_PER_NODE:
+    ids, ep = as_int(s.get("npuDeviceIds")), as_int(s.get("moe_ep"))
+    # an Atlas 300I Duo server also lists 16 devices, but MindIE runs no EP strategy on 310P (moe_comm_strategy.py
+    # :136-137, :163-164): only an EP deployment reads the count as A3
+    if ids is not None and ids > A2_DEVICES_PER_NODE and ep is not None and ep > 1:
         return "A3", (f"npuDeviceIds lists {ids} devices on one node (an A2 node has {A2_DEVICES_PER_NODE} NPUs, an A3 "
                       "node 16 dies: docs/zh/user_guide/models/deepseek/deepseek_v3.2.md:169)")
     return None, ""
