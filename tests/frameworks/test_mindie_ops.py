@@ -228,3 +228,14 @@ def test_motor_role_env_section_wins_over_the_common_one(tmp_path):
     done = check_bytes(path.read_bytes(), str(path), policy=FilePolicy(Config(), Cli()))
     decode = next(r for r in done.results if r.launch and r.launch["role"] == "decode")
     assert decode.arguments["env"] == {"HCCL_BUFFSIZE": "4096"}
+
+
+@pytest.mark.parametrize("ids, moe_ep, a3", [(A3_IDS, 16, True), ([list(range(8))], 16, False),
+                                             (A3_IDS, 1, False)])
+def test_device_count_names_a3_only_for_more_than_8_devices_with_ep(tmp_path, ids, moe_ep, a3):
+    entry = {"worldSize": 16, "backendType": "torch", "dp": 16, "tp": 1, "moe_tp": 16 // moe_ep, "moe_ep": moe_ep}
+    results, diags = deploy(tmp_path, entry, {"maxBatchSize": 16, "maxPrefillTokens": 1024}, {"HCCL_BUFFSIZE": 1024},
+                            ids=ids)
+    info = next(d for d in diags if d.code == "MC993").message
+    assert ("the product is not known" not in info) == a3
+    assert any(r.arguments.get("product") == "A3" for r in results if r.arguments) == a3
