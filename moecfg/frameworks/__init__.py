@@ -21,6 +21,7 @@ FRAMEWORK_MODULES = {
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm": "moecfg.frameworks.vllm",
+    "mindspeed": "moecfg.frameworks.mindspeed",  # before megatron: a MindSpeed launch is a Megatron one with a sign
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
 }
