@@ -184,7 +184,8 @@ def _call(a: Args, ctx, world, par, experts: int, kind: str, why_ms: str) -> OpC
                 else f"TP {tp} (Megatron's default)", "num_experts": f"--num-experts {experts}",
                 "dispatcher": a.said("--moe-token-dispatcher-type", kind)}
     why = (f"--moe-token-dispatcher-type {kind}: HCCL {'all-gather' if kind == 'allgather' else 'all-to-all'} over "
-           "the expert groups, sized by each group's HCCL buffer (below); no fused MC2 / DeepEP buffer"
+           "the expert groups, each with the HCCL buffer MindSpeed gives it or HCCL_BUFFSIZE (`moecfg explain-launch` "
+           "lists them); no fused MC2 / DeepEP buffer"
            if moe else "no --num-experts: a dense model, no MoE dispatch")
     call = OpCall("train", "none", None, args, how, {"world_size": world.spans}, why_none=why, quiet=not moe)
     group = "tp_ep_mp" if kind == "allgather" or (kind == "alltoall_seq" and a.on("--moe-tp-extend-ep")) else "ep"

@@ -81,10 +81,33 @@ def _options(words) -> dict[str, tuple[str | None, Span]]:
     return out
 
 
+_SIZES = ("--worker_num", "--nproc_per_node", "--nproc-per-node", "--nnodes")
+
+
+def _hidden(words):
+    """The first unknown word that may hide a size option: not the value of the option before it, and not an
+    `--option=$X` of another option."""
+    for i, w in enumerate(words):
+        if w.value is not None:
+            continue
+        before = words[i - 1].value if i else None
+        if before and before.startswith("--") and "=" not in before and before not in _SIZES:
+            continue  # `--master_addr $IP`: a value
+        text = w.pattern or ""
+        if text.startswith("--") and "=" in text and text.split("=", 1)[0] not in _SIZES:
+            continue  # `--log_dir=$DIR`
+        return w
+    return None
+
+
 def world(launch, start: int) -> World:
     """The world size the launcher starts (`start`: the index after the entry script)."""
     prog = program(launch)
-    opts = _options(launch.argv[1:max(start - 1, 1)])
+    own = launch.argv[1:max(start - 1, 1)]
+    hidden = _hidden(own)
+    if hidden is not None:  # `$DISTRIBUTED_ARGS` from an unset variable: --worker_num / --nnodes may be in it
+        return World(None, f"{prog}: an argument word of the launcher is not known statically", (hidden.span,))
+    opts = _options(own)
     if prog == "msrun":
         text, span = opts.get("__worker_num", (str(MSRUN_DEFAULT_WORKERS), None))
         n = integer(text) if text is not None else None
