@@ -76,8 +76,10 @@ def _options(words) -> dict[str, tuple[str | None, Span]]:
         name, eq, inline = text.partition("=")
         if eq:
             out[name.replace("-", "_")] = (inline, w.span)
-        elif i + 1 < len(words):
-            out[name.replace("-", "_")] = (words[i + 1].value, words[i + 1].span)
+        elif i + 1 < len(words):  # the span runs from the option through its value
+            v = words[i + 1].span
+            out[name.replace("-", "_")] = (words[i + 1].value, Span(w.span.line, w.span.column, v.end_line,
+                                                                    v.end_column) if v.line >= w.span.line else v)
     return out
 
 
