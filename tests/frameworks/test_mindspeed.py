@@ -242,3 +242,20 @@ def test_explain_launch_shows_each_group():
     text = render(Report(results=lint(fixture("pretrain_deepseek3_671b_4k_A3_ms.sh"), A3)))
     assert "mindspeed" in text and "hccl_buffer_mb.ep = 400 <- group 'ep': HCCL_BUFFSIZE=400" in text
     assert "world_size = 512" in text and "memory per rank on A3" in text
+
+
+def test_world_unknown_keeps_the_buffers_and_skips_the_memory_check():
+    call = call_of(f"export HCCL_BUFFSIZE=300\npython {MOE} --expert-model-parallel-size 8 --tensor-model-parallel-size 2")
+    assert call.arguments["world_size"] == "unknown" and "memory_budget" not in call.derived
+    assert call.arguments["hccl_buffer_mb"]["dp"] == 300  # the buffer is known; the group's size is not
+    assert "ranks unknown" in call.derivation["hccl_buffer_mb.dp"]
+
+
+def test_hostile_buffer_values():
+    key = "k" * 5000
+    with pytest.raises(H.SyntaxRefused) as exc:
+        H.parse_group_buffer(f"{key}:1")
+    assert len(str(exc.value)) < 200
+    call = call_of(f"msrun --worker_num 16 {MOE} --hccl-group-buffer-adaptive --hccl-ep-group-buffer-adaptive-factor "
+                   "1e308 --moe-token-dispatcher-type allgather")
+    assert call.arguments["hccl_buffer_mb"] == "not derived"  # the volume overflows: said, not a traceback

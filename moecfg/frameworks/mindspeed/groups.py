@@ -45,7 +45,7 @@ class Layout:
     dispatch_group: str = "ep"  # the group the MoE dispatcher communicates over every MoE layer
 
     @property
-    def dp(self) -> int:
+    def dp(self) -> int:  # 0 when the world size is unknown (0)
         return self.world // (self.tp * self.pp * self.cp)
 
     @property
@@ -54,13 +54,15 @@ class Layout:
 
 
 def sizes(lay: Layout) -> list[tuple[str, int]]:
-    """(group name, ranks) of every group with more than one rank, in Megatron's creation order."""
+    """(group name, ranks) of every group with more than one rank, in Megatron's creation order. World size unknown
+    (0): the groups whose size depends on it are listed with 0 ranks (their buffer is known, their size not)."""
     dense = [("dp", lay.dp), ("dp_cp", lay.dp * lay.cp), ("cp", lay.cp), ("mp", lay.tp * lay.pp), ("tp", lay.tp),
              ("pp", lay.pp), ("embd", 2 if lay.pp > 1 else 1), ("tp_dp_cp", lay.tp * lay.dp * lay.cp),
              ("tp_dp", lay.tp * lay.dp), ("tp_cp", lay.tp * lay.cp)]
     expert = [("ep", lay.ep), ("ep_tp", lay.etp), ("tp_ep_mp", lay.etp * lay.ep), ("tp_ep_pp", lay.etp * lay.ep * lay.pp),
               ("ep_dp", lay.edp)] if lay.moe else []
-    return [(name, n) for name, n in dense + expert if n > 1]
+    unknown = {"dp", "dp_cp", "tp_dp_cp", "tp_dp", "ep_dp"} if not lay.world else set()
+    return [(name, 0 if name in unknown else n) for name, n in dense + expert if n > 1 or name in unknown]
 
 
 def every_step(lay: Layout) -> set[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from moecfg.frameworks.values import integer
+from moecfg.frameworks.values import clipped, integer
 
 HAF = "Ascend/MindSpeed@028de58 mindspeed/core/hccl_buffer/hccl_adaptive_func.py"
 _H = "hccl_adaptive_func.py"  # in per-group texts
@@ -48,13 +48,13 @@ def parse_group_buffer(text: str) -> dict[str, int]:
             raise SyntaxRefused("The value format of --hccl-group-buffer is not valid. Expected 'key:value' pairs "
                                 "separated by ';'")
         key, value = (p.strip().replace(" ", "") for p in pair)
-        if key not in ALLOWED_KEYS:
-            raise SyntaxRefused(f"Key '{key}' is not allowed in --hccl-group-buffer")
+        if key not in ALLOWED_KEYS:  # MindSpeed's messages, with the file's text clipped
+            raise SyntaxRefused(f"Key '{clipped(key)}' is not allowed in --hccl-group-buffer")
         number = integer(value)
         if number is None:
-            raise SyntaxRefused(f"'{value}' is not a valid positive integer for key '{key}'")
+            raise SyntaxRefused(f"'{clipped(value)}' is not a valid positive integer for key '{key}'")
         if number <= 0:
-            raise SyntaxRefused(f"Value {number} for key '{key}' must be greater than 0")
+            raise SyntaxRefused(f"Value {clipped(number)} for key '{key}' must be greater than 0")
         out[key] = number
     return out
 

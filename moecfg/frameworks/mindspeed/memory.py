@@ -26,7 +26,8 @@ def add_buffers(a, ctx, call, world, lay: G.Layout, kind: str) -> None:
     comms = G.communicators(lay, table, mb, how)
     call.arguments["hccl_buffer_mb"] = {c.name: c.mb for c in comms}
     for c in comms:
-        call.derivation[f"hccl_buffer_mb.{c.name}"] = f"{c.mb} <- {c.why}; {c.ranks} ranks, HCCL allocates 2 x {c.mb} MB" \
+        ranks = f"{c.ranks} ranks" if c.ranks else "ranks unknown (the world size is not known)"
+        call.derivation[f"hccl_buffer_mb.{c.name}"] = f"{c.mb} <- {c.why}; {ranks}, HCCL allocates 2 x {c.mb} MB" \
             + _lost_entry(table, c.name)
     if world.size is None or not comms:
         return
@@ -87,7 +88,11 @@ def _adaptive(a, lay: G.Layout, kind: str) -> tuple[dict | None, str]:
         return None, "--micro-batch-size or --moe-router-topk is not known"
     shape = H.Shape(seq, mbs, hidden, lay.tp, lay.cp, lay.ep, topk, kind, a.on("--sequence-parallel"), factor,
                     a.on("--moe-tp-extend-ep"))
-    return {k: (mb, f"--hccl-group-buffer-adaptive: {how}") for k, (mb, how) in H.adaptive(shape).items()}, ""
+    try:
+        table = H.adaptive(shape)
+    except OverflowError:  # a factor or size so large the volume is no finite float
+        return None, "--hccl-group-buffer-adaptive: the sizes overflow (a factor or size far beyond a real one)"
+    return {k: (mb, f"--hccl-group-buffer-adaptive: {how}") for k, (mb, how) in table.items()}, ""
 
 
 def _lost_entry(table, name: str) -> str:
