@@ -11,9 +11,11 @@ core_v0.12.1 group asks for them, so those groups keep HCCL_BUFFSIZE (`ep:400` i
 Sizes (decoder only, order tp-cp-ep-dp-pp): DP = world / (TP x PP x CP) (PS:629-632), expert DP = world / (ETP x EP x
 PP) (PS:693-703), ETP defaults to TP. A group of one rank runs no collective (Megatron skips them), so it has no
 communicator here; `embd` (first and last pipeline stage) exists on those ranks only and is counted when PP > 1.
-HCCL allocates 2 x the buffer per communicator (the in and out windows; CANN HCCL guide, as MC901 and vllm-ascend's
-MC950 count it), when the group runs its first collective (torch_npu creates the communicator lazily, assumed as for
-ProcessGroupNCCL): `every_step` marks the groups a training step certainly uses (tp: every layer; ep: the MoE
+HCCL allocates 2 x the buffer per communicator: CANN hcomm's CCLBufferManager::CreateCommCCLbuffer
+(ccl_buffer_manager.cc, read in a public mirror of the CANN open source, commit not pinned) makes one device allocation
+of the in + out CCL buffers (each the communicator's hccl_buffer_size, else HCCL_BUFFSIZE) plus a small expansion
+window (EXP_BUFFER_SIZE, not counted here), when a collective first needs them — as MC901 and vllm-ascend's MC950 count
+it. So a group that never communicates allocates nothing: `every_step` marks the groups a training step certainly uses (tp: every layer; ep: the MoE
 all-to-all over ep, or over tp_ep_mp for the allgather dispatcher and MindSpeed's --moe-tp-extend-ep dispatcher
 (Ascend/MindSpeed@028de58 mindspeed/core/transformer/moe/moe_feature/tp_extend_ep/token_dispatcher.py:114,196; get_expert_tensor_and_model_
 parallel_group); dp_cp and ep_dp: gradient reduction), the rest are an upper bound.
