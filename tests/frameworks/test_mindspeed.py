@@ -259,3 +259,17 @@ def test_hostile_buffer_values():
     call = call_of(f"msrun --worker_num 16 {MOE} --hccl-group-buffer-adaptive --hccl-ep-group-buffer-adaptive-factor "
                    "1e308 --moe-token-dispatcher-type allgather")
     assert call.arguments["hccl_buffer_mb"] == "not derived"  # the volume overflows: said, not a traceback
+
+
+@pytest.mark.parametrize("extra, refused", [
+    ("--moe-fb-overlap --moe-grouped-gemm --expert-tensor-parallel-size 1", False),
+    ("--moe-fb-overlap --expert-tensor-parallel-size 1", True),  # fb_overlap.py:87 requires grouped gemm
+    ("--moe-fb-overlap --moe-grouped-gemm", True),  # expert-TP defaults to TP 2 (:91-94)
+    ("--moe-fb-overlap --moe-grouped-gemm --expert-tensor-parallel-size 1 --moe-token-dispatcher-type allgather", True),
+    ("--moe-alltoall-mc2 --expert-tensor-parallel-size 1", False),
+    ("--moe-alltoall-mc2", True),  # alltoall needs expert-TP 1 (moe_alltoall_mc2.py:36-38)
+    ("--moe-alltoall-mc2 --expert-tensor-parallel-size 1 --moe-fb-overlap --moe-grouped-gemm", True),  # incompatible
+])
+def test_mc926_fb_overlap_and_alltoall_mc2(extra, refused):
+    text = f"msrun --worker_num 16 {MOE} --expert-model-parallel-size 8 --tensor-model-parallel-size 2 {extra}"
+    assert ("MC926" in codes(lint(text, A3))) is refused

@@ -18,7 +18,8 @@ _INT = ("--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--con
         "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-experts", "--moe-router-topk",
         "--hidden-size", "--seq-length", "--micro-batch-size")
 _BOOL = ("--sequence-parallel", "--hccl-group-buffer-adaptive", "--moe-tp-extend-ep", "--moe-permutation-async-comm",
-         "--moe-grouped-gemm", "--moe-alltoall-overlap-comm", "--moe-allgather-overlap-comm")
+         "--moe-grouped-gemm", "--moe-alltoall-overlap-comm", "--moe-allgather-overlap-comm", "--moe-fb-overlap",
+         "--moe-alltoall-mc2", "--use-ascend-mc2")
 FLAGS = tuple(FlagSpec(n) for n in _INT) + tuple(FlagSpec(n, takes_value=False) for n in _BOOL) + tuple(
     FlagSpec(n) for n in ("--moe-token-dispatcher-type", "--hccl-group-buffer", "--hccl-ep-group-buffer-adaptive-factor",
                           "--context-parallel-algo", "--moe-expert-capacity-factor"))
@@ -74,7 +75,7 @@ def derive_call(launch, ctx, start: int, why_ms: str) -> tuple[OpCall | None, li
         return None, notes + a.notes
     tp, pp, cp, ep = (sizes[f"--{n}-parallel-size"] for n in ("tensor-model", "pipeline-model", "context", "expert-model"))
     etp = a.int("--expert-tensor-parallel-size") if a.flags.get("--expert-tensor-parallel-size") else tp
-    notes += _moe_refusals(a, experts, tp, ep) + _world_refusals(a, world, tp, pp, cp, ep, etp, experts > 0)
+    notes += _moe_refusals(a, experts, tp, ep, etp) + _world_refusals(a, world, tp, pp, cp, ep, etp, experts > 0)
     if etp is None or any(n.code in (rules.WORLD_INDIVISIBLE.code, "MC981") for n in notes):
         return None, notes + a.notes
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
@@ -97,7 +98,7 @@ def _syntax(a: Args) -> list[Note]:
     return []
 
 
-def _moe_refusals(a: Args, experts: int, tp: int, ep: int) -> list[Note]:
+def _moe_refusals(a: Args, experts: int, tp: int, ep: int, etp: int | None) -> list[Note]:
     """Megatron's MC981 and MindSpeed's validate_args refusals (MC926), for a MoE model."""
     if not experts:
         return []
@@ -127,6 +128,10 @@ def _moe_refusals(a: Args, experts: int, tp: int, ep: int) -> list[Note]:
         elif not (a.on("--moe-permutation-async-comm") and a.on("--moe-grouped-gemm")):
             need.append(("--moe-allgather-overlap-comm", "needs --moe-permutation-async-comm and --moe-grouped-gemm",
                          "moe_allgather_overlap.py:26-30"))
+    if a.on("--moe-fb-overlap"):
+        need += _fb_overlap(a, kind, ep, etp)
+    if a.on("--moe-alltoall-mc2"):
+        need += _alltoall_mc2(a, kind, tp, etp)
     for flag, what, where in need:
         out.append(Note(rules.MOE_FLAGS_REFUSED.code, f"{flag} {what}: MindSpeed raises AssertionError when it "
                         f"validates the arguments ({src}/{where})", a.span(flag)))
@@ -149,6 +154,38 @@ def _alltoall_overlap(a: Args, kind: str, tp: int, ep: int) -> list[tuple[str, s
         return [(flag, "with alltoall_seq needs --moe-permutation-async-comm and --moe-grouped-gemm", f"{where}:39-43")]
     if tp > 1 and not a.on("--moe-tp-extend-ep"):
         return [(flag, f"with alltoall_seq and TP {tp} needs --moe-tp-extend-ep", f"{where}:44-45")]
+    return []
+
+
+def _fb_overlap(a: Args, kind: str, ep: int, etp: int | None) -> list[tuple[str, str, str]]:
+    """fb_overlap.py:85-94 (MoEFwdBwdOverlapFeature.validate_args; the checks moecfg reads flags for)."""
+    flag, where = "--moe-fb-overlap", "fb_overlap.py"
+    if a.on("--moe-tp-extend-ep"):
+        return [(flag, "is incompatible with --moe-tp-extend-ep", f"{where}:85")]
+    if not a.on("--moe-grouped-gemm"):
+        return [(flag, "requires --moe-grouped-gemm", f"{where}:87")]
+    if kind in ("allgather", "alltoall_seq"):
+        return [(flag, f"does not support --moe-token-dispatcher-type {kind}", f"{where}:88-89")]
+    if etp is not None and (etp != 1 or ep == 1):
+        return [(flag, f"needs expert-TP 1 (here {etp}) and EP > 1 (here {ep})", f"{where}:91-94")]
+    return []
+
+
+def _alltoall_mc2(a: Args, kind: str, tp: int, etp: int | None) -> list[tuple[str, str, str]]:
+    """moe_alltoall_mc2.py:21-42 (MoEAlltoAllMC2Feature.validate_args)."""
+    flag, where = "--moe-alltoall-mc2", "moe_alltoall_mc2.py"
+    for other in ("--use-ascend-mc2", "--moe-alltoall-overlap-comm", "--moe-allgather-overlap-comm", "--moe-fb-overlap",
+                  "--moe-tp-extend-ep"):
+        if a.on(other):
+            return [(flag, f"is incompatible with {other}", f"{where}:22-26")]
+    if kind not in ("alltoall", "alltoall_seq"):
+        return [(flag, f"needs --moe-token-dispatcher-type alltoall or alltoall_seq (not {kind})", f"{where}:28-29")]
+    if kind == "alltoall_seq" and tp != 1:
+        return [(flag, f"with alltoall_seq needs TP 1 (here {tp})", f"{where}:33-35")]
+    if kind == "alltoall" and etp is not None and etp != 1:
+        return [(flag, f"with alltoall needs expert-TP 1 (here {etp})", f"{where}:36-38")]
+    if kind == "alltoall" and a.flags.get("--moe-expert-capacity-factor"):
+        return [(flag, "refuses --moe-expert-capacity-factor (dropless only)", f"{where}:39-40")]
     return []
 
 

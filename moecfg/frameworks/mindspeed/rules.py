@@ -26,11 +26,14 @@ GROUP_BUFFER_SYNTAX = rule(
 MOE_FLAGS_REFUSED = rule(
     "MC926", "mindspeed-moe-flags-refused", ERROR, "A MindSpeed MoE flag combination its argument validation refuses",
     family=_F, source=f"{MS} mindspeed/features_manager/moe/tp_extend_ep.py:20-28, moe_alltoall_overlap.py:22-45, "
-    "moe_allgather_overlap.py:22-30 (validate_args, inherited by MindSpeed-LLM's MoETpExtendEpFeature)",
+    "moe_allgather_overlap.py:22-30, fb_overlap.py:85-94, moe_alltoall_mc2.py:21-42 (validate_args, run for every "
+    "feature by MindSpeed-LLM's mindspeed_llm/training/arguments.py:216)",
     why="MindSpeed checks its MoE features when it validates the arguments and raises AssertionError: "
     "--moe-tp-extend-ep needs num_experts divisible by TP x EP, --moe-permutation-async-comm and --moe-grouped-gemm, "
     "and no capacity factor; --moe-alltoall-overlap-comm needs an alltoall / alltoall_seq dispatcher and EP > 1 (and "
-    "its own companions per dispatcher); --moe-allgather-overlap-comm the allgather dispatcher.",
+    "its own companions per dispatcher); --moe-allgather-overlap-comm the allgather dispatcher; --moe-fb-overlap "
+    "--moe-grouped-gemm, the alltoall dispatcher, expert-TP 1 and EP > 1, and no --moe-tp-extend-ep; "
+    "--moe-alltoall-mc2 an alltoall / alltoall_seq dispatcher (TP 1 / expert-TP 1) and none of the overlap features.",
     cann_error="AssertionError: `--moe-tp-extend-ep` needs `--moe-permutation-async-comm` and `--moe-grouped-gemm`.",
     fail_text="`--moe-tp-extend-ep --moe-token-dispatcher-type alltoall_seq --moe-grouped-gemm` without "
     "--moe-permutation-async-comm.", pass_example=_OK, fix="Add the flag the message names, or drop the feature flag.")
