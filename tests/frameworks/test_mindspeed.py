@@ -67,7 +67,7 @@ def shape(**kw):
 def test_adaptive_dense_groups():
     t = H.adaptive(shape())
     # S x B x H = 4096 x 7168 = 28 MiB: tp 2 x 28 = 56 with sequence parallelism, pp 2 x ceil(28 / TP 2) = 28
-    assert (t["tp"][0], t["pp"][0], t["pp_new_stream"][0], t["cp"][0]) == (56, 28, 28, 28)
+    assert (t["tp"][0], t["pp"][0], t["pp_new_stream"][0]) == (56, 28, 28) and "cp" not in t  # CP 1: no cp group
     assert (t["mp"][0], t["mp_exp"][0], t["tp_cp"][0], t["exp"][0]) == (10, 10, 10, 200)  # constants; no factor
     t = H.adaptive(shape(sequence_parallel=False))
     assert (t["tp"][0], t["pp"][0]) == (112, 56)  # 2 x 56; pp without the / TP
@@ -273,3 +273,29 @@ def test_hostile_buffer_values():
 def test_mc926_fb_overlap_and_alltoall_mc2(extra, refused):
     text = f"msrun --worker_num 16 {MOE} --expert-model-parallel-size 8 --tensor-model-parallel-size 2 {extra}"
     assert ("MC926" in codes(lint(text, A3))) is refused
+
+
+@pytest.mark.parametrize("kw, table", [
+    # ulysses: 2 x ceil(4096 / CP 2 x 7168 / TP 2 / MiB) = 2 x 7
+    (dict(cp=2, cp_algo="ulysses_cp_algo"), {"cp": 14}),
+    # megatron_cp_algo (MindSpeed-LLM's default): 4096 / 2 x 4096 / 32 heads / TP 1 = 0.25 MiB -> one = 2 x 1;
+    # cp = 2 x 2 x 1 = 4, or 2 with send-recv overlap (then cp2 too)
+    (dict(cp=2, hidden=4096, tp=1, heads=32), {"cp": 4}),
+    (dict(cp=2, hidden=4096, tp=1, heads=32, overlap=True), {"cp": 2, "cp2": 2}),
+    # GQA 8 groups: x 8 -> 2 MiB -> 2 x 2 x 2 = 8; a window > 1 adds cp_ring_intra
+    (dict(cp=2, hidden=4096, tp=1, heads=32, query_groups=8, window=2), {"cp": 8, "cp_ring_intra": 8}),
+    # hybrid CP 8 = ulysses 2 x ring 4: ulysses 2 x ceil(4096 / 2 x 4096 / MiB) = 16; ring 2 x 2 x ceil(0.125) = 4
+    (dict(cp=8, hidden=4096, tp=1, heads=32, cp_algo="hybrid_cp_algo", ulysses=2),
+     {"cp": 10, "cp_ulysses": 16, "cp_ring": 4}),
+])
+def test_adaptive_context_parallel(kw, table):
+    t = H.adaptive(shape(**kw))
+    assert {k: t[k][0] for k in t if k.startswith("cp")} == table
+
+
+def test_adaptive_context_parallel_needs_its_values():
+    with pytest.raises(ValueError):
+        H.adaptive(shape(cp=2))  # megatron_cp_algo without the heads
+    call = call_of(f"msrun --worker_num 16 {MOE} --context-parallel-size 2 --hccl-group-buffer-adaptive "
+                   "--context-parallel-algo hybrid_cp_algo --num-attention-heads 32")
+    assert call.arguments["hccl_buffer_mb"] == "not derived" and "ulysses" in call.derivation["hccl_buffer_mb"]

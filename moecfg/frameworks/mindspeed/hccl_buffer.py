@@ -9,8 +9,9 @@ mindspeed/core/hccl_buffer/hccl_adaptive_func.py (HAF) and adaptor.py:
   (adaptor.py:46-57), i.e. at start-up.
 - adaptive (HAF:78-359): per group MB from seq S, micro-batch B, hidden H, CP, TP, EP, top-k, the dispatcher and
   --hccl-ep-group-buffer-adaptive-factor f (default -1.0: EP groups get the constant 200); each `2 x ceil(bytes /
-  MiB)` (the 2: bf16). Only the context-parallel algorithm ulysses_cp_algo is modelled here (CP > 1 with another
-  algorithm: the cp groups' buffers are not derived).
+  MiB)` (the 2: bf16). The cp groups by --context-parallel-algo (MindSpeed-LLM's default megatron_cp_algo,
+  mindspeed_llm/features_manager/context_parallel/context_parallel_feature.py:21-24 at Ascend/MindSpeed-LLM@c77308a):
+  ulysses, megatron (ring; --cp-window-size, --use-cp-send-recv-overlap) and hybrid (--ulysses-degree-in-cp).
 - applied (adaptor.py:16-28): get_nccl_options returns {"hccl_buffer_size": MB} for a group named in the table ONLY
   when --hccl-group-buffer-adaptive is set; otherwise every group keeps HCCL's process-wide HCCL_BUFFSIZE. Both
   flags: the adaptive wrapper runs first (registered last, MS mindspeed/patch_utils.py:123-124), then the manual
@@ -74,6 +75,12 @@ class Shape:
     sequence_parallel: bool
     factor: float  # --hccl-ep-group-buffer-adaptive-factor
     tp_extend_ep: bool
+    cp_algo: str = "megatron_cp_algo"  # MindSpeed-LLM's default (context_parallel_feature.py:21-24)
+    heads: int | None = None  # --num-attention-heads (ring attention)
+    query_groups: int | None = None  # --num-query-groups with --group-query-attention, else None
+    window: int = 1  # --cp-window-size
+    overlap: bool = False  # --use-cp-send-recv-overlap
+    ulysses: int | None = None  # --ulysses-degree-in-cp (hybrid_cp_algo)
 
 
 def _mb(volume: float) -> int:
@@ -113,6 +120,53 @@ def adaptive(s: Shape) -> dict[str, tuple[int, str]]:
                          f"x {per_tp} x top-k {s.topk} / MiB) ({_H}:192-209)") if s.factor > 0 else \
             (200, f"200 ({_H}:207-209)")
     out["tp_cp"] = (10, f"constant 10 ({_H}:211-212)")
-    out["cp"] = (_mb(s.seq / s.cp * s.mbs * s.hidden / s.tp),
-                 f"2 x ceil({tokens} / TP {s.tp} / MiB) (ulysses_cp_algo, {_H}:218-228)")
+    if s.cp > 1:  # a one-rank cp group has no communicator: its size is not needed (nor the heads it reads)
+        out |= _context_parallel(s)
+    return out
+
+
+def _context_parallel(s: Shape) -> dict[str, tuple[int, str]]:
+    """The cp groups (HAF:214-359); raises ValueError when a value the algorithm reads is not known."""
+    if s.cp_algo == "ulysses_cp_algo":
+        return {"cp": (_mb(s.seq / s.cp * s.mbs * s.hidden / s.tp), f"2 x ceil(S {s.seq} / CP {s.cp} x B {s.mbs} x "
+                       f"H {s.hidden} / TP {s.tp} / MiB) (ulysses_cp_algo, {_H}:218-228)")}
+    if s.cp_algo not in ("megatron_cp_algo", "hybrid_cp_algo"):
+        raise ValueError(f"--context-parallel-algo {s.cp_algo}: not an algorithm MindSpeed sizes")
+    if s.heads is None:
+        raise ValueError(f"{s.cp_algo} sizes the cp groups by --num-attention-heads")
+    kv = f" x groups {s.query_groups}" if s.query_groups else ""
+
+    def per_head(x: float) -> float:  # in HAF's order: / heads (x groups) / TP
+        x = x / s.heads
+        return (x * s.query_groups if s.query_groups else x) / s.tp
+
+    if s.cp_algo == "megatron_cp_algo":
+        one = _mb(per_head(s.seq / s.cp * s.mbs * s.hidden))
+        text = f"ceil(S {s.seq} / CP {s.cp} x B {s.mbs} x H {s.hidden} / heads {s.heads}{kv} / TP {s.tp} / MiB)"
+        cp = (one, f"2 x {text} (send-recv overlap)") if s.overlap else (2 * one, f"2 x 2 x {text}")
+        out = {"cp": (cp[0], f"{cp[1]} (megatron_cp_algo, {_H}:229-297)")}
+        if s.overlap:
+            out["cp2"] = out["cp"]
+        if s.window > 1:
+            out["cp_ring_intra"] = out["cp"]
+            if s.overlap:
+                out["cp_ring_intra_overlap"] = out["cp"]
+        return out
+    if not s.ulysses or s.cp % s.ulysses:
+        raise ValueError("hybrid_cp_algo sizes the cp groups by --ulysses-degree-in-cp (a divisor of CP)")
+    ring_cp = s.cp // s.ulysses
+    uly = _mb(s.seq / s.ulysses * s.mbs * s.hidden / s.tp)
+    ring = _mb(per_head(s.seq / ring_cp * s.mbs * s.hidden))
+    ring = ring if s.overlap else 2 * ring
+    out = {"cp": (10, f"constant 10 (hybrid_cp_algo: the loss only, {_H}:340-359)"),
+           "cp_ulysses": (uly, f"2 x ceil(S {s.seq} / ulysses {s.ulysses} x B {s.mbs} x H {s.hidden} / TP {s.tp} / "
+                               f"MiB) ({_H}:298-309)"),
+           "cp_ring": (ring, f"{'' if s.overlap else '2 x '}2 x ceil(S {s.seq} / ring {ring_cp} x B {s.mbs} x H "
+                             f"{s.hidden} / heads {s.heads}{kv} / TP {s.tp} / MiB) ({_H}:310-359)")}
+    if s.overlap:
+        out["cp2"] = out["cp_ring"]
+    if s.window > 1:
+        out["cp_ring_intra"] = out["cp_ring"]
+        if s.overlap:
+            out["cp_ring_intra_overlap"] = out["cp_ring"]
     return out

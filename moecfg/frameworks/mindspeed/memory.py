@@ -76,9 +76,6 @@ def _adaptive(a, lay: G.Layout, kind: str) -> tuple[dict | None, str]:
     seq, hidden = (a.int(n) if a.flags.get(n) else None for n in ("--seq-length", "--hidden-size"))
     if seq is None or hidden is None:
         return None, "--hccl-group-buffer-adaptive sizes the groups from --seq-length and --hidden-size; one is not known"
-    algo = a.flags.value("--context-parallel-algo") or "ulysses_cp_algo"
-    if lay.cp > 1 and algo != "ulysses_cp_algo":
-        return None, f"--context-parallel-algo {algo} with CP {lay.cp}: its group sizes are not modelled by moecfg"
     f = a.flags.get("--hccl-ep-group-buffer-adaptive-factor")
     factor = finite(f.value) if f else -1.0
     if factor is None:
@@ -86,13 +83,40 @@ def _adaptive(a, lay: G.Layout, kind: str) -> tuple[dict | None, str]:
     mbs, topk = a.int("--micro-batch-size"), a.int("--moe-router-topk")
     if mbs is None or topk is None:
         return None, "--micro-batch-size or --moe-router-topk is not known"
+    cp_args = _cp_args(a) if lay.cp > 1 else {}  # CP 1: no cp group, nothing of it is read
+    if isinstance(cp_args, str):
+        return None, cp_args
     shape = H.Shape(seq, mbs, hidden, lay.tp, lay.cp, lay.ep, topk, kind, a.on("--sequence-parallel"), factor,
-                    a.on("--moe-tp-extend-ep"))
+                    a.on("--moe-tp-extend-ep"), **cp_args)
     try:
         table = H.adaptive(shape)
     except OverflowError:  # a factor or size so large the volume is no finite float
         return None, "--hccl-group-buffer-adaptive: the sizes overflow (a factor or size far beyond a real one)"
+    except ValueError as exc:  # a value the context-parallel algorithm reads is not known
+        return None, f"--hccl-group-buffer-adaptive: {exc}"
     return {k: (mb, f"--hccl-group-buffer-adaptive: {how}") for k, (mb, how) in table.items()}, ""
+
+
+def _cp_args(a) -> dict | str:
+    """The context-parallel values the adaptive sizes read, or why one is not known."""
+    out = {"cp_algo": a.flags.value("--context-parallel-algo") or "megatron_cp_algo",
+           "overlap": a.on("--use-cp-send-recv-overlap")}
+    for key, flag, default in (("heads", "--num-attention-heads", None), ("window", "--cp-window-size", 1),
+                               ("ulysses", "--ulysses-degree-in-cp", None)):
+        f = a.flags.get(flag)
+        if f is None:
+            out[key] = default
+            continue
+        value = a.int(flag)
+        if value is None:
+            return f"{flag} is not known statically"
+        out[key] = value
+    if a.on("--group-query-attention"):
+        groups = a.int("--num-query-groups") if a.flags.get("--num-query-groups") else None
+        if groups is None:
+            return "--group-query-attention without a known --num-query-groups"
+        out["query_groups"] = groups
+    return out
 
 
 def _lost_entry(table, name: str) -> str:
