@@ -75,7 +75,7 @@ def derive_call(launch, ctx, start: int, why_ms: str) -> tuple[OpCall | None, li
     world = launcher.world(launch, start)
     if None in sizes.values() or experts is None:
         return None, notes + a.notes
-    tp, pp, cp, ep = (sizes[f"--{n}-parallel-size"] for n in ("tensor-model", "pipeline-model", "context", "expert-model"))
+    tp, pp, cp, ep = sizes.values()
     etp = a.int("--expert-tensor-parallel-size") if a.flags.get("--expert-tensor-parallel-size") else tp
     notes += _moe_refusals(a, experts, tp, ep, etp) + _world_refusals(a, world, tp, pp, cp, ep, etp, experts > 0)
     if etp is None or any(n.code in (rules.WORLD_INDIVISIBLE.code, "MC981") for n in notes):
