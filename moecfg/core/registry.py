@@ -24,6 +24,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.megatron.rules",
     "moecfg.frameworks.mindspeed.rules",
     "moecfg.frameworks.mindie.rules",
+    "moecfg.frameworks.vllm_mindspore.rules",
     "moecfg.frameworks.vllm_ascend.rules",
 )
 
