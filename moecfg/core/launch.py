@@ -118,6 +118,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
                             op=call.op if call.kind != "none" else "none")
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
     if call.kind == "none":
+        if call.derived:  # a training launch's per-rank memory table (no op to judge)
+            result.derived = dict(call.derived)
         diags = _note_diagnostics(call)
         if not call.quiet:  # a dense model has no MoE layer to speak of
             diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))

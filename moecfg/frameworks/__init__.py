@@ -22,6 +22,7 @@ FRAMEWORK_MODULES = {
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
     "vllm": "moecfg.frameworks.vllm",
+    "mindspeed": "moecfg.frameworks.mindspeed",  # before megatron: a MindSpeed launch is a Megatron one with a sign
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
     "lmdeploy": "moecfg.frameworks.lmdeploy",
