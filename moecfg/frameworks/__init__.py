@@ -23,6 +23,7 @@ FRAMEWORK_MODULES = {
     "vllm": "moecfg.frameworks.vllm",
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
+    "xllm": "moecfg.frameworks.xllm",
 }
 
 

@@ -1,0 +1,218 @@
+"""An xLLM launch -> its start-up checks and the MoE collective calls it makes (rules.py cites the lines).
+
+Read at jd-opensource/xllm@87e8d6e (X = xllm/ in it):
+- world = len(--devices) x --nnodes (X/core/distributed_runtime/dist_manager.cpp:177-178); from v0.10.0
+  `--device_id N` names one device (X/core/framework/config/model_config.cpp:111-123);
+- attention DP --dp_size with TP world / dp; MoE EP --ep_size with TP world / ep
+  (X/core/framework/parallel_state/collective_communicator.cpp:245-248, 343-344, 407-408);
+- the kernel backend: --npu_kernel_backend AUTO picks TORCH for deepseek_v4, qwen3_5*, qwen3_next and minimax_m2,
+  ATB for every other model type (X/models/model_registry.cpp:68-121);
+- EP level (--expert_parallel_degree): 0/1 all-gather between attention and MoE, 2 MC2 all-to-all over the world
+  (docs/en/features/moe_params.md). The ATB layers make their MC2 calls inside xllm_atb_layers (not read). The TORCH
+  FusedMoE of DeepSeek-V4 calls aclnnMoeDistributeDispatchV2 / CombineV2 itself, on decode steps only, when
+  --enable_fused_mc2 resolves to 0 (auto -1 resolves to 1 under EP level 2: X/core/framework/config/
+  kernel_config.cpp:62-73) and the MoE TP group is 1 rank (X/core/layers/npu_torch/fused_moe.cpp:1164-1207);
+  arguments at fused_moe.cpp:1411-1444 (dispatch) and 1567-1584 (combine).
+"""
+from __future__ import annotations
+
+from moecfg.frameworks import Note, OpCall
+from moecfg.frameworks.xllm import gflags as G
+from moecfg.frameworks.xllm import releases as R
+from moecfg.frameworks.xllm import rules
+
+X = f"jd-opensource/xllm@{R.MAIN_COMMIT} xllm"
+FUSED_MOE = f"{X}/core/layers/npu_torch/fused_moe.cpp"
+COMM = f"{X}/core/framework/parallel_state/collective_communicator.cpp"
+TORCH_ONLY = ("deepseek-v4", "qwen3.5", "qwen3-next", "minimax-m2")  # preset name prefixes of torch-only types
+SIZE_FLAGS = ("dp_size", "ep_size", "nnodes")
+KNOBS = {"bs": "--max_seqs_per_batch x (1 + --num_speculative_tokens)", "ep_world_size": "--ep_size",
+         "global_bs": "--max_seqs_per_batch x --ep_size", "moe_expert_num": "the model's n_routed_experts"}
+
+
+class Ctx:
+    """One launch's flags with their defaults at the release, and the notes gathered while reading them."""
+
+    def __init__(self, launch, flags: G.GFlags, release: str):
+        self.launch, self.flags, self.release = launch, flags, release
+        self.notes: list[Note] = []
+
+    def text(self, name: str) -> str | None:
+        f = self.flags.get(name)
+        if f is not None:
+            return f.text
+        d = R.default(self.release, name)
+        return None if d is None else str(d)
+
+    def int(self, name: str) -> int | None:
+        f = self.flags.get(name)
+        kind = f.kind if f else "int32"
+        return G.as_int(self.text(name), kind)
+
+    def bool(self, name: str) -> bool | None:
+        return G.as_bool(self.text(name))
+
+    def said(self, name: str) -> str:
+        f = self.flags.get(name)
+        return f"--{name} {f.text}" if f else f"--{name} {self.text(name)} (default)"
+
+    def span(self, name: str) -> tuple:
+        f = self.flags.get(name)
+        return (f.span,) if f else ()
+
+    def at(self, *names: str):
+        for name in names:
+            if name in self.flags.flags:
+                return self.flags.flags[name].span
+        return self.launch.span
+
+
+def devices(c: Ctx) -> tuple[int | None, str | None, str]:
+    """(devices this process drives, their type `npu`/`cuda`/..., how): None when not known statically."""
+    f = c.flags.get("devices")
+    if f is not None and c.flags.get("device_id") is None:
+        text = f.text if f.text is not None else _pattern(c, f)
+        if text is None or text in ("", "auto"):
+            return None, None, f"--devices {text or 'auto'}: every visible device (not known statically)"
+        entries = text.split(",")
+        kinds = {e.partition(":")[0] for e in entries}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        return len(entries), kind, f"--devices {text}: {len(entries)} device(s)"
+    if c.flags.get("device_id") is not None:
+        return 1, None, f"--device_id {c.flags.get('device_id').text}: one device"
+    return None, None, "no --devices or --device_id"
+
+
+def _pattern(c: Ctx, flag) -> str | None:
+    """`--devices="npu:$DEVICE"` in a loop: one `npu` device whatever its index (the word's pattern)."""
+    for w in c.launch.argv:
+        if w.span == flag.span and w.value is None and w.pattern:
+            body = w.pattern.partition("=")[2] if w.pattern.startswith("-") else w.pattern
+            if "," not in body and ":" in body and body.partition(":")[0].isalpha():
+                return body.partition(":")[0] + ":<set at run time>"
+    return None
+
+
+def read_notes(c: Ctx) -> list[Note]:
+    """gflags refusals (illegal values, a flag missing its value), sizes below 1, unknown values: MC025 / MC023."""
+    notes = []
+    for w in c.flags.missing_value:
+        notes.append(Note("MC025", f"`{w.value}` is the last word and takes a value: gflags stops xLLM at start-up "
+                          "(\"flag is missing its argument\"); give the value as --name=value", w.span))
+    for f in c.flags.flags.values():
+        if G.illegal(f):
+            notes.append(Note("MC025", f"--{f.name} {f.text!r}: gflags refuses it for a {f.kind} flag (\"illegal "
+                              f"value ... specified for {f.kind} flag '{f.name}'\") and xLLM exits at start-up; "
+                              f"write {'true or false' if f.kind == 'bool' else 'a whole number'}", f.span))
+    for name in SIZE_FLAGS:
+        f = c.flags.get(name)
+        if f is None or G.illegal(f):
+            continue
+        value = G.as_int(f.text, f.kind)
+        if f.text is None:
+            notes.append(Note("MC023", f"--{name}: the value is not known statically; what depends on it is not "
+                              "derived or checked", f.span))
+        elif value is not None and value < 1:
+            notes.append(Note("MC025", f"`--{name} {value}`: xLLM divides by it or CHECKs it >= 1 at start-up "
+                              f"(dist_manager.cpp:175-184); set --{name} >= 1 (or drop it for the default 1)", f.span))
+    mode = c.flags.get("enable_fused_mc2")
+    if mode is not None and not G.illegal(mode) and G.as_int(mode.text) is not None and \
+            not -1 <= G.as_int(mode.text) <= 2:
+        notes.append(Note("MC025", f"`--enable_fused_mc2 {mode.text}`: xLLM CHECKs it is -1, 0, 1 or 2 at start-up "
+                          f"({X}/core/framework/config/kernel_config.cpp:62-64); set one of those", mode.span))
+    backend = c.flags.get("npu_kernel_backend")
+    if backend is not None and backend.text is not None and backend.text not in ("AUTO", "ATB", "TORCH") and \
+            R.modern(c.release):
+        notes.append(Note("MC025", f"`--npu_kernel_backend {backend.text}`: xLLM stops at start-up (\"Unsupported "
+                          f"--npu_kernel_backend ... Supported values: AUTO, ATB, TORCH.\", {X}/models/"
+                          "model_registry.cpp:97-106); set AUTO, ATB or TORCH", backend.span))
+    return notes
+
+
+def startup_notes(c: Ctx, world: int | None) -> list[Note]:
+    """MC915-MC917, MC919: what xLLM's start-up CHECKs refuse."""
+    notes = []
+    dp, ep = c.int("dp_size"), c.int("ep_size")
+    if world is not None and dp and dp >= 1 and world % dp:
+        notes.append(Note(rules.WORLD_DP.code, f"world size {world} is not a multiple of {c.said('dp_size')}: xLLM "
+                          f"stops at start-up (CHECK_EQ(world_size % dp_size, 0), dist_manager.cpp:207-209); set "
+                          f"--dp_size to a divisor of {world} ({_divisors(world)})", c.at("dp_size", "nnodes")))
+    if world is not None and ep and ep > 1 and world % ep:
+        notes.append(Note(rules.WORLD_EP.code, f"world size {world} is not a multiple of {c.said('ep_size')}: MoE TP = "
+                          f"{world} // {ep} = {world // ep} and {world // ep} x {ep} != {world}, a CHECK failure at "
+                          f"start-up ({COMM.rsplit('/', 1)[-1]}:407-408, mapping_npu.cpp:299-311); set --ep_size to a "
+                          f"divisor of {world} ({_divisors(world)})", c.at("ep_size", "nnodes")))
+    table, backend = c.flags.get("rank_tablefile"), c.text("communication_backend")
+    if R.modern(c.release) and table is not None and table.text and backend is not None and backend != "hccl":
+        notes.append(Note(rules.RANK_TABLE_BACKEND.code, f"--rank_tablefile {table.text} with "
+                          f"{c.said('communication_backend')}: xLLM stops at start-up (LOG(FATAL) \"--rank_tablefile "
+                          "requires --communication_backend=hccl\", master.cpp:109-117); set "
+                          "--communication_backend=hccl", c.at("communication_backend", "rank_tablefile")))
+    level = c.int("expert_parallel_degree")
+    if level == 2 and world is not None and ep is not None and ep != world:
+        notes.append(Note(rules.EP_LEVEL.code, f"--expert_parallel_degree 2 with {c.said('ep_size')} on a world of "
+                          f"{world}: xLLM builds the dispatch/combine domain only when ep_size == world size "
+                          f"({COMM.rsplit('/', 1)[-1]}:444-454) and its docs require it (moe_params.md); set "
+                          f"--ep_size {world}, or --expert_parallel_degree 1", c.at("expert_parallel_degree")))
+    return notes
+
+
+def _divisors(n: int) -> str:
+    found = [d for d in range(1, min(n, 4096) + 1) if n % d == 0]
+    return ", ".join(map(str, found[:12])) + (", ..." if len(found) > 12 else "")
+
+
+def buffer_mb(c: Ctx) -> tuple[int, str]:
+    """The buffer MappingNPU gives every ATB group, the moe_ep one included (releases.py)."""
+    if not R.modern(c.release):
+        return 512, f"512 MB fixed (ENV_hccl_moe_ep_buffer, mapping_npu.cpp at v{c.release})"
+    e = c.launch.env.get("HCCL_BUFFSIZE")
+    value = G.as_int(e.value) if e is not None and e.value is not None and e.value.strip() == e.value else None
+    if value is not None and value > 0:
+        return value, f"{value} MB <- HCCL_BUFFSIZE (mapping_npu.cpp:129-141)"
+    why = "HCCL_BUFFSIZE unset" if e is None or not e.value else f"HCCL_BUFFSIZE {e.value!r} is not a positive int32"
+    return 512, f"512 MB ({why}: the default ENV_hccl_moe_ep_buffer, mapping_npu.cpp:27,35-53)"
+
+
+def kernel_backend(c: Ctx, dims) -> tuple[str | None, str]:
+    """ATB | TORCH | None (AUTO with a model moecfg cannot name), and why."""
+    asked = (c.text("npu_kernel_backend") or "ATB").upper()
+    if asked in ("ATB", "TORCH"):
+        return asked, c.said("npu_kernel_backend")
+    if dims is None:
+        return None, f"{c.said('npu_kernel_backend')}: decided by the model type, and the model is not known"
+    torch = dims.name.startswith(TORCH_ONLY)
+    return ("TORCH" if torch else "ATB"), f"{c.said('npu_kernel_backend')}: {dims.name} is a " + \
+        ("TORCH-only model type" if torch else "model type AUTO runs on ATB") + " (model_registry.cpp:68-121)"
+
+
+def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:
+    """(path, why): none | atb_mc2 | torch_dispatch_v2 | torch_fused | unknown."""
+    ep, level = c.int("ep_size"), c.int("expert_parallel_degree")
+    if ep == 1:
+        return "none", f"{c.said('ep_size')}: the MoE layers run tensor-parallel over the world, no EP collective"
+    if level != 2:
+        return "none", (f"{c.said('expert_parallel_degree')}: EP level 1 joins attention and MoE with all-gather over "
+                        "the devices, no MC2 dispatch (docs/en/features/moe_params.md)")
+    if world is not None and ep != world:
+        return "none", "EP level 2 without ep_size == world size: the dispatch/combine domain is not built (MC919)"
+    if backend == "ATB":
+        return "atb_mc2", ("EP level 2 on the ATB backend: MC2 all-to-all made inside xllm_atb_layers (enableAllToAllMC2,"
+                           " npu_deepseek_v2_decoder_layer_impl.cpp:375-395,467); its arguments are not read")
+    if backend is None or dims is None:
+        return "unknown", "the kernel backend or the model is not known"
+    if not R.modern(c.release):
+        return "none", f"xLLM {c.release}: the TORCH backend has no direct dispatch_v2 before v0.10.0"
+    if not dims.name.startswith("deepseek-v4"):
+        return "none", f"{dims.name} on TORCH: FusedMoE runs its EP2 dispatch/combine only for DeepSeek-V4 " \
+            f"({FUSED_MOE.rsplit('/', 1)[-1]}:398-401); other models all-gather"
+    mode = c.int("enable_fused_mc2")
+    if mode == -1:
+        mode = 1  # kernel_config.cpp:69-71: EP level 2 -> DispatchFFNCombine
+    if mode == 0:
+        return "torch_dispatch_v2", f"--enable_fused_mc2 0: DeepSeek-V4 decode steps call dispatch_v2/combine_v2 " \
+            f"({FUSED_MOE.rsplit('/', 1)[-1]}:1194-1206)"
+    return "torch_fused", (f"--enable_fused_mc2 {mode}{' (auto -1 under EP level 2, kernel_config.cpp:69-71)' if not c.flags.get('enable_fused_mc2') else ''}: "
+                           f"{'DispatchFFNCombine' if mode == 1 else 'DispatchGmmCombineDecode'} with a W8A8-dynamic "
+                           "checkpoint, else the all-gather path (fused_moe.cpp:1184-1205); xLLM's fused kernels "
+                           "(xllm_ops) are not modelled")
