@@ -108,8 +108,10 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
     dims = resolve_model(model, ctx)
     backend, bwhy = C.kernel_backend(c, dims)
     path, why = C.moe_path(c, world, dims, backend)
-    out.notes.append(Note(rules.LAUNCH.code, _summary(c, world, dev_how, nnodes, bwhy, why), c.launch.span))
     ep = c.int("ep_size")
+    if ep != 1 or known_moe(model, ctx):  # a dense model without EP: nothing about MoE to say
+        out.notes.append(Note(rules.LAUNCH.code, _summary(c, world, dev_how, nnodes, (backend, bwhy), why),
+                              c.launch.span))
     if path == "none":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"xLLM: {why}", quiet=not known_moe(model, ctx)))
     elif path == "unknown" and dims is None and ep != 1:
@@ -134,14 +136,17 @@ def _on_npu(c, ctx: LaunchContext, kind: str | None) -> bool:
         any(name.startswith(_NPU_ENV) for name in c.launch.env)
 
 
-def _summary(c, world, dev_how: str, nnodes, bwhy: str, why: str) -> str:
+def _summary(c, world, dev_how: str, nnodes, backend: tuple, why: str) -> str:
     from moecfg.frameworks.xllm import calls as C
 
     dp, ep = c.int("dp_size"), c.int("ep_size")
     w = "unknown" if world is None else str(world)
     groups = f"attention DP {dp} x TP {world // dp}" if world and dp and world % dp == 0 else f"attention DP {dp}"
     moe = f"MoE EP {ep} x TP {world // ep}" if world and ep and world % ep == 0 else f"MoE EP {ep}"
-    mb, mb_why = C.buffer_mb(c)
+    if backend[0] == "TORCH":
+        buffer = "the dispatch/combine domain gets no buffer size from xLLM (HCCL_BUFFSIZE, HCCL's 200 MB when unset)"
+    else:
+        buffer = f"the ATB groups' HCCL buffer (moe_ep included) {C.buffer_mb(c)[1]}"
     return (f"xLLM {c.release}: world {w} ({dev_how} x --nnodes {nnodes if nnodes is not None else 'unknown'}), "
-            f"{groups}, {moe}, {c.said('expert_parallel_degree')}, kernel backend {bwhy}; the ATB groups' HCCL "
-            f"buffer (moe_ep included) {mb_why}; MoE path: {why}")
+            f"{groups}, {moe}, {c.said('expert_parallel_degree')}, kernel backend {backend[1]}; {buffer}; "
+            f"MoE path: {why}")
