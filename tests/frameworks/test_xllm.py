@@ -290,3 +290,40 @@ def test_atb_moe_ep_buffer_is_fixed_before_0_10():
 
 def test_dense_model_without_ep_gets_no_summary():
     assert codes("xllm --model /models/Qwen3-8B --devices=npu:0\n") == ["MC040"]
+
+
+def test_ep_level_2_with_ep_1_is_ignored_silently():
+    # ep_size 1: the ATB layer sets expertParallelDegree 0 (npu_deepseek_v2_decoder_layer_impl.cpp:375-380)
+    assert "MC919" not in codes(world16("--ep_size=1", "--expert_parallel_degree=2"))
+
+
+@pytest.mark.parametrize("value, shown", [(" 1024", "1024 MB"), ("+1024", "1024 MB"), ("2147483647", "2147483647 MB"),
+                                          ("2147483648", "512 MB"), ("0x400", "512 MB"), ("1024 ", "512 MB"),
+                                          ("0", "512 MB")])
+def test_hccl_buffsize_read_as_strtol_reads_it(value, shown):
+    # mapping_npu.cpp:41-46: strtol base 10, nothing after the digits, in (0, INT32_MAX]
+    text = f"export HCCL_BUFFSIZE='{value}'\nxllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16\n"
+    assert f"(moe_ep included) {shown}" in message(text, "MC918")
+
+
+@pytest.mark.parametrize("extra", ["--config_json_file=xllm.json", "--flagfile=xllm.flags"])
+def test_values_from_a_file_are_not_derived(extra):
+    found = codes(world16("--dp_size=3", extra))  # 16 % 3 would be MC915, but the file may override --dp_size
+    assert "MC023" in found and "MC915" not in found and "MC918" not in found
+
+
+def test_device_index_set_at_run_time_is_one_device():
+    text = "for i in 0 1; do\n  xllm --model m --devices=\"npu:$D\" --nnodes=16 --ep_size=5\ndone\n"
+    assert "MC916" in codes(text)  # one device x 16: 16 % 5 != 0
+
+
+def test_devices_auto_leaves_the_world_unknown():
+    assert "MC916" not in codes("xllm --model m --devices=auto --nnodes=16 --ep_size=5\n")
+
+
+def test_unknown_ep_size_is_never_the_default():
+    text = "xllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=$EP --expert_parallel_degree=2\n"
+    found = diags(text)
+    assert any(d.code == "MC023" and "--ep_size" in d.message for d in found)
+    assert not any(d.code in ("MC041", "MC919") for d in found)  # no "ep_size 1" path, no EP-level verdict
+    assert "MoE EP unknown" in message(text, "MC918") and "not known statically" in message(text, "MC918")

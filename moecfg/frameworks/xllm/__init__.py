@@ -64,8 +64,26 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     out.notes.extend(read)
     if any(n.code == "MC025" for n in read):
         return out
+    elsewhere = _settings_file(c)
+    if elsewhere is not None:
+        out.notes.append(elsewhere)
+        return out
     _derive(c, ctx, out)
     return out
+
+
+def _settings_file(c) -> Note | None:
+    """`--config_json_file` (its values override the flags: config_utils.cpp:48-51) or gflags' `--flagfile`: what
+    runs is not on the command line, so nothing is derived from it (MC023)."""
+    given = c.flags.get("config_json_file")
+    if given is not None and given.text != "":
+        return Note("MC023", f"--config_json_file {given.text}: xLLM lets that JSON file override the command-line "
+                    "flags (not read by moecfg), so the world, groups and MoE path are not derived", given.span)
+    for w in c.flags.unknown:
+        if (w.value or "").lstrip("-").partition("=")[0] == "flagfile":
+            return Note("MC023", f"{w.value}: gflags reads more flags from that file (not read by moecfg), so the "
+                        "world, groups and MoE path are not derived", w.span)
+    return None
 
 
 def _unknown_notes(c, pinned: bool) -> list[Note]:
@@ -141,8 +159,10 @@ def _summary(c, world, dev_how: str, nnodes, backend: tuple, why: str) -> str:
 
     dp, ep = c.int("dp_size"), c.int("ep_size")
     w = "unknown" if world is None else str(world)
-    groups = f"attention DP {dp} x TP {world // dp}" if world and dp and world % dp == 0 else f"attention DP {dp}"
-    moe = f"MoE EP {ep} x TP {world // ep}" if world and ep and world % ep == 0 else f"MoE EP {ep}"
+    shown = lambda v: "unknown" if v is None else str(v)  # noqa: E731
+    groups = f"attention DP {dp} x TP {world // dp}" if world and dp and world % dp == 0 else \
+        f"attention DP {shown(dp)}"
+    moe = f"MoE EP {ep} x TP {world // ep}" if world and ep and world % ep == 0 else f"MoE EP {shown(ep)}"
     if backend[0] == "TORCH":
         buffer = "the dispatch/combine domain gets no buffer size from xLLM (HCCL_BUFFSIZE, HCCL's 200 MB when unset)"
     else:

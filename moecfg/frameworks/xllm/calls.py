@@ -71,7 +71,7 @@ def devices(c: Ctx) -> tuple[int | None, str | None, str]:
     """(devices this process drives, their type `npu`/`cuda`/..., how): None when not known statically."""
     f = c.flags.get("devices")
     if f is not None and c.flags.get("device_id") is None:
-        text = f.text if f.text is not None else _pattern(c, f)
+        text = f.text if f.text is not None else _pattern(f.pattern)
         if text is None or text in ("", "auto"):
             return None, None, f"--devices {text or 'auto'}: every visible device (not known statically)"
         entries = text.split(",")
@@ -83,13 +83,10 @@ def devices(c: Ctx) -> tuple[int | None, str | None, str]:
     return None, None, "no --devices or --device_id"
 
 
-def _pattern(c: Ctx, flag) -> str | None:
-    """`--devices="npu:$DEVICE"` in a loop: one `npu` device whatever its index (the word's pattern)."""
-    for w in c.launch.argv:
-        if w.span == flag.span and w.value is None and w.pattern:
-            body = w.pattern.partition("=")[2] if w.pattern.startswith("-") else w.pattern
-            if "," not in body and ":" in body and body.partition(":")[0].isalpha():
-                return body.partition(":")[0] + ":<set at run time>"
+def _pattern(pattern: str | None) -> str | None:
+    """`--devices="npu:$DEVICE"` in a loop: one `npu` device whatever its index."""
+    if pattern and "," not in pattern and ":" in pattern and pattern.partition(":")[0].isalpha():
+        return pattern.partition(":")[0] + ":<set at run time>"
     return None
 
 
@@ -149,11 +146,12 @@ def startup_notes(c: Ctx, world: int | None) -> list[Note]:
                           "requires --communication_backend=hccl\", master.cpp:109-117); set "
                           "--communication_backend=hccl", c.at("communication_backend", "rank_tablefile")))
     level = c.int("expert_parallel_degree")
-    if level == 2 and world is not None and ep is not None and ep != world:
+    if level == 2 and world is not None and ep is not None and 1 < ep != world:  # ep 1: level 2 is ignored
         notes.append(Note(rules.EP_LEVEL.code, f"--expert_parallel_degree 2 with {c.said('ep_size')} on a world of "
-                          f"{world}: xLLM builds the dispatch/combine domain only when ep_size == world size "
-                          f"({COMM.rsplit('/', 1)[-1]}:444-454) and its docs require it (moe_params.md); set "
-                          f"--ep_size {world}, or --expert_parallel_degree 1", c.at("expert_parallel_degree")))
+                          f"{world}: xLLM's docs require ep_size == the number of devices for EP level 2 "
+                          f"(moe_params.md), and the TORCH backend builds its dispatch/combine domain only then "
+                          f"({COMM.rsplit('/', 1)[-1]}:444-454); set --ep_size {world}, or --expert_parallel_degree 1",
+                          c.at("expert_parallel_degree")))
     return notes
 
 
@@ -167,8 +165,10 @@ def buffer_mb(c: Ctx) -> tuple[int, str]:
     if not R.modern(c.release):
         return 512, f"512 MB fixed (ENV_hccl_moe_ep_buffer, mapping_npu.cpp at v{c.release})"
     e = c.launch.env.get("HCCL_BUFFSIZE")
-    value = G.as_int(e.value) if e is not None and e.value is not None and e.value.strip() == e.value else None
-    if value is not None and value > 0:
+    text = e.value if e is not None else None
+    # strtol(text, &end, 10) with nothing after the digits, in (0, INT32_MAX]: mapping_npu.cpp:41-46
+    value = int(text) if text and len(text) < 40 and G.DECIMAL.match(text) else None
+    if value is not None and 0 < value <= (1 << 31) - 1:
         return value, f"{value} MB <- HCCL_BUFFSIZE (mapping_npu.cpp:129-141)"
     why = "HCCL_BUFFSIZE unset" if e is None or not e.value else f"HCCL_BUFFSIZE {e.value!r} is not a positive int32"
     return 512, f"512 MB ({why}: the default ENV_hccl_moe_ep_buffer, mapping_npu.cpp:27,35-53)"
@@ -189,6 +189,8 @@ def kernel_backend(c: Ctx, dims) -> tuple[str | None, str]:
 def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:
     """(path, why): none | atb_mc2 | torch_dispatch_v2 | torch_fused | unknown."""
     ep, level = c.int("ep_size"), c.int("expert_parallel_degree")
+    if ep is None or level is None:
+        return "unknown", "--ep_size or --expert_parallel_degree is not known statically"
     if ep == 1:
         return "none", f"{c.said('ep_size')}: the MoE layers run tensor-parallel over the world, no EP collective"
     if level != 2:

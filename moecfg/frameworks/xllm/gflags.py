@@ -21,8 +21,8 @@ from moecfg.sources.yaml_source import Span
 
 _TRUE = frozenset(("true", "yes", "1", "t", "y"))
 _FALSE = frozenset(("false", "no", "0", "f", "n"))
-_DEC = re.compile(r"^\s*[+-]?[0-9]+$")  # strtol base 10 (leading blanks, a sign)
-_HEX = re.compile(r"^0[xX][0-9a-fA-F]+$")  # base 16 only when the text itself starts with 0x
+DECIMAL = re.compile(r"^[ \t\n\v\f\r]*[+-]?[0-9]+\Z")  # strtol base 10 (C isspace blanks, a sign)
+_HEX = re.compile(r"^0[xX][0-9a-fA-F]+\Z")  # base 16 only when the text itself starts with 0x
 _RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1),
            "int64": (-(1 << 63), (1 << 63) - 1), "uint64": (0, (1 << 64) - 1)}
 
@@ -33,6 +33,7 @@ class GFlag:
     text: str | None  # as written after `=` or in the next word; None: not knowable statically
     span: Span  # the flag word through its value word
     kind: str  # gflags type: bool | int32 | int64 | uint32 | uint64 | double | string
+    pattern: str | None = None  # text None: the value with its unknown parts as `${...}` (`npu:${...}`)
 
 
 @dataclass(slots=True)
@@ -54,6 +55,11 @@ def parse(words, table: dict[str, str]) -> GFlags:
         text = w.value
         if text == "--":
             break
+        if text is None and _unknown_value(w, table):  # `--devices=npu:$DEVICE`: the flag is known, not its value
+            name, _, pattern = w.pattern.lstrip("-").partition("=")
+            out.flags[name] = GFlag(name, None, w.span, table[name], pattern)
+            i += 1
+            continue
         if text is None or not text.startswith("-") or text == "-":
             i += 1
             continue
@@ -73,12 +79,17 @@ def parse(words, table: dict[str, str]) -> GFlags:
             out.flags[name] = GFlag(name, "true", w.span, kind)
         elif i + 1 < n:
             v = words[i + 1]
-            out.flags[name] = GFlag(name, v.value, _join(w.span, v.span), kind)
+            out.flags[name] = GFlag(name, v.value, _join(w.span, v.span), kind, v.pattern if v.value is None else None)
             i += 1
         else:
             out.missing_value.append(w)
         i += 1
     return out
+
+
+def _unknown_value(w: Word, table: dict) -> bool:
+    head, eq, _ = (w.pattern or "").partition("=")
+    return bool(eq) and head.startswith("-") and "$" not in head and table.get(head.lstrip("-")) not in (None, "bool")
 
 
 def _join(a: Span, b: Span) -> Span:
@@ -93,7 +104,7 @@ def as_int(text: str | None, kind: str = "int32") -> int | None:
         return None
     if _HEX.match(text):
         value = int(text, 16)
-    elif _DEC.match(text) and not (kind.startswith("u") and text.strip().startswith("-")):
+    elif DECIMAL.match(text) and not (kind.startswith("u") and text.strip().startswith("-")):
         value = int(text.strip(), 10)
     else:
         return None

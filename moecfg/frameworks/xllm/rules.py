@@ -65,9 +65,10 @@ EP_LEVEL = rule(
     f"is built only when ep_size == world_size); {_X}/core/layers/npu_torch/fused_moe.cpp:1380-1386 (CHECK 'requires "
     "a pre-initialized dispatch/combine comm domain'); docs/en/features/moe_params.md ('When ep_size equals the "
     "total number of devices, can be set to 2')",
-    why="EP level 2 replaces the all-gather between attention and MoE by MC2 all-to-all over the whole world. "
-    "xLLM builds the communication domain those ops run on only when --ep_size is the world size; otherwise the "
-    "TORCH backend's first EP2 dispatch fails its CHECK, and the ATB layers get no such domain either.",
+    why="EP level 2 replaces the all-gather between attention and MoE by MC2 all-to-all over the whole world, and "
+    "xLLM's docs allow it only when --ep_size is the number of devices. The TORCH backend builds the domain those "
+    "ops run on only then, so its first EP2 dispatch fails a CHECK; what the ATB layers do with a smaller EP group "
+    "is not read (a warning, not an error). With --ep_size 1 the level is ignored and nothing is said.",
     cann_error="Check failed: !moe_ep_group_name_.empty() DeepSeek-V4 NPU EP2 dispatch/combine requires a "
     "pre-initialized dispatch/combine comm domain.",
     fail_text="`xllm --devices npu:0 --nnodes 32 --ep_size 16 --expert_parallel_degree 2 ...`.", pass_example=_OK,
