@@ -86,7 +86,8 @@ def test_gflags_boolean_never_takes_the_next_word_and_double_dash_ends_flags():
 
 def test_gflags_unknown_and_missing_value():
     parsed = G.parse(words("--ep-size 4 --ep_size"), TABLE)
-    assert [w.value for w in parsed.unknown] == ["--ep-size"] and [w.value for w in parsed.missing_value] == ["--ep_size"]
+    assert [w.value for w in parsed.unknown] == ["--ep-size"]
+    assert [w.value for w in parsed.missing_value] == ["--ep_size"]
 
 
 @pytest.mark.parametrize("text, kind, value", [
@@ -302,7 +303,8 @@ def test_ep_level_2_with_ep_1_is_ignored_silently():
                                           ("0", "512 MB")])
 def test_hccl_buffsize_read_as_strtol_reads_it(value, shown):
     # mapping_npu.cpp:41-46: strtol base 10, nothing after the digits, in (0, INT32_MAX]
-    text = f"export HCCL_BUFFSIZE='{value}'\nxllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16\n"
+    text = f"export HCCL_BUFFSIZE='{value}'\n" \
+        "xllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16\n"
     assert f"(moe_ep included) {shown}" in message(text, "MC918")
 
 

@@ -75,19 +75,23 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 def _settings_file(c) -> Note | None:
     """`--config_json_file` (its values override the flags: config_utils.cpp:48-51) or gflags' `--flagfile`: what
     runs is not on the command line, so nothing is derived from it (MC023)."""
+    from moecfg.frameworks.values import clipped
+
     given = c.flags.get("config_json_file")
     if given is not None and given.text != "":
-        return Note("MC023", f"--config_json_file {given.text}: xLLM lets that JSON file override the command-line "
-                    "flags (not read by moecfg), so the world, groups and MoE path are not derived", given.span)
+        return Note("MC023", f"--config_json_file {clipped(given.text, 40)}: xLLM lets that JSON file override the "
+                    "command-line flags (not read by moecfg), so the world, groups and MoE path are not derived",
+                    given.span)
     for w in c.flags.unknown:
         if (w.value or "").lstrip("-").partition("=")[0] == "flagfile":
-            return Note("MC023", f"{w.value}: gflags reads more flags from that file (not read by moecfg), so the "
-                        "world, groups and MoE path are not derived", w.span)
+            return Note("MC023", f"{clipped(w.value, 40)}: gflags reads more flags from that file (not read by "
+                        "moecfg), so the world, groups and MoE path are not derived", w.span)
     return None
 
 
 def _unknown_notes(c, pinned: bool) -> list[Note]:
     from moecfg.core.fields import suggest
+    from moecfg.frameworks.values import clipped
     from moecfg.frameworks.xllm import releases as R
 
     notes = []
@@ -97,13 +101,15 @@ def _unknown_notes(c, pinned: bool) -> list[Note]:
             continue
         elsewhere = [r for r in R.names() if name in R.table(r)]
         if elsewhere:
-            notes.append(Note("MC022", f"--{name} is not a flag of xLLM {c.release} (it is in {', '.join(elsewhere)}): "
-                              "gflags stops xLLM at start-up with \"unknown command line flag\"", w.span,
+            notes.append(Note("MC022", f"--{clipped(name)} is not a flag of xLLM {c.release} (it is in "
+                              f"{', '.join(elsewhere)}): gflags stops xLLM at start-up with \"unknown command line "
+                              "flag\"", w.span,
                               None if pinned else "info"))
             continue
         hint = suggest(name, R.table(c.release))
-        notes.append(Note("MC022", f"--{name} is a flag of no xLLM release read{hint}: gflags stops xLLM at start-up "
-                          "with \"unknown command line flag\" unless a linked library (brpc, glog) defines it", w.span))
+        notes.append(Note("MC022", f"--{clipped(name)} is a flag of no xLLM release read{hint}: gflags stops xLLM "
+                          "at start-up with \"unknown command line flag\" unless a linked library (brpc, glog) "
+                          "defines it", w.span))
     return notes
 
 

@@ -17,6 +17,7 @@ Read at jd-opensource/xllm@87e8d6e (X = xllm/ in it):
 from __future__ import annotations
 
 from moecfg.frameworks import Note, OpCall
+from moecfg.frameworks.values import clipped
 from moecfg.frameworks.xllm import gflags as G
 from moecfg.frameworks.xllm import releases as R
 from moecfg.frameworks.xllm import rules
@@ -54,7 +55,7 @@ class Ctx:
 
     def said(self, name: str) -> str:
         f = self.flags.get(name)
-        return f"--{name} {f.text}" if f else f"--{name} {self.text(name)} (default)"
+        return f"--{name} {clipped(f.text)}" if f else f"--{name} {clipped(self.text(name))} (default)"
 
     def span(self, name: str) -> tuple:
         f = self.flags.get(name)
@@ -73,13 +74,13 @@ def devices(c: Ctx) -> tuple[int | None, str | None, str]:
     if f is not None and c.flags.get("device_id") is None:
         text = f.text if f.text is not None else _pattern(f.pattern)
         if text is None or text in ("", "auto"):
-            return None, None, f"--devices {text or 'auto'}: every visible device (not known statically)"
+            return None, None, f"--devices {clipped(text or 'auto')}: every visible device (not known statically)"
         entries = text.split(",")
         kinds = {e.partition(":")[0] for e in entries}
         kind = kinds.pop() if len(kinds) == 1 else None
-        return len(entries), kind, f"--devices {text}: {len(entries)} device(s)"
+        return len(entries), kind, f"--devices {clipped(text, 40)}: {len(entries)} device(s)"
     if c.flags.get("device_id") is not None:
-        return 1, None, f"--device_id {c.flags.get('device_id').text}: one device"
+        return 1, None, f"--device_id {clipped(c.flags.get('device_id').text)}: one device"
     return None, None, "no --devices or --device_id"
 
 
@@ -94,12 +95,13 @@ def read_notes(c: Ctx) -> list[Note]:
     """gflags refusals (illegal values, a flag missing its value), sizes below 1, unknown values: MC025 / MC023."""
     notes = []
     for w in c.flags.missing_value:
-        notes.append(Note("MC025", f"`{w.value}` is the last word and takes a value: gflags stops xLLM at start-up "
-                          "(\"flag is missing its argument\"); give the value as --name=value", w.span))
+        notes.append(Note("MC025", f"`{clipped(w.value)}` is the last word and takes a value: gflags stops xLLM at "
+                          "start-up (\"flag is missing its argument\"); give the value as --name=value", w.span))
     for f in c.flags.flags.values():
         if G.illegal(f):
-            notes.append(Note("MC025", f"--{f.name} {f.text!r}: gflags refuses it for a {f.kind} flag (\"illegal "
-                              f"value ... specified for {f.kind} flag '{f.name}'\") and xLLM exits at start-up; "
+            notes.append(Note("MC025", f"--{f.name} {clipped(f.text)!r}: gflags refuses it for a {f.kind} flag "
+                              f"(\"illegal value ... specified for {f.kind} flag '{f.name}'\") and xLLM exits at "
+                              "start-up; "
                               f"write {'true or false' if f.kind == 'bool' else 'a whole number'}", f.span))
     for name in SIZE_FLAGS:
         f = c.flags.get(name)
@@ -115,13 +117,13 @@ def read_notes(c: Ctx) -> list[Note]:
     mode = c.flags.get("enable_fused_mc2")
     if mode is not None and not G.illegal(mode) and G.as_int(mode.text) is not None and \
             not -1 <= G.as_int(mode.text) <= 2:
-        notes.append(Note("MC025", f"`--enable_fused_mc2 {mode.text}`: xLLM CHECKs it is -1, 0, 1 or 2 at start-up "
-                          f"({X}/core/framework/config/kernel_config.cpp:62-64); set one of those", mode.span))
+        notes.append(Note("MC025", f"`--enable_fused_mc2 {clipped(mode.text)}`: xLLM CHECKs it is -1, 0, 1 or 2 at "
+                          f"start-up ({X}/core/framework/config/kernel_config.cpp:62-64); set one of those", mode.span))
     backend = c.flags.get("npu_kernel_backend")
     if backend is not None and backend.text is not None and backend.text not in ("AUTO", "ATB", "TORCH") and \
             R.modern(c.release):
-        notes.append(Note("MC025", f"`--npu_kernel_backend {backend.text}`: xLLM stops at start-up (\"Unsupported "
-                          f"--npu_kernel_backend ... Supported values: AUTO, ATB, TORCH.\", {X}/models/"
+        notes.append(Note("MC025", f"`--npu_kernel_backend {clipped(backend.text)}`: xLLM stops at start-up "
+                          f"(\"Unsupported --npu_kernel_backend ... Supported values: AUTO, ATB, TORCH.\", {X}/models/"
                           "model_registry.cpp:97-106); set AUTO, ATB or TORCH", backend.span))
     return notes
 
@@ -141,7 +143,7 @@ def startup_notes(c: Ctx, world: int | None) -> list[Note]:
                           f"divisor of {world} ({_divisors(world)})", c.at("ep_size", "nnodes")))
     table, backend = c.flags.get("rank_tablefile"), c.text("communication_backend")
     if R.modern(c.release) and table is not None and table.text and backend is not None and backend != "hccl":
-        notes.append(Note(rules.RANK_TABLE_BACKEND.code, f"--rank_tablefile {table.text} with "
+        notes.append(Note(rules.RANK_TABLE_BACKEND.code, f"--rank_tablefile {clipped(table.text, 40)} with "
                           f"{c.said('communication_backend')}: xLLM stops at start-up (LOG(FATAL) \"--rank_tablefile "
                           "requires --communication_backend=hccl\", master.cpp:109-117); set "
                           "--communication_backend=hccl", c.at("communication_backend", "rank_tablefile")))
@@ -170,7 +172,8 @@ def buffer_mb(c: Ctx) -> tuple[int, str]:
     value = int(text) if text and len(text) < 40 and G.DECIMAL.match(text) else None
     if value is not None and 0 < value <= (1 << 31) - 1:
         return value, f"{value} MB <- HCCL_BUFFSIZE (mapping_npu.cpp:129-141)"
-    why = "HCCL_BUFFSIZE unset" if e is None or not e.value else f"HCCL_BUFFSIZE {e.value!r} is not a positive int32"
+    why = "HCCL_BUFFSIZE unset" if e is None or not e.value else \
+        f"HCCL_BUFFSIZE {clipped(e.value)!r} is not a positive int32"
     return 512, f"512 MB ({why}: the default ENV_hccl_moe_ep_buffer, mapping_npu.cpp:27,35-53)"
 
 
@@ -199,8 +202,9 @@ def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:
     if world is not None and ep != world:
         return "none", "EP level 2 without ep_size == world size: the dispatch/combine domain is not built (MC919)"
     if backend == "ATB":
-        return "atb_mc2", ("EP level 2 on the ATB backend: MC2 all-to-all made inside xllm_atb_layers (enableAllToAllMC2,"
-                           " npu_deepseek_v2_decoder_layer_impl.cpp:375-395,467); its arguments are not read")
+        return "atb_mc2", ("EP level 2 on the ATB backend: MC2 all-to-all made inside xllm_atb_layers "
+                           "(enableAllToAllMC2, npu_deepseek_v2_decoder_layer_impl.cpp:375-395,467); its arguments "
+                           "are not read")
     if backend is None or dims is None:
         return "unknown", "the kernel backend or the model is not known"
     if not R.modern(c.release):
@@ -214,7 +218,8 @@ def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:
     if mode == 0:
         return "torch_dispatch_v2", f"--enable_fused_mc2 0: DeepSeek-V4 decode steps call dispatch_v2/combine_v2 " \
             f"({FUSED_MOE.rsplit('/', 1)[-1]}:1194-1206)"
-    return "torch_fused", (f"--enable_fused_mc2 {mode}{' (auto -1 under EP level 2, kernel_config.cpp:69-71)' if not c.flags.get('enable_fused_mc2') else ''}: "
+    auto = "" if c.flags.get("enable_fused_mc2") else " (auto -1 under EP level 2, kernel_config.cpp:69-71)"
+    return "torch_fused", (f"--enable_fused_mc2 {mode}{auto}: "
                            f"{'DispatchFFNCombine' if mode == 1 else 'DispatchGmmCombineDecode'} with a W8A8-dynamic "
                            "checkpoint, else the all-gather path (fused_moe.cpp:1184-1205); xLLM's fused kernels "
                            "(xllm_ops) are not modelled")

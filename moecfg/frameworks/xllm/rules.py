@@ -14,7 +14,8 @@ from moecfg.core.registry import rule
 _F = "launch"
 _X = "jd-opensource/xllm@87e8d6e xllm"
 _OK = ("# the decode dispatch xLLM's TORCH backend makes: DeepSeek-V4-Flash, --ep_size 16, --max_seqs_per_batch 8\n"
-       "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nop: dispatch_combine_v2\napi: aclnn_v2\nbs: 8\nh: 4096\nk: 6\nep_world_size: 16\n"
+       "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nop: dispatch_combine_v2\napi: aclnn_v2\nbs: 8\nh: 4096\nk: 6\n"
+       "ep_world_size: 16\n"
        "moe_expert_num: 256\nquant_mode: 0\ntp_world_size: 0\nglobal_bs: 128\nexpert_scales: true\n"
        "env:\n  HCCL_BUFFSIZE: 1024\n")
 
