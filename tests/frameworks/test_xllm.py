@@ -329,3 +329,15 @@ def test_unknown_ep_size_is_never_the_default():
     assert any(d.code == "MC023" and "--ep_size" in d.message for d in found)
     assert not any(d.code in ("MC041", "MC919") for d in found)  # no "ep_size 1" path, no EP-level verdict
     assert "MoE EP unknown" in message(text, "MC918") and "not known statically" in message(text, "MC918")
+
+
+def test_explain_launch_shows_every_derivation():
+    from moecfg.core.diagnostics import Report
+    from moecfg.render.launch_view import render
+
+    text = render(Report(results=lint(world16(*EP2, "--max_seqs_per_batch=8", env="HCCL_BUFFSIZE=1024 "))))
+    for line in ("bs = 8 <- --max_seqs_per_batch 8 x (1 + --num_speculative_tokens 0 (default)) = 8",
+                 "global_bs = 128 <- rows 8 x EP 16", "ep_world_size = 16 <- --ep_size 16",
+                 "api = aclnn_v2 <- xLLM calls aclnnMoeDistributeDispatchV2", "quant_mode = 0 <- fixed in xLLM",
+                 "env.HCCL_BUFFSIZE = 1024 <- the launch's HCCL_BUFFSIZE", "moe_expert_num = 256 <- n_routed_experts"):
+        assert line in text, line
