@@ -341,3 +341,20 @@ def test_explain_launch_shows_every_derivation():
                  "api = aclnn_v2 <- xLLM calls aclnnMoeDistributeDispatchV2", "quant_mode = 0 <- fixed in xLLM",
                  "env.HCCL_BUFFSIZE = 1024 <- the launch's HCCL_BUFFSIZE", "moe_expert_num = 256 <- n_routed_experts"):
         assert line in text, line
+
+
+@pytest.mark.parametrize("model, backend, release, fails", [
+    ("deepseek-ai/DeepSeek-V4-Flash", "ATB", "main", True), ("deepseek-ai/DeepSeek-V4-Flash", "TORCH", "main", False),
+    ("deepseek-ai/DeepSeek-V3", "TORCH", "main", True), ("deepseek-ai/DeepSeek-V3", "ATB", "main", False),
+    ("Qwen/Qwen3-235B-A22B", "TORCH", "main", False), ("Qwen/Qwen3-235B-A22B", "ATB", "main", False),  # qwen3_moe
+    ("Qwen/Qwen3.5-397B-A17B", "ATB", "0.9.1", True),  # torch-only since v0.9
+    ("deepseek-ai/DeepSeek-V4-Flash", "ATB", "0.9.1", False),  # deepseek_v4 joined the torch-only set in v0.10.0
+    ("deepseek-ai/DeepSeek-V3", "TORCH", "0.8.0", False),  # v0.8.0 does not check
+])
+def test_backend_the_model_type_does_not_support(model, backend, release, fails):
+    ctx = LaunchContext(product="A3", framework_versions=(("xllm", release),))
+    text = f"xllm --model /models/{model} --devices=npu:0 --nnodes=16 --ep_size=16 --npu_kernel_backend={backend}\n"
+    hits = [d for d in diags(text, ctx) if d.code == "MC025"]
+    assert bool(hits) == fails
+    if fails:
+        assert hits[0].severity == "error" and "only supports --npu_kernel_backend=" in hits[0].message

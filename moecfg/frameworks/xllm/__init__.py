@@ -130,6 +130,10 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
                               ".moecfg.yaml if this runs on Ascend)", c.launch.span))
         return
     dims = resolve_model(model, ctx)
+    refused = C.backend_notes(c, dims)
+    if refused:
+        out.notes.extend(refused)
+        return
     backend, bwhy = C.kernel_backend(c, dims)
     path, why = C.moe_path(c, world, dims, backend)
     ep = c.int("ep_size")

@@ -25,7 +25,6 @@ from moecfg.frameworks.xllm import rules
 X = f"jd-opensource/xllm@{R.MAIN_COMMIT} xllm"
 FUSED_MOE = f"{X}/core/layers/npu_torch/fused_moe.cpp"
 COMM = f"{X}/core/framework/parallel_state/collective_communicator.cpp"
-TORCH_ONLY = ("deepseek-v4", "qwen3.5", "qwen3-next", "minimax-m2")  # preset name prefixes of torch-only types
 SIZE_FLAGS = ("dp_size", "ep_size", "nnodes")
 KNOBS = {"bs": "--max_seqs_per_batch x (1 + --num_speculative_tokens)", "ep_world_size": "--ep_size",
          "global_bs": "--max_seqs_per_batch x --ep_size", "moe_expert_num": "the model's n_routed_experts"}
@@ -184,9 +183,24 @@ def kernel_backend(c: Ctx, dims) -> tuple[str | None, str]:
         return asked, c.said("npu_kernel_backend")
     if dims is None:
         return None, f"{c.said('npu_kernel_backend')}: decided by the model type, and the model is not known"
-    torch = dims.name.startswith(TORCH_ONLY)
+    torch = dims.name.startswith(R.torch_only(c.release))
     return ("TORCH" if torch else "ATB"), f"{c.said('npu_kernel_backend')}: {dims.name} is a " + \
         ("TORCH-only model type" if torch else "model type AUTO runs on ATB") + " (model_registry.cpp:68-121)"
+
+
+def backend_notes(c: Ctx, dims) -> list[Note]:
+    """MC025 when --npu_kernel_backend names a backend the model type does not support: xLLM LOG(FATAL)s
+    (model_registry.cpp:107-121 "Model type ... only supports --npu_kernel_backend=...")."""
+    f = c.flags.get("npu_kernel_backend")
+    if f is None or dims is None or not R.checks_backend(c.release) or (f.text or "") not in ("ATB", "TORCH"):
+        return []
+    torch_only = dims.name.startswith(R.torch_only(c.release))
+    if dims.name.startswith(R.BOTH_BACKENDS) or f.text == ("TORCH" if torch_only else "ATB"):
+        return []
+    need = "TORCH" if torch_only else "ATB"
+    return [Note("MC025", f"`--npu_kernel_backend {f.text}` with {dims.name}: xLLM {c.release} stops at start-up "
+                 f"(\"Model type ... only supports --npu_kernel_backend={need}.\", {X}/models/model_registry.cpp:"
+                 f"107-121); set --npu_kernel_backend={need} or AUTO", f.span)]
 
 
 def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:

@@ -5,6 +5,10 @@ what changed between them for the MoE collectives (read at the tags; X = jd-open
   v0.7.0 .. v0.9.1 a fixed 512 MB (X@ef1543ab xllm/core/framework/parallel_state/mapping_npu.cpp:23,94);
   from v0.10.0 `HCCL_BUFFSIZE` when it is a positive int32, else 512 with a warning
   (X@87e8d6e mapping_npu.cpp:27,33-53,129-141).
+- `--npu_kernel_backend` AUTO runs TORCH for the torch-only model types, ATB for the others, and an explicit
+  backend the model type does not support stops start-up (X/models/model_registry.cpp:68-121 @87e8d6e); v0.9.x's
+  torch-only set is qwen3_5* and qwen3_next (model_registry.cpp:68-78 @ef1543a), v0.10.0 adds deepseek_v4 and
+  minimax_m2; v0.8.0 has the flag (default ATB) and no such check.
 - the direct aclnnMoeDistributeDispatchV2 / CombineV2 calls of the TORCH kernel backend exist from v0.10.0
   (X@87e8d6e xllm/core/kernels/npu/npu_moe_distribute_dispatch_v2.cpp; absent at v0.9.1), as does
   `--enable_fused_mc2` (xllm/core/framework/config/kernel_config.cpp:35-40) and the rank-table check
@@ -64,3 +68,20 @@ def match(text: str) -> str | None:
 def modern(release: str) -> bool:
     """v0.10.0 and later: HCCL_BUFFSIZE sizes the moe_ep buffer, the TORCH backend calls dispatch_v2 directly."""
     return release == NEWEST or tuple(int(x) for x in release.split(".")[:2]) >= (0, 10)
+
+
+# moecfg preset names (prefixes) of xLLM's torch-only model types, and those whose type (qwen3_moe) runs on both
+_TORCH_ONLY_0_9 = ("qwen3.5", "qwen3-next")
+_TORCH_ONLY_0_10 = ("deepseek-v4", "qwen3.5", "qwen3-next", "minimax-m2")
+BOTH_BACKENDS = ("qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-coder-480b-a35b")
+
+
+def torch_only(release: str) -> tuple[str, ...]:
+    if modern(release):
+        return _TORCH_ONLY_0_10
+    return _TORCH_ONLY_0_9 if release.startswith("0.9.") else ()
+
+
+def checks_backend(release: str) -> bool:
+    """The release resolves AUTO by model type and refuses a backend the model type does not support (v0.9.0+)."""
+    return modern(release) or release.startswith("0.9.")
