@@ -358,3 +358,17 @@ def test_backend_the_model_type_does_not_support(model, backend, release, fails)
     assert bool(hits) == fails
     if fails:
         assert hits[0].severity == "error" and "only supports --npu_kernel_backend=" in hits[0].message
+
+
+@pytest.mark.parametrize("image, release", [
+    ("quay.io/jd_xllm/xllm-ai:xllm-0.7.2-dev-hb-rc2-x86", "0.7.2"),
+    ("quay.io/jd_xllm/xllm-ai:0.6.0-dev-hb-rc2-arm", "0.6.0"),
+    ("quay.io/jd_xllm/xllm-ai:xllm-dev-a2-x86-cann9-20260605", "main"), (None, "main"),
+])
+def test_release_from_the_image_tag(image, release):
+    from dataclasses import replace
+
+    launch = replace(read_shell(world16("--ep_size=16") + "\n").launches[0], image=image)
+    out = xllm.derive(launch, A3)
+    assert out.version == release
+    assert any(n.code == "MC040" for n in out.notes) == (release == "main")

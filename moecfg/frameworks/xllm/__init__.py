@@ -53,7 +53,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks.xllm import gflags as G
     from moecfg.frameworks.xllm import releases as R
 
-    version, how = pick_version(sys.modules[__name__], launch, ctx, R.match)
+    version, how = _image_release(launch.image) or pick_version(sys.modules[__name__], launch, ctx, R.match)
     out = Derivation(NAME, version)
     c = C.Ctx(launch, G.parse(launch.argv[1:], R.table(version)), version)
     if not how:
@@ -70,6 +70,19 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         return out
     _derive(c, ctx, out)
     return out
+
+
+_IMAGE_TAG = re.compile(r"^(?:xllm-)?v?(\d+\.\d+\.\d+)(?:[-_.]|$)")
+
+
+def _image_release(image: str | None) -> tuple[str, str] | None:
+    """xLLM's images are tagged `xllm-0.7.2-dev-hb-rc2-x86` or `0.6.0-dev-hb-rc2-arm` (quay.io/jd_xllm/xllm-ai, its
+    docs); `xllm-dev-a2-x86-cann9-20260605` names no release."""
+    from moecfg.frameworks.xllm import releases as R
+
+    m = _IMAGE_TAG.match((image or "").rsplit("/", 1)[-1].partition(":")[2])
+    release = R.match(m.group(1)) if m else None
+    return (release, f"image tag {image}") if release else None
 
 
 def _settings_file(c) -> Note | None:
