@@ -372,3 +372,18 @@ def test_release_from_the_image_tag(image, release):
     out = xllm.derive(launch, A3)
     assert out.version == release
     assert any(n.code == "MC040" for n in out.notes) == (release == "main")
+
+
+def test_hccl_buffsize_set_at_run_time_is_not_judged():
+    # 256 decode tokens need more than HCCL's 200 MB default; the launch sets the variable from elsewhere
+    text = "export HCCL_BUFFSIZE=$BUF\n" + world16(*EP2, "--max_seqs_per_batch=256") + "\n"
+    found = diags(text)
+    assert not any(d.code == "MC501" for d in found)
+    assert any(d.code == "MC023" and "HCCL_BUFFSIZE" in d.message for d in found)
+    # the same launch with the default (unset) is judged: 200 MB < the 1112 MB the window needs
+    assert "MC501" in codes(world16(*EP2, "--max_seqs_per_batch=256") + "\n")
+
+
+def test_atb_buffer_with_hccl_buffsize_set_at_run_time():
+    text = "export HCCL_BUFFSIZE=$BUF\nxllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16\n"
+    assert "HCCL_BUFFSIZE is not known statically" in message(text, "MC918")

@@ -161,11 +161,13 @@ def _divisors(n: int) -> str:
     return ", ".join(map(str, found[:12])) + (", ..." if len(found) > 12 else "")
 
 
-def buffer_mb(c: Ctx) -> tuple[int, str]:
+def buffer_mb(c: Ctx) -> tuple[int | None, str]:
     """The buffer MappingNPU gives every ATB group, the moe_ep one included (releases.py)."""
     if not R.modern(c.release):
         return 512, f"512 MB fixed (ENV_hccl_moe_ep_buffer, mapping_npu.cpp at v{c.release})"
     e = c.launch.env.get("HCCL_BUFFSIZE")
+    if e is not None and e.value is None:
+        return None, "HCCL_BUFFSIZE or 512 MB (mapping_npu.cpp:129-141; HCCL_BUFFSIZE is not known statically)"
     text = e.value if e is not None else None
     # strtol(text, &end, 10) with nothing after the digits, in (0, INT32_MAX]: mapping_npu.cpp:41-46
     value = int(text) if text and len(text) < 40 and G.DECIMAL.match(text) else None

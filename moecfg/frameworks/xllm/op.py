@@ -5,7 +5,7 @@ aclnnMoeDistributeDispatchV2 (xllm/core/kernels/npu/npu_moe_distribute_dispatch_
 """
 from __future__ import annotations
 
-from moecfg.frameworks import OpCall
+from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks.xllm.calls import COMM, FUSED_MOE, KNOBS, Ctx
 
 F = FUSED_MOE.rsplit("/", 1)[-1]
@@ -78,7 +78,10 @@ def _env(c: Ctx, call: OpCall) -> None:
         call.derivation["env.HCCL_BUFFSIZE"] = f"unset: the dispatch/combine domain gets buffer size 0 from xLLM " \
             f"(moe_ep is the whole world, {where}), so HCCL's default applies"
         return
-    if e.value is None:
+    if e.value is None:  # `export HCCL_BUFFSIZE=$BUF`: no rule judges it, and HCCL's default does not stand in
+        call.notes.append(Note("MC023", "HCCL_BUFFSIZE: the value is not known statically", e.span,
+                               about="env.HCCL_BUFFSIZE"))
+        call.unknown += ("env.HCCL_BUFFSIZE",)
         return
     call.arguments["env"] = {"HCCL_BUFFSIZE": e.value}
     call.sources["env.HCCL_BUFFSIZE"] = (e.span,)
