@@ -387,3 +387,16 @@ def test_hccl_buffsize_set_at_run_time_is_not_judged():
 def test_atb_buffer_with_hccl_buffsize_set_at_run_time():
     text = "export HCCL_BUFFSIZE=$BUF\nxllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16\n"
     assert "HCCL_BUFFSIZE is not known statically" in message(text, "MC918")
+
+
+@pytest.mark.parametrize("flags, bs", [
+    (("--max_seqs_per_batch=12",), 12),  # eager: 12 rows
+    (("--max_seqs_per_batch=12", "--enable_graph=true"), 16),  # bucket(12) = 16
+    (("--max_seqs_per_batch=12", "--enable_graph", "--enable_graph_mode_decode_no_padding"), 12),  # no padding
+    (("--max_seqs_per_batch=12", "--num_speculative_tokens=1", "--enable_graph=true"), 32),  # 24 -> bucket 32
+    (("--max_seqs_per_batch=5", "--enable_graph=true"), 8),  # bucket(5) = 8
+    (("--max_seqs_per_batch=100", "--enable_graph=true"), 100),  # > 16 sequences run eager; bucket(16) = 16 < 100
+    (("--max_seqs_per_batch=11", "--enable_graph=true", "--acl_graph_decode_batch_size_limit=10"), 16),  # bucket(10)
+])
+def test_graph_mode_pads_decode_rows(flags, bs):
+    assert dispatch(world16(*EP2, *flags)).arguments["bs"] == bs

@@ -23,7 +23,38 @@ def decode_tokens(c: Ctx) -> tuple[int | None, str, tuple]:
     text = f"{c.said('max_seqs_per_batch')} x (1 + {c.said('num_speculative_tokens')}) = {tokens} decode tokens"
     if (c.int("dp_size") or 1) > 1:
         text += f" (the step's budget; with {c.said('dp_size')} the bound when one DP group holds every sequence)"
-    return tokens, text, c.span("max_seqs_per_batch") + c.span("num_speculative_tokens")
+    spans = c.span("max_seqs_per_batch") + c.span("num_speculative_tokens")
+    padded, why = graph_rows(c, seqs, 1 + spec)
+    if padded is not None and padded > tokens:
+        return padded, f"{text}; {why}", spans + c.span("enable_graph")
+    return tokens, text, spans
+
+
+def bucket(tokens: int) -> int:
+    """The ACL graph bucket a decode step of `tokens` rows is padded to: 1, 2, 4, 8, then multiples of 16
+    (acl_graph_executor_impl.cpp:709-726)."""
+    for size in (1, 2, 4, 8):
+        if tokens <= size:
+            return size
+    return -(-tokens // 16) * 16
+
+
+def graph_rows(c: Ctx, seqs: int, per_seq: int) -> tuple[int | None, str]:
+    """With --enable_graph a decode batch of up to the graph limit (--acl_graph_decode_batch_size_limit, v0.10.0's
+    --graph_decode_batch_size_limit; larger ones run eager) is padded to its bucket
+    (acl_graph_executor_impl.cpp:486-511)."""
+    if not c.bool("enable_graph") or c.bool("enable_graph_mode_decode_no_padding") is not False:
+        return None, ""
+    name = next((n for n in ("acl_graph_decode_batch_size_limit", "graph_decode_batch_size_limit")
+                 if c.text(n) is not None), None)
+    limit = c.int(name) if name else None
+    if limit is None:
+        return None, ""
+    batch = min(seqs, max(limit, 1))
+    padded = bucket(batch * per_seq)
+    return padded, (f"{c.said('enable_graph')}: a decode batch of up to {c.said(name)} sequences is padded to its "
+                    f"graph bucket, {batch} x {per_seq} = {batch * per_seq} -> {padded} rows "
+                    "(acl_graph_executor_impl.cpp:486-511,709-726)")
 
 
 def dispatch_call(c: Ctx, ctx, dims, ep: int, why: str) -> OpCall:
