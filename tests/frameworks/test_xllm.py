@@ -400,3 +400,40 @@ def test_atb_buffer_with_hccl_buffsize_set_at_run_time():
 ])
 def test_graph_mode_pads_decode_rows(flags, bs):
     assert dispatch(world16(*EP2, *flags)).arguments["bs"] == bs
+
+
+def test_kernel_backend_before_0_8_is_atb():
+    old = LaunchContext(product="A3", framework_versions=(("xllm", "0.7.2"),))
+    text = "xllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16 --expert_parallel_degree=2\n"
+    assert "ATB (xLLM 0.7.2 has no --npu_kernel_backend" in message(text, "MC918", old)
+
+
+@pytest.mark.parametrize("value", ["torch", "$BACKEND"])
+def test_kernel_backend_is_case_sensitive_and_never_assumed(value):
+    text = f"xllm --model /models/deepseek-ai/DeepSeek-V4-Flash --devices=npu:0 --nnodes=16 " \
+           f"--npu_kernel_backend={value} --ep_size=16 --expert_parallel_degree=2 --enable_fused_mc2=0\n"
+    assert not any(r.op == "dispatch_combine_v2" for r in lint(text))
+    assert ("MC025" in codes(text)) == (value == "torch")  # "Unsupported --npu_kernel_backend=torch"
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: xllm}
+spec:
+  containers:
+    - name: xllm
+      image: quay.io/jd_xllm/xllm-ai:xllm-0.7.2-dev-hc-rc2-arm
+      command: ["/usr/local/bin/xllm", "--model=/models/DeepSeek-R1", "--devices=npu:0", "--nnodes=16", "--dp_size=3"]
+"""
+
+
+def test_kubernetes_command_list_with_the_release_from_the_image():
+    from moecfg.core.engine import check_bytes
+    from moecfg.core.settings import Cli, Config, FilePolicy
+
+    done = check_bytes(POD.encode(), "pod.yaml", policy=FilePolicy(Config(), Cli()))
+    found = [d for r in done.results for d in r.diagnostics]
+    hit = next(d for d in found if d.code == "MC915")  # 16 % 3 != 0
+    assert POD.splitlines()[hit.line - 1][hit.column - 1:].startswith('"--dp_size=3"')  # at the flag's scalar
+    assert "xLLM 0.7.2" in next(d.message for d in found if d.code == "MC918")
+    assert "MC040" not in {d.code for d in found}

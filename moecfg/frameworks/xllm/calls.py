@@ -180,7 +180,11 @@ def buffer_mb(c: Ctx) -> tuple[int | None, str]:
 
 def kernel_backend(c: Ctx, dims) -> tuple[str | None, str]:
     """ATB | TORCH | None (AUTO with a model moecfg cannot name), and why."""
-    asked = (c.text("npu_kernel_backend") or "ATB").upper()
+    if c.text("npu_kernel_backend") is None and c.flags.get("npu_kernel_backend") is None:
+        return "ATB", f"ATB (xLLM {c.release} has no --npu_kernel_backend: ATB is its only NPU kernel backend)"
+    asked = c.text("npu_kernel_backend")
+    if asked is None:
+        return None, "--npu_kernel_backend: the value is not known statically"
     if asked in ("ATB", "TORCH"):
         return asked, c.said("npu_kernel_backend")
     if dims is None:
