@@ -26,6 +26,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.vllm_mindspore.rules",
     "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
+    "moecfg.frameworks.lmdeploy.rules",
 )
 
 
