@@ -25,6 +25,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.mindspeed.rules",
     "moecfg.frameworks.mindie.rules",
     "moecfg.frameworks.vllm_mindspore.rules",
+    "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
     "moecfg.frameworks.lmdeploy.rules",
 )

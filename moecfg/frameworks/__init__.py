@@ -26,6 +26,7 @@ FRAMEWORK_MODULES = {
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
     "lmdeploy": "moecfg.frameworks.lmdeploy",
+    "xllm": "moecfg.frameworks.xllm",
 }
 
 

@@ -17,6 +17,7 @@ COMMANDS = (
     r"\bvllm-mindspore\s+serve\b",
     r"\bvllm_mindspore\.entrypoints\b",
     r"\blmdeploy\s+serve\b",
+    r"\bxllm[\s\\]+--?[a-z]", r"\$\{?XLLM_\w+\}?[\s\\]+--?[a-z]",  # xLLM's binary, or $XLLM_PATH in its guides
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy")
@@ -24,11 +25,11 @@ PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglan
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
 TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"msrun", r"deepep",
-                  r"deep_ep", r"tutel", r"lmdeploy")
+                  r"deep_ep", r"tutel", r"lmdeploy", r"xllm")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
-                  r"\blmdeploy\b")
+                  r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+")
 
 
 def _either(parts) -> str:
