@@ -246,8 +246,8 @@ class _Compose:
         items = _at(self.data, path)
         return [_arg(v, _span(self.doc, path + (i,))) for i, v in enumerate(_list(items)) if _usable(v)]
 
-    def word(self, text: str) -> tuple[str, Word]:
-        return text, Word(text, self.at)
+    def word(self, text) -> tuple[str, Word]:
+        return _arg(text, self.at) if _usable(text) else self.unknown()
 
     def unknown(self, span: Span | None = None) -> tuple[str, Word]:
         return UNKNOWN, Word(None, span or self.at, exact=False)
