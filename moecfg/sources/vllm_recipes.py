@@ -31,17 +31,14 @@ A strategy file checked on its own holds no launch (no model): it is skipped, re
 """
 from __future__ import annotations
 
-import re
-
 from moecfg.core import launch_rules as L
 from moecfg.sources import vllm_strategies
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Problem, Word
+from moecfg.sources.vllm_recipe_words import UNKNOWN, arg, dedupe, env_value, feature_mode, pool_modes, usable
 from moecfg.sources.yaml_source import Span, YamlDocument
 
-_VAR = re.compile(r"^\$[A-Z_][A-Z0-9_]*$")  # left bare for the shell to fill in (command-synthesis.js:834)
 _NVL4_ONLY = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
 _DEFAULT = ("variants", "default")
-UNKNOWN = "?"  # the dedupe text of an unknown value (never a flag)
 
 
 def is_vllm_recipe(data) -> bool:
@@ -108,7 +105,7 @@ class _Compose:
             + self.parallel() + self.override_args() + self.features()
         head = [Word("vllm", self.at), Word("serve", self.at), Word(self.model_id(), self.model_span())]
         container = f"{self.name} {self.role}" if self.role else self.name
-        return Launch(tuple(head + _dedupe(args)), self.env(), "recipe", self.image(), container)
+        return Launch(tuple(head + dedupe(args)), self.env(), "recipe", self.image(), container)
 
     # --- the command: buildArgs in its order -------------------------------------------------------------------
     def model_id(self) -> str:
@@ -125,7 +122,7 @@ class _Compose:
 
     def strategy_args(self) -> list:
         block = self.strategy.get(self.role) if self.role else self.strategy
-        return [_arg(v, self.at) for v in _list(_mapping(block).get("vllm_args")) if _usable(v)]
+        return [arg(v, self.at) for v in _list(_mapping(block).get("vllm_args")) if usable(v)]
 
     def parallel(self) -> list:
         flag = self.strategy.get("parallel_flag") or "--tensor-parallel-size"
@@ -161,7 +158,7 @@ class _Compose:
         """A prefill/decode pool (:1099-1202) of an unknown node count: DEP or TP/TEP."""
         role_cfg, so_role = _mapping(self.strategy.get(self.role)), _mapping(self.so.get(self.role))
         mode = so_role.get("parallelism") or role_cfg.get("parallelism") or "tp"
-        allowed = _pool_modes(self.offered, self.so)
+        allowed = pool_modes(self.offered, self.so)
         mode = mode if mode in allowed else allowed[0]
         if mode != "dep":
             flag = so_role.get("parallel_flag") or role_cfg.get("parallel_flag") \
@@ -171,7 +168,7 @@ class _Compose:
         out = []
         if tp is not None:
             at = _span(self.doc, self.so_path + (self.role, "tp")) if "tp" in so_role else self.at
-            out = self.words("--tensor-parallel-size") + [_arg(tp, at) if _usable(tp) else self.unknown(at)]
+            out = self.words("--tensor-parallel-size") + [arg(tp, at) if usable(tp) else self.unknown(at)]
         node = f"${self.role.upper()}_NODE_1"
         # --data-parallel-hybrid-lb follows only for a pool of 2+ nodes (:1172): the node count is unknown
         return out + self.words("--data-parallel-size", None, "--data-parallel-size-local", None,
@@ -203,7 +200,7 @@ class _Compose:
     def feature_args(self, key, feature: dict) -> list:
         path = ("features", key)
         if isinstance(feature.get("modes"), dict):
-            picked = _mode(feature, key, self.variant)
+            picked = feature_mode(feature, key, self.variant)
             return [] if picked is None else self.listed(path + ("modes", picked, "args"))
         if feature.get("hardware_overrides"):
             return []  # its args change with the hardware (:1303)
@@ -218,7 +215,7 @@ class _Compose:
         block = self.strategy.get(self.role) if self.role else self.strategy
         for k, v in _mapping(_mapping(block).get("env")).items():
             if isinstance(k, str):
-                env[k] = EnvEntry(k, _env_value(v), self.at)
+                env[k] = EnvEntry(k, env_value(v), self.at)
         if self.role:  # pinned per role from the GPU count (:1370-1399)
             env["CUDA_VISIBLE_DEVICES"] = EnvEntry("CUDA_VISIBLE_DEVICES", None, self.at)
         self.assign(env, self.so_path + ("env",))
@@ -232,7 +229,7 @@ class _Compose:
     def assign(self, env: dict, path: tuple) -> None:
         for k, v in _mapping(_at(self.data, path)).items():
             if isinstance(k, str):
-                env[k] = EnvEntry(k, _env_value(v), _span(self.doc, path + (k,), key=True))
+                env[k] = EnvEntry(k, env_value(v), _span(self.doc, path + (k,), key=True))
 
     def image(self) -> str | None:
         """The NVIDIA image the page pins (variant, then model `docker_image` as a string, :652-655)."""
@@ -244,104 +241,17 @@ class _Compose:
     # --- words -------------------------------------------------------------------------------------------------
     def listed(self, path: tuple) -> list:
         items = _at(self.data, path)
-        return [_arg(v, _span(self.doc, path + (i,))) for i, v in enumerate(_list(items)) if _usable(v)]
+        return [arg(v, _span(self.doc, path + (i,))) for i, v in enumerate(_list(items)) if usable(v)]
 
     def word(self, text) -> tuple[str, Word]:
-        return _arg(text, self.at) if _usable(text) else self.unknown()
+        return arg(text, self.at) if usable(text) else self.unknown()
 
     def unknown(self, span: Span | None = None) -> tuple[str, Word]:
         return UNKNOWN, Word(None, span or self.at, exact=False)
 
     def words(self, *texts) -> list:
-        return [self.unknown() if t is None else _arg(t, self.at) for t in texts]
+        return [self.unknown() if t is None else arg(t, self.at) for t in texts]
 
-
-def _pool_modes(offered: list[str], so: dict) -> list[str]:
-    """The pool layouts a pd_cluster offers (pdPoolModes, :251): from the other strategies' suffixes."""
-    modes = set()
-    for s in offered:
-        if s == "pd_cluster":
-            continue
-        if re.search(r"(?:^|_)dep$", s):
-            modes.add("dep")
-        elif re.search(r"(?:^|_)tep$", s):
-            modes.add("tep")
-        elif re.search(r"(?:^|_)tp(?:_pp|_dp)?$", s):
-            modes.add("tp")
-    ordered = [m for m in ("tp", "tep", "dep") if m in (modes or {"tp"})]
-    restrict = so.get("pool_modes")
-    narrowed = [m for m in ordered if isinstance(restrict, list) and m in restrict]
-    return narrowed or ordered
-
-
-def _mode(feature: dict, key, variant: dict) -> str | None:
-    """resolveModeKey (:421) for the default variant: None when a mode's availability or args depend on the
-    hardware (or no mode is available)."""
-    modes = feature["modes"]
-    allowed = [k for k, m in modes.items() if isinstance(m, dict)
-               and (not isinstance(m.get("variants"), list) or not m["variants"] or "default" in m["variants"])]
-    if not allowed or any(modes[k].get("hardware") for k in allowed):
-        return None
-    pick = next((c for c in (_mapping(variant.get("default_modes")).get(key), feature.get("default_mode"))
-                 if c in allowed), allowed[0])
-    return None if modes[pick].get("hardware_overrides") else pick
-
-
-def _dedupe(args: list) -> list[Word]:
-    """dedupeArgs (:785): `--flag value` units, the last of each flag kept where it stands."""
-    units, i = [], 0
-    while i < len(args):
-        text, word = args[i]
-        nxt = args[i + 1] if i + 1 < len(args) else None
-        if text.startswith("-") and nxt is not None and not nxt[0].startswith("-"):
-            units.append((text, (word, nxt[1])))
-            i += 2
-            continue
-        units.append((text if text.startswith("-") else None, (word,)))
-        i += 1
-    seen, kept = set(), []
-    for flag, words in reversed(units):
-        if flag is None or flag not in seen:
-            kept.append(_shell_split(words[0]) + list(words[1:]))
-            seen.add(flag)
-    return [w for words in reversed(kept) for w in words]
-
-
-def _shell_split(word: Word) -> list[Word]:
-    """formatCommand (:1470-1487) quotes a flag's value (shellQuote) but writes a flag or a lone word as it is, so
-    the shell splits `"--max-model-len auto"` into two words; each keeps the item's span."""
-    parts = word.value.split() if word.value is not None else []
-    return [word] if len(parts) < 2 else [Word(p, word.span, exact=False) for p in parts]
-
-
-def _arg(value, span: Span) -> tuple[str, Word]:
-    """(the text dedupe compares, the word): a number is never a flag (`typeof cur === "string"`)."""
-    if not isinstance(value, str):
-        text = _number(value)
-        return "#" + text, Word(text, span)
-    if _VAR.match(value):
-        return value, Word(None, span, exact=False)
-    return value, Word(value, span)
-
-
-def _usable(value) -> bool:
-    """args.filter(Boolean) drops "", 0 and null; moecfg also leaves out what is not a word (a mapping, a list)."""
-    return isinstance(value, (str, int, float)) and not isinstance(value, bool) and bool(value)
-
-
-def _number(value) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # JavaScript's String(8.0) is "8"
-    return str(value)
-
-
-def _env_value(value) -> str | None:
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = value if isinstance(value, str) else _number(value)
-    return None if _VAR.match(text) else text
 
 
 def _span(doc: YamlDocument, path: tuple, key: bool = False) -> Span:

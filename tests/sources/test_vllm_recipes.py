@@ -4,6 +4,7 @@ vllm-recipes/ are the repository's layout (models/<org>/<model>.yaml beside stra
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -163,6 +164,30 @@ def test_derived_like_the_equivalent_shell_script(tmp_path):
     assert {d.line for d in dep.diagnostics} == {line_of(text, "  - multi_node_dep")}  # the launch's line
 
 
+def test_explain_launch_shows_the_shell_scripts_derivation(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    path = recipe_tree(tmp_path)
+    (tmp_path / "run.sh").write_text(SHELL, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "recipes")  # a recipe named alone reads strategies/ inside the current folder
+    recipe = CliRunner().invoke(cli, ["explain-launch", os.path.relpath(path)]).output
+    script = CliRunner().invoke(cli, ["explain-launch", str(tmp_path / "run.sh")]).output
+    line = line_of(path.read_text(encoding="utf-8"), "  - multi_node_dep")
+
+    def block(out: str, head: str) -> list[str]:
+        lines = out.splitlines()
+        start = next(i for i, x in enumerate(lines) if head in x)
+        body = [x for x in lines[start + 1:] if x.startswith("  ")]
+        return [re.sub(r"\(line \d+\)", "(line N)", x) for x in body[:next(
+            (i for i, x in enumerate(lines[start + 1:]) if not x.startswith("  ")), len(body))]]
+
+    ours, theirs = block(recipe, f"(line {line}: vllm main serve)"), block(script, "(line 3: vllm main serve)")
+    assert any("num_ranks = 16 <- --data-parallel-size 16" in x for x in ours)
+    assert ours == theirs
+
+
 def test_overrides_win_where_they_stand_and_flags_split_as_the_shell_does(tmp_path):
     path = recipe_tree(tmp_path, OVERRIDE + '      - "--max-model-len auto"\n')
     text, lf = read(path, tmp_path / "recipes")
@@ -173,6 +198,39 @@ def test_overrides_win_where_they_stand_and_flags_split_as_the_shell_does(tmp_pa
     assert after(dep, "--data-parallel-address").value is None  # the strategy's $HEAD_IP stays
     assert after(dep, "--max-model-len").value == "auto"  # the page writes it unquoted: two shell words
     assert after(dep, "--max-model-len").span.line == line_of(text, "--max-model-len auto")
+
+
+MODES = """  spec_decoding:
+    default_mode: mtp
+    modes:
+      mtp:
+        variants: [nvfp4]
+        args: ["--speculative-config", '{"method":"mtp","num_speculative_tokens":2}']
+      eagle:
+        args: ["--speculative-config", '{"method":"eagle3","num_speculative_tokens":3}']
+      gated:
+        args: ["--speculative-config", '{"method":"ngram"}']
+"""
+
+
+@pytest.mark.parametrize("gate, expected", [
+    ("", '{"method":"eagle3","num_speculative_tokens":3}'),  # mtp is not offered on the default variant
+    ("        hardware: {h100: unsupported}\n", None),  # which mode runs depends on the hardware
+    ("        hardware_overrides: {hopper: {args: [--speculative-config, '{}']}}\n", None),  # so do its args
+])
+def test_feature_modes_as_the_site_picks_them(tmp_path, gate, expected):
+    path = recipe_tree(tmp_path, "strategy_overrides: {}\n")
+    text = path.read_text(encoding="utf-8")
+    modes = MODES.replace('      gated:\n', '      gated:\n' + gate) if "hardware:" in gate else \
+        MODES.replace("        args: [\"--speculative-config\", '{\"method\":\"eagle3\"", gate
+                      + "        args: [\"--speculative-config\", '{\"method\":\"eagle3\"")
+    path.write_text(text.replace("features:\n", "features:\n" + modes), encoding="utf-8")
+    _, lf = read(path, tmp_path / "recipes")
+    for launch in lf.launches:
+        if expected is None:
+            assert "--speculative-config" not in words(launch)
+        else:
+            assert after(launch, "--speculative-config").value == expected
 
 
 def test_declared_single_node_tp_is_capped_by_the_unknown_gpu_count(tmp_path):
