@@ -61,17 +61,21 @@ def read_vllm_recipe(doc: YamlDocument, name: str = "", root: str | None = None)
     if library is None:
         return LaunchFile(skipped="vLLM recipe whose strategies/ folder is not inside the checked folder: its "
                           "launches are composed with the strategy files (check the recipes repository's top)")
-    out = LaunchFile()
+    out, unread = LaunchFile(), []
     offered = _offered(doc)
     for sname, at in offered:
         strategy = library[1].get(sname)
-        if strategy is None or strategy.get("deploy_type") == "kv_store_lb":
-            out.problems.append(Problem(L.VALUE_UNKNOWN.code, f"strategy `{sname[:60]}`: no strategy of that name "
-                                        f"in {library[0]}/, so its launch is not read", at, about_launch=True))
+        if strategy is None or strategy.get("deploy_type") == "kv_store_lb":  # KV-store layers are not read
+            unread.append((sname, at))
             continue
         roles = ("prefill", "decode") if strategy.get("deploy_type") == "pd_cluster" else (None,)
         for role in roles:
             out.launches.append(_Compose(doc, sname, strategy, role, at, [s for s, _ in offered]).launch())
+    if unread:  # one note per recipe, at the first strategy not read
+        names = ", ".join(f"`{n[:60]}`" for n, _ in unread[:5]) + (f" and {len(unread) - 5} more" if
+                                                                     len(unread) > 5 else "")
+        out.problems.append(Problem(L.VALUE_UNKNOWN.code, f"strategy {names}: no serving strategy of that name in "
+                                    f"{library[0]}/, so its launch is not read", unread[0][1], about_launch=True))
     if not out.launches and not out.problems:
         out.skipped = "vLLM recipe without a compatible strategy"
     return out
@@ -79,14 +83,14 @@ def read_vllm_recipe(doc: YamlDocument, name: str = "", root: str | None = None)
 
 def _offered(doc) -> list[tuple[str, Span]]:
     """compatible_strategies, then the strategies `strategy_hardware` grants somewhere (command-synthesis.js:93)."""
-    data, out = doc.data, []
+    data, out = doc.data, {}
     for i, s in enumerate(data["compatible_strategies"]):
-        if isinstance(s, str) and s not in (n for n, _ in out):
-            out.append((s, _span(doc, ("compatible_strategies", i))))
+        if isinstance(s, str) and s not in out:
+            out[s] = _span(doc, ("compatible_strategies", i))
     for s, gate in _mapping(data.get("strategy_hardware")).items():
-        if isinstance(s, str) and s not in (n for n, _ in out) and "supported" in _mapping(gate).values():
-            out.append((s, _span(doc, ("strategy_hardware", s), key=True)))
-    return out
+        if isinstance(s, str) and s not in out and "supported" in _mapping(gate).values():
+            out[s] = _span(doc, ("strategy_hardware", s), key=True)
+    return list(out.items())
 
 
 class _Compose:

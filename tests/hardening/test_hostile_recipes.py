@@ -88,3 +88,18 @@ def test_a_strategies_folder_linked_from_outside_is_not_read(tmp_path):
     recipe.write_text("model: {model_id: org/m}\ncompatible_strategies: [multi_node_dep]\n", encoding="utf-8")
     results = lint_bytes(recipe.read_bytes(), str(recipe), policy=FilePolicy(Config(), Cli()), root=str(checked))
     assert results == []  # skipped: no strategies folder inside the checked folder; nothing of the secret read
+
+
+def test_twenty_thousand_unknown_strategies_are_one_note_and_fast(tmp_path):
+    shutil.copytree(Path(__file__).parents[1] / "sources" / "vllm-recipes", tmp_path / "r")
+    recipe = tmp_path / "r" / "models" / "x.yaml"
+    raw = ("model: {model_id: a/b}\ncompatible_strategies:\n" + "".join(f"  - s{i}\n" for i in range(20000))
+           + "  - multi_node_dep\n").encode()
+    recipe.write_bytes(raw)
+    start = time.perf_counter()
+    results = lint_bytes(raw, str(recipe), policy=FilePolicy(Config(), Cli()), root=str(tmp_path / "r"))
+    assert time.perf_counter() - start < 10
+    notes = [d for r in results for d in r.diagnostics if d.code == "MC023"]
+    assert len(notes) == 1 and "`s0`" in notes[0].message and "and 19995 more" in notes[0].message
+    assert notes[0].line == 3  # the first strategy not read
+    assert len([r for r in results if r.launch]) == 1  # multi_node_dep is still read
