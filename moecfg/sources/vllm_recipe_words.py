@@ -100,3 +100,14 @@ def env_value(value) -> str | None:
         return "true" if value else "false"
     text = value if isinstance(value, str) else _number(value)
     return None if _VAR.match(text) else text
+
+
+def unknown_values(argv: list[Word], flags: set) -> list[Word]:
+    """The value after each of `flags` becomes unknown: some hardware's override sets it last (dedupe keeps that)."""
+    out = list(argv)
+    for i, w in enumerate(out[:-1]):
+        nxt = out[i + 1]
+        if w.value in flags and (nxt.value is None or not nxt.value.startswith("-")):
+            out[i + 1] = Word(None, nxt.span, exact=False)
+    return out
+

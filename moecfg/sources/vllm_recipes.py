@@ -19,7 +19,8 @@ strategy (two for pd_cluster: prefill and decode) with the head node's command (
 
 What depends on the hardware the reader is not told stays unknown or out, never a default: the GPU count behind
 every parallel size (`--tensor-parallel-size` / `--data-parallel-size` / `-local`, `--nnodes`; a declared
-`tp: N` is min(N, GPUs per node) :127, known only for 1), hardware_overrides (per generation, brand or GPU id),
+`tp: N` is min(N, GPUs per node) :127, known only for 1), hardware_overrides (per generation, brand or GPU id:
+a flag or variable one of them sets keeps its place with an unknown value, the override coming last),
 features a hardware opts in or gates by hardware, and the NVL4-only variables pd_cluster keeps only on GB200/GB300
 (:1438). `$VAR` values the page leaves for the shell (`$HEAD_IP`, `$IFACE_NAME`) are unknown.
 
@@ -34,7 +35,8 @@ from __future__ import annotations
 from moecfg.core import launch_rules as L
 from moecfg.sources import vllm_strategies
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Problem, Word
-from moecfg.sources.vllm_recipe_words import UNKNOWN, arg, dedupe, env_value, feature_mode, pool_modes, usable
+from moecfg.sources.vllm_recipe_words import UNKNOWN, arg, dedupe, env_value, feature_mode, pool_modes, unknown_values, \
+    usable
 from moecfg.sources.yaml_source import Span, YamlDocument
 
 _NVL4_ONLY = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -109,7 +111,22 @@ class _Compose:
             + self.parallel() + self.override_args() + self.features()
         head = [Word("vllm", self.at), Word("serve", self.at), Word(self.model_id(), self.model_span())]
         container = f"{self.name} {self.role}" if self.role else self.name
-        return Launch(tuple(head + dedupe(args)), self.env(), "recipe", self.image(), container)
+        argv = unknown_values(dedupe(args), self.by_hardware("extra_args"))
+        return Launch(tuple(head + argv), self.env(), "recipe", self.image(), container)
+
+    def by_hardware(self, key: str) -> set:
+        """What some hardware_overrides block may set (`extra_args` flags or `extra_env` names): at the recipe,
+        the default variant, this strategy's overrides and its role (:1250-1270, :1415-1433)."""
+        blocks = [self.data.get("hardware_overrides"), self.variant.get("hardware_overrides"),
+                  self.so.get("hardware_overrides")]
+        if self.role:
+            blocks.append(_mapping(self.so.get(self.role)).get("hardware_overrides"))
+        found = set()
+        for block in blocks:
+            for override in _mapping(block).values():
+                items = _mapping(override).get(key)
+                found |= {k for k in (_list(items) if key == "extra_args" else _mapping(items)) if isinstance(k, str)}
+        return found
 
     # --- the command: buildArgs in its order -------------------------------------------------------------------
     def model_id(self) -> str:
@@ -224,10 +241,9 @@ class _Compose:
             env["CUDA_VISIBLE_DEVICES"] = EnvEntry("CUDA_VISIBLE_DEVICES", None, self.at)
         self.assign(env, self.so_path + ("env",))
         self.assign(env, self.so_path + ((self.role, "env") if self.role else ("extra_env",)))
-        if self.role:
-            for k in _NVL4_ONLY:  # kept on GB200/GB300 only (:1438)
-                if k in env:
-                    env[k] = EnvEntry(k, None, env[k].span)
+        unknown = self.by_hardware("extra_env") | (set(_NVL4_ONLY) if self.role else set())  # NVL4: GB200/GB300
+        for k in unknown & set(env):  # (:1438) only
+            env[k] = EnvEntry(k, None, env[k].span)
         return env
 
     def assign(self, env: dict, path: tuple) -> None:

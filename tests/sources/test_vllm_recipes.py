@@ -200,6 +200,25 @@ def test_overrides_win_where_they_stand_and_flags_split_as_the_shell_does(tmp_pa
     assert after(dep, "--max-model-len").span.line == line_of(text, "--max-model-len auto")
 
 
+def test_what_a_hardware_override_sets_is_unknown(tmp_path):
+    override = OVERRIDE + """    hardware_overrides:
+      blackwell:
+        extra_args: ["--all2all-backend", "flashinfer_nvlink_one_sided"]
+        extra_env: {VLLM_MOE_DP_CHUNK_SIZE: "512"}
+"""
+    path = recipe_tree(tmp_path, override)
+    text = path.read_text(encoding="utf-8").replace("  base_env: {}\n", "  base_env: {VLLM_MOE_DP_CHUNK_SIZE: '256'}\n")
+    path.write_text(text, encoding="utf-8")
+    _, lf = read(path, tmp_path / "recipes")
+    dep = by_name(lf)["multi_node_dep"]
+    # deepep_low_latency everywhere but on Blackwell, where the override comes last and wins (dedupeArgs)
+    assert after(dep, "--all2all-backend").value is None
+    assert after(dep, "--all2all-backend").span.line == line_of(text, '"deepep_low_latency"')
+    assert dep.env["VLLM_MOE_DP_CHUNK_SIZE"].value is None
+    assert after(by_name(lf)["single_node_tep"], "--tensor-parallel-size").value is None
+    assert by_name(lf)["single_node_tep"].env["VLLM_MOE_DP_CHUNK_SIZE"].value == "256"  # no override for it there
+
+
 MODES = """  spec_decoding:
     default_mode: mtp
     modes:
