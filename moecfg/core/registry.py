@@ -23,6 +23,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.ascend_budget",
     "moecfg.frameworks.megatron.rules",
     "moecfg.frameworks.mindie.rules",
+    "moecfg.frameworks.vllm_mindspore.rules",
     "moecfg.frameworks.vllm_ascend.rules",
 )
 

@@ -14,9 +14,11 @@ COMMANDS = (
     r"\bvllm\.entrypoints\b",
     r"\bsglang\.launch_server\b",
     r"\bsglang\s+serve\b",
+    r"\bvllm-mindspore\s+serve\b",
+    r"\bvllm_mindspore\.entrypoints\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
-PYTHON_MODULES = (r"vllm", r"sglang", r"dynamo\.(?:vllm|sglang)")
+PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b",)
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
