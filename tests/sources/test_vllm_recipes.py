@@ -326,3 +326,18 @@ def test_hostile_strategy_files_are_left_out(tmp_path):
     assert "--leak" not in words(dep) and all(isinstance(w, (str, type(None))) for w in words(dep))
     assert "\x1b[31m" in words(dep)  # kept as text: the renderers escape it (tests/hardening)
     assert pos(dep.span)[0] == line_of(DSR1.read_text(encoding="utf-8"), "  - multi_node_dep")
+
+
+def test_mimo_the_strategy_size_replaces_the_variants_and_a_spaced_flag_splits():
+    # variant extra_args `--tensor-parallel-size 8` come before the strategy's: dedupe keeps the strategy's (the
+    # GPU count); base_args' "--max-model-len auto" is one item the page writes unquoted: the shell makes it two
+    # words, and dedupe compared it as its own flag, so vLLM sees --max-model-len twice (the last wins, both auto)
+    path = TREE / "models" / "XiaomiMiMo" / "MiMo-V2.5-Pro.yaml"
+    text, lf = read(path)
+    (tep,) = lf.launches
+    assert words(tep) == ["vllm", "serve", "XiaomiMiMo/MiMo-V2.5-Pro", "--trust-remote-code", "--max-model-len",
+                          "auto", "--generation-config", "vllm", "--gpu-memory-utilization", "0.95",
+                          "--max-model-len", "auto", "--enable-expert-parallel", "--tensor-parallel-size", None]
+    assert tep.argv[4].span.line == tep.argv[5].span.line == line_of(text, '"--max-model-len auto"')
+    results = lint_text(text, str(path), Options(), root=str(TREE))
+    assert not [d for r in results for d in r.diagnostics if d.code == "MC022"]  # no `--max-model-len auto` flag
