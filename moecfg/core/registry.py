@@ -25,6 +25,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.mindie.rules",
     "moecfg.frameworks.vllm_mindspore.rules",
     "moecfg.frameworks.vllm_ascend.rules",
+    "moecfg.frameworks.lmdeploy.rules",
 )
 
 

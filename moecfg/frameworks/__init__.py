@@ -24,6 +24,7 @@ FRAMEWORK_MODULES = {
     "vllm": "moecfg.frameworks.vllm",
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
+    "lmdeploy": "moecfg.frameworks.lmdeploy",
 }
 
 

@@ -16,17 +16,19 @@ COMMANDS = (
     r"\bsglang\s+serve\b",
     r"\bvllm-mindspore\s+serve\b",
     r"\bvllm_mindspore\.entrypoints\b",
+    r"\blmdeploy\s+serve\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
-PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)")
+PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b",)
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
 TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"deepep", r"deep_ep",
-                  r"tutel")
+                  r"tutel", r"lmdeploy")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
-                  r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b")
+                  r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
+                  r"\blmdeploy\b")
 
 
 def _either(parts) -> str:

@@ -13,7 +13,7 @@ FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
          "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore")
-FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindie", "vllm-mindspore")
+FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindie", "vllm-mindspore", "lmdeploy")
 
 
 @dataclass(frozen=True)
