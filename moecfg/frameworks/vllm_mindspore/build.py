@@ -70,12 +70,16 @@ def _calls(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, pure, phas
     """One MC2 call per phase; `pure` = (EP Arg, ModelDims | None, MC921 note | None, condition)."""
     ep, dims, split, condition = pure
     env, unknown = _env(args)
-    out.notes.extend(unknown)
+    if not phases:  # no call to carry them
+        out.notes.extend(unknown)
     if not phases and split is not None:  # no call to carry it (tokens unknown): said on the launch
         out.notes.append(_if(split, condition))
     for role, bs in phases:
         call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, env, rel)
         call.condition = condition
+        if unknown:  # set to a value not known statically: no buffer verdict from HCCL's default (core/launch.py)
+            call.unknown += ("env.HCCL_BUFFSIZE",)
+            call.notes.extend(unknown)
         note = C.fixed_bs_note(call, bs, ctx.product, bs.spans[0] if bs.spans else launch.span)
         call.notes.extend(n for n in (split, note) if n is not None)  # per call: it covers the op's own finding
         out.calls.append(call)
@@ -190,9 +194,10 @@ def _split(dims, ep: Arg, launch) -> Note | None:
 
 
 def _env(args: ServeArgs) -> tuple[dict, list[Note]]:
-    """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023) and left out."""
+    """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023, naming the buffer rules
+    not checked) and left out: HCCL's default stands only for a variable the launch does not set."""
     e = args.env.get("HCCL_BUFFSIZE")
     if e is not None and e.value is None:
-        return {}, [Note("MC023", "HCCL_BUFFSIZE: the value is not known statically; the buffer rules use HCCL's "
-                         "default", e.span, "info")]
+        return {}, [Note("MC023", "HCCL_BUFFSIZE: the value is not known statically", e.span, "info",
+                         about="env.HCCL_BUFFSIZE")]
     return ({"HCCL_BUFFSIZE": e} if e is not None else {}), []
