@@ -77,6 +77,9 @@ def _calls(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, pure, phas
     for role, bs in phases:
         call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, env, rel)
         call.condition = condition
+        if ctx.cann:  # the settings' CANN release picks the op rules (without it: `latest` and MC011)
+            call.arguments["cann_version"] = ctx.cann
+            call.derivation["cann_version"] = f"{ctx.cann} <- settings"
         if unknown:  # set to a value not known statically: no buffer verdict from HCCL's default (core/launch.py)
             call.unknown += ("env.HCCL_BUFFSIZE",)
             call.notes.extend(unknown)
