@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from moecfg.core.launch_rules import PRODUCT_UNKNOWN
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.frameworks.values import integer
+from moecfg.frameworks.values import clipped, integer, why_not
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.tokens import read_sizes, spans
 from moecfg.frameworks.vllm_mindspore import calls as C
@@ -200,7 +200,7 @@ def _env(args: ServeArgs) -> tuple[dict, list[Note]]:
     """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023, naming the buffer rules
     not checked) and left out: HCCL's default stands only for a variable the launch does not set."""
     e = args.env.get("HCCL_BUFFSIZE")
-    if e is not None and e.value is None:
-        return {}, [Note("MC023", "HCCL_BUFFSIZE: the value is not known statically", e.span, "info",
-                         about="env.HCCL_BUFFSIZE")]
+    if e is not None and (e.value is None or integer(e.value) is None):  # `$BUF`, or no int (as vllm-ascend)
+        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
+        return {}, [Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, "info", about="env.HCCL_BUFFSIZE")]
     return ({"HCCL_BUFFSIZE": e} if e is not None else {}), []
