@@ -168,3 +168,16 @@ def test_mindspeed_worker_count_not_usable_is_said(tmp_path, workers):
     text = MS.format(env="", extra="").replace("--worker_num 16", f"--worker_num {workers}")
     status, out = check(tmp_path, {"train.sh": text})
     assert re.search(r"MC023 info: (msrun )?--worker_num .*no positive process count known statically", out), out
+
+
+def test_vllm_mindspore_unknown_additional_config_makes_pure_ep_an_if(tmp_path):
+    # additional_config expert_parallel below tp x dp makes it TP + EP (no MC2): with the config not known, the pure-EP
+    # verdicts (MC922 here: 2048 default tokens > 512) are warnings saying so, never errors from its absence
+    text = VMS.format(env="export HCCL_BUFFSIZE=4096\n").replace(" --max-num-batched-tokens 512", "")
+    status, out = check(tmp_path, {"run.sh": text})
+    assert status == 1 and "MC922 error" in out
+    unknown_config = text.replace(" --tensor-parallel-size 16", " --tensor-parallel-size 16 --additional-config \"$CFG\"")
+    assert unknown_config != text
+    status, out = check(tmp_path, {"run.sh": unknown_config})
+    assert "MC922 error" not in out and "MC922 warning: if the --additional-config not known statically sets no " \
+        "expert_parallel" in out, out

@@ -47,6 +47,10 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
     dims, condition = _model_code(args, ctx, backend, rel, out)
     if dims is False:
         return
+    cfg = args.flags.get("--additional-config")
+    if cfg is not None and cfg.value is None:  # its expert_parallel may make the layout TP + EP: pure EP is an "if"
+        unknown_cfg = "the --additional-config not known statically sets no expert_parallel"
+        condition = f"{condition} and {unknown_cfg}" if condition else unknown_cfg
     out.notes.extend([assumed] if assumed is not None else [])
     if rel.pure_ep == "unimplemented":
         out.notes.append(_unimplemented(launch, version, rel, ep, condition))
