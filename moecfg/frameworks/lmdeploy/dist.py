@@ -48,8 +48,8 @@ def fix_for(tp: int, dp: int, ep: int) -> str:
         if per_dp is None:
             return f"make --ep a multiple of --dp {dp} (with --ep the engine runs on --ep devices, --ep / --dp per DP " \
                    "group)"
-        return f"set --tp {per_dp} (= --ep {ep} / --dp {dp}, the TP size of each DP group; --tp must divide --ep and " \
-               f"be a multiple of it) or --tp 1"
+        return f"set --tp {per_dp} (= --ep {ep} / --dp {dp}, the TP size of each DP group; --tp must divide --ep {ep} " \
+               f"and be a multiple of {per_dp}) or --tp 1"
     return f"make --tp a multiple of --dp {dp} (without --ep the engine runs on --tp devices, --tp / --dp per DP group)"
 
 
