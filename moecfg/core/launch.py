@@ -97,7 +97,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
 def _said_once(d: Diagnostic, said: set[tuple]) -> bool:
     """False when an earlier op call of the launch reported the same finding at the same place."""
     key = (d.code, d.line, d.column, d.severity, d.message)
-    if key in said:
+    if key in said and d.code != L.NO_EP_OP.code:  # MC041 stays: explain-launch shows it as the phase's reason
         return False
     said.add(key)
     return True
