@@ -123,9 +123,11 @@ def test_mindspeed_group_buffer_refusal_shows_the_text_as_written_and_the_ep_gro
 
 def test_mindspeed_world_size_fix_names_the_flag_and_a_value_that_divides(tmp_path):
     # world 16, expert-TP 8 (= TP) x EP 8 x PP 1 = 64: EP 2 gives 8 x 2 = 16
-    _, diags = check(tmp_path, {"a.sh": "export HCCL_BUFFSIZE=1000\n" + MSP.format(tp=8, ep=8, more="")})
+    text = "export HCCL_BUFFSIZE=1000\n" + MSP.format(tp=8, ep=8, more="")
+    _, diags = check(tmp_path, {"a.sh": text})
     [hit] = [d for d in diags if d.code == "MC927"]
     assert "--expert-model-parallel-size 2" in hit.message and "64" in hit.message
+    assert at(text, hit).startswith("--expert-model-parallel-size 8")  # at the flag the fix names
 
 
 def test_explain_names_whose_error_the_rule_quotes(run):

@@ -224,9 +224,10 @@ def _world_refusals(a, world, tp, pp, cp, ep, etp, moe) -> list[Note]:
         if world.size % size:
             fit = next((v for v in range(min(value, world.size), 0, -1) if world.size % (v * rest) == 0), None)
             fix = f"set {flag} {fit}" if fit and world.size % rest == 0 else "change the parallel sizes"
+            named = a.flags.get(flag) if fix.startswith("set") else None  # the finding sits at the flag it fixes
             return [Note(rules.WORLD_INDIVISIBLE.code, f"world size {world.size} ({world.how}) is not a multiple of "
                          f"{text} = {size}: Megatron raises RuntimeError when it builds the process groups ({src}); "
-                         f"{fix}, or launch a multiple of {size} processes", span)]
+                         f"{fix}, or launch a multiple of {size} processes", named.span if named else span)]
     return []
 
 
