@@ -136,3 +136,11 @@ def test_explain_names_whose_error_the_rule_quotes(run):
     assert "Megatron's error:" in run("explain", "MC927").stdout
     assert "CANN's error:" in run("explain", "MC921").stdout  # vllm-mindspore's MC2 refusal is CANN's own text
     assert "CANN's error:" in run("explain", "MC201").stdout
+
+
+def test_lmdeploy_nodes_message_names_a_single_missing_rank_plainly(tmp_path):
+    # --dp 3 over 2 nodes: 3 // 2 = 1 server per node, DP rank 2 never starts
+    text = "lmdeploy serve api_server m --device ascend --tp 8 --dp 3 --ep 24 --nnodes 2 --node-rank 0\n"
+    _, diags = check(tmp_path, {"a.sh": text})
+    [hit] = [d for d in diags if d.code == "MC912"]
+    assert "DP rank 2 " in hit.message and "2..2" not in hit.message
