@@ -36,6 +36,25 @@ def test_check_imports_nothing_of_the_other_commands():
     assert sorted(m for m in loaded if m.startswith(NOT_ON_CHECK_PATH)) == []
 
 
+# Never imported by a plain `moecfg check` of a moecfg document (the console script's path, cli/plain.py): the
+# check path's value classes are records (core/record.py), not dataclasses (~13 ms for dataclasses + inspect),
+# and the stdlib modules only an error or another command needs.
+NOT_ON_PLAIN_CHECK = ("dataclasses", "inspect", "ast", "dis", "tokenize", "traceback", "click", "typing")
+
+
+@pytest.mark.parametrize("example", ["deepseek-v3-a3-ep32.yaml", "deepep-deepseek-v3-ll-decode-128.yaml",
+                                     "tutel-top2-32gpu-sharded.yaml", "deepseek-v3-a3-mega-moe.yaml"])
+def test_plain_check_of_a_document_imports_no_dataclasses_inspect_or_click(example):
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('LOADED', *sorted(sys.modules), file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(ROOT / "examples" / example)], capture_output=True,
+                         text=True, cwd=ROOT)
+    loaded = set(out.stderr.rpartition("LOADED")[2].split())
+    assert example in out.stdout and "moecfg.core.engine" in loaded  # the probe did check the file
+    assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
+
+
 def test_help_imports_no_command_and_lists_every_command():
     loaded = _modules_after(["--help"])
     assert not [m for m in loaded if m.startswith("moecfg.cli.") and m not in ("moecfg.cli.runner", "moecfg.cli.group",
