@@ -37,9 +37,19 @@ def _pair(frozen: bool, slots: bool):
 OPTIONS = [(True, True), (True, False), (False, True), (False, False)]
 
 
+@pytest.fixture(params=["generic", "compiled"])
+def init(request, monkeypatch):
+    """Both __init__ of a record: the generic one, and the compiled one a class gets once built often."""
+    if request.param == "compiled":
+        monkeypatch.setattr(rec, "COMPILE_AFTER", 1)
+    return request.param
+
+
 @pytest.mark.parametrize("frozen,slots", OPTIONS)
-def test_construction_repr_equality_hash_as_dataclass(frozen, slots):
+def test_construction_repr_equality_hash_as_dataclass(frozen, slots, init):
     R, D = _pair(frozen, slots)
+    R("warm-up")  # the first instance: with COMPILE_AFTER = 1, the compiled __init__ builds every later one
+    assert (R.__init__.__code__.co_varnames[:2] == ("self", "name")) == (init == "compiled")
     for args, kw in ((("a",), {}), (("a", 3), {"note": "n"}), ((), {"name": "b", "tags": (1, 2)})):
         r, d = R(*args, **kw), D(*args, **kw)
         assert repr(r) == repr(d) and r.span == d.span
@@ -61,8 +71,9 @@ def test_construction_repr_equality_hash_as_dataclass(frozen, slots):
 
 
 @pytest.mark.parametrize("frozen,slots", OPTIONS)
-def test_assignment_copy_and_pickle(frozen, slots):
+def test_assignment_copy_and_pickle(frozen, slots, init):
     R, _ = _pair(frozen, slots)
+    R("warm-up")
     r = R("a", 2, (1,), {"k": 1})
     if frozen:
         with pytest.raises(dataclasses.FrozenInstanceError):

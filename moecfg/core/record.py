@@ -4,7 +4,7 @@ Importing `dataclasses` costs ~13 ms (it imports inspect, ast, dis, tokenize) an
 0.5-4 ms (it compiles five or six methods from source), about 50 ms for the ~25 classes a plain `moecfg check`
 builds: a third of the run. `@record(frozen=..., slots=...)` takes the same class body and the same
 `field(default_factory=...)` and gives the same behaviour for what the code uses: the `__init__` signature
-(compiled once per class), `__repr__`, `__eq__`, `__hash__` (frozen), frozen assignment raising
+(bound generically, compiled for a class built often), `__repr__`, `__eq__`, `__hash__` (frozen), frozen assignment raising
 `dataclasses.FrozenInstanceError`, `__slots__`, pickling, `__match_args__`.
 
 To everything else a record IS a dataclass: `__dataclass_fields__` and `__dataclass_params__` are built on first
@@ -134,8 +134,50 @@ def _with_slots(cls, names: tuple):
     return cls
 
 
+COMPILE_AFTER = 200  # instances of one class built by the generic __init__ before its own is compiled
+
+
 def _init(cls, specs: dict, frozen: bool):
-    """The `__init__(self, a, b=default, ...)` of the fields, compiled from source once (as dataclass does)."""
+    """The `__init__(self, a, b=default, ...)` of the fields. Compiling it costs ~40 us a field (~10 ms for the
+    check path's 250 fields, most of its classes built a few times per run), so a generic one binds the
+    arguments first; a class built COMPILE_AFTER times (Span, over many files) gets its compiled one."""
+    names = tuple(specs)
+    defaults = {name: d for name, (_, d, _f) in specs.items() if d is not _MISSING}
+    factories = {name: f for name, (_, _d, f) in specs.items() if f is not _MISSING}
+    put = object.__setattr__ if frozen else setattr
+    built = [0]
+
+    def __init__(self, *args, **kwargs):
+        built[0] += 1
+        if built[0] == COMPILE_AFTER and cls.__dict__.get("__init__") is __init__:
+            cls.__init__ = _compiled_init(cls, specs, frozen)
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments but "
+                            f"{len(args) + 1} were given")
+        for name, value in zip(names, args):
+            put(self, name, value)
+        for name in names[len(args):]:
+            if name in kwargs:
+                value = kwargs.pop(name)
+            elif name in defaults:
+                value = defaults[name]
+            elif name in factories:
+                value = factories[name]()
+            else:
+                raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required positional argument: {name!r}")
+            put(self, name, value)
+        if kwargs:
+            name = next(iter(kwargs))
+            problem = "got multiple values for argument" if name in names else "got an unexpected keyword argument"
+            raise TypeError(f"{cls.__qualname__}.__init__() {problem} {name!r}")
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__module__ = cls.__module__
+    return __init__
+
+
+def _compiled_init(cls, specs: dict, frozen: bool):
+    """The same `__init__`, compiled from source (as dataclass does): faster for each instance."""
     env = {"_set": object.__setattr__, "_MISSING": _MISSING}
     params, body = [], []
     for i, (name, (_, default, factory)) in enumerate(specs.items()):
