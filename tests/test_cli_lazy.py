@@ -55,6 +55,22 @@ def test_plain_check_of_a_document_imports_no_dataclasses_inspect_or_click(examp
     assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
 
 
+def test_plain_check_of_a_kind_ascend_document_reads_only_its_ops_field_table(tmp_path):
+    """backends/ascend/fields.py: OP_FIELDS loads an op's table on first read (the benchmark's 10-line file)."""
+    doc = tmp_path / "one.yaml"
+    doc.write_text("kind: ascend\nproduct: A3\nbs: 128\nh: 7168\nk: 8\nep_world_size: 32\nmoe_expert_num: 256\n"
+                   "cann_version: \"9.0\"\nenv:\n  HCCL_BUFFSIZE: 1024\n")
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('LOADED', *sorted(sys.modules), file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(doc)], capture_output=True, text=True, cwd=ROOT)
+    loaded = set(out.stderr.rpartition("LOADED")[2].split())
+    assert out.returncode == 0 and "dispatch_combine_v2" in out.stdout
+    assert sorted(m for m in loaded if m.startswith("moecfg.backends.ascend.ops.") and m.endswith(".fields")) == \
+        ["moecfg.backends.ascend.ops.dispatch_combine_v2.fields"]
+    assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
+
+
 def test_help_imports_no_command_and_lists_every_command():
     loaded = _modules_after(["--help"])
     assert not [m for m in loaded if m.startswith("moecfg.cli.") and m not in ("moecfg.cli.runner", "moecfg.cli.group",
