@@ -118,6 +118,8 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
                             op=call.op if call.kind != "none" else "none")
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
     if call.kind == "none":
+        if call.derived:  # a training launch's per-rank memory table (no op to judge)
+            result.derived = dict(call.derived)
         diags = _note_diagnostics(call)
         if not call.quiet:  # a dense model has no MoE layer to speak of
             diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
@@ -131,18 +133,58 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     analysis = module.analyze(doc, options)
     result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
     result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
+    if _BUFFER_SETTINGS.intersection(call.unknown) and result.buffers:
+        result.buffers = _unknown_window(result.buffers)
     if call.derived:  # what only the launch knows (the per-rank memory budget)
         result.derived = {**(result.derived or {}), **call.derived}
-    diags = _note_diagnostics(call)  # after analyze: a note may carry one of the kind's codes (registered now)
     covered = {code for n in call.notes for code in n.covers}  # one cause, one finding: the one naming the flag
-    findings = [f for f in analysis.findings if f.code not in covered]
+    findings, unchecked = _judged(analysis.findings, call.unknown)
+    findings = [f for f in findings if f.code not in covered]
+    diags = _note_diagnostics(call, unchecked if call.unknown else None)  # after analyze: notes may use its codes
     diags.extend(_position(doc, [_in_launch_terms(f, call.knobs) for f in findings] if call.knobs else findings))
     result.diagnostics = _conditional(diags, call.condition)
     return result
 
 
-def _note_diagnostics(call: frameworks.OpCall) -> list[Diagnostic]:
-    return [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in call.notes]
+def _note_diagnostics(call: frameworks.OpCall, unchecked: dict[str, list[str]] | None = None) -> list[Diagnostic]:
+    return [diagnostic(n.code, _with_unchecked(n, unchecked or {}), n.span, severity=n.severity) for n in call.notes]
+
+
+_BUFFER_SETTINGS = frozenset({"env.HCCL_BUFFSIZE", "env.DEEPEP_HCCL_BUFFSIZE", "hccl_buffer_size"})
+
+
+def _unknown_window(buffers: dict) -> dict:
+    """The compared HCCL buffer is set to a value not known statically: what is required stays, the verdict goes
+    (a buffer compared with a setting the launch does know, `hccl_buffer_size.ep`, keeps its verdict)."""
+    out = {}
+    for domain, b in buffers.items():
+        if isinstance(b, dict) and "configured_mb" in b and not str(b.get("configured_from", "")).startswith(
+                "hccl_buffer_size"):
+            b = {**b, "configured_mb": None, "sufficient": None, "configured_from": "HCCL_BUFFSIZE, not known statically"}
+        out[domain] = b
+    return out
+
+
+def _judged(findings: list[Finding], unknown: tuple[str, ...]) -> tuple[list[Finding], dict[str, list[str]]]:
+    """Findings at an argument whose value is unknown are dropped: (kept, {argument: codes not checked})."""
+    kept, unchecked = [], {}
+    for f in findings:
+        at = ".".join(str(p) for p in f.path[:2])
+        if at in unknown or ".".join(str(p) for p in f.path[:1]) in unknown:
+            codes = unchecked.setdefault(at if at in unknown else str(f.path[0]), [])
+            if f.code not in codes:
+                codes.append(f.code)
+        else:
+            kept.append(f)
+    return kept, unchecked
+
+
+def _with_unchecked(note: frameworks.Note, unchecked: dict[str, list[str]]) -> str:
+    codes = sorted({c for cs in unchecked.values() for c in cs}) if note.about else None
+    if not codes:
+        return note.message
+    return f"{note.message}; not checked against it: {', '.join(codes)} (`moecfg explain-launch` shows " \
+           "what the op needs)"
 
 
 def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:

@@ -23,8 +23,12 @@ FAMILY_MODULES = (
     "moecfg.frameworks.budget",
     "moecfg.frameworks.ascend_budget",
     "moecfg.frameworks.megatron.rules",
+    "moecfg.frameworks.mindspeed.rules",
     "moecfg.frameworks.mindie.rules",
+    "moecfg.frameworks.vllm_mindspore.rules",
+    "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
+    "moecfg.frameworks.lmdeploy.rules",
 )
 
 

@@ -20,9 +20,13 @@ from moecfg.sources.yaml_source import Span
 FRAMEWORK_MODULES = {
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
+    "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
     "vllm": "moecfg.frameworks.vllm",
+    "mindspeed": "moecfg.frameworks.mindspeed",  # before megatron: a MindSpeed launch is a Megatron one with a sign
     "megatron": "moecfg.frameworks.megatron",
     "mindie": "moecfg.frameworks.mindie",
+    "lmdeploy": "moecfg.frameworks.lmdeploy",
+    "xllm": "moecfg.frameworks.xllm",
 }
 
 
@@ -52,6 +56,7 @@ class Note:
     span: Span
     severity: str | None = None
     covers: tuple[str, ...] = ()  # op-level codes this launch finding explains in flag terms (not reported again)
+    about: str = ""  # the op argument this note is about ("env.HCCL_BUFFSIZE"): unchecked rules are named in it
 
 
 @dataclass(slots=True)
@@ -70,6 +75,9 @@ class OpCall:
     knobs: dict[str, str] = field(default_factory=dict)  # op field -> the launch's own knob, named in op findings
     derived: dict = field(default_factory=dict)  # launch-level figures (memory budget), merged into the result
     condition: str = ""  # runs only if this holds (the framework may run another op): its errors become warnings
+    # arguments the launch sets to a value not known statically (`export HCCL_BUFFSIZE=$BUF`): the op's findings at
+    # them are not reported (no rule judges a value it does not know, and no default stands in for it)
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -71,7 +71,7 @@ def _buffer_rows(buffers: dict):
         if b.get("configured_from"):
             conf_text += f" ({b['configured_from']})"
         ok = b.get("sufficient")
-        status = "ok" if ok else ("not set" if ok is None else ("too small" if b.get("enforced", "error") == "error" else "below advisory"))
+        status = "ok" if ok else (("unknown" if b.get("configured_from") else "not set") if ok is None else ("too small" if b.get("enforced", "error") == "error" else "below advisory"))
         yield domain, required, conf_text, status
 
 

@@ -121,7 +121,7 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
         elif not isinstance(doc.data, dict):
             out.append(Skipped(doc.index, f"document {doc.index}: {_shape(doc.data)}, not a mapping of settings"))
         else:
-            out.append(_yaml_launch(readers or _readers(), doc, text))
+            out.append(_yaml_launch(readers or _readers(), doc, text, name, root))
     return out
 
 
@@ -153,8 +153,8 @@ def _launches_or_skipped(lf, why: str = "") -> Classified:
     return Launches(None, lf)
 
 
-def _yaml_launch(readers, doc: YamlDocument, text: str) -> Classified:
-    lf = readers.read_yaml_document(doc, text) if readers is not None else None
+def _yaml_launch(readers, doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> Classified:
+    lf = readers.read_yaml_document(doc, text, name, root) if readers is not None else None
     if lf is None:
         return Skipped(doc.index, f"document {doc.index}: not a moecfg document and no launch command")
     if lf.skipped and not lf.launches and not lf.problems:

@@ -14,17 +14,22 @@ COMMANDS = (
     r"\bvllm\.entrypoints\b",
     r"\bsglang\.launch_server\b",
     r"\bsglang\s+serve\b",
+    r"\bvllm-mindspore\s+serve\b",
+    r"\bvllm_mindspore\.entrypoints\b",
+    r"\blmdeploy\s+serve\b",
+    r"\bxllm[\s\\]+--?[a-z]", r"\$\{?XLLM_\w+\}?[\s\\]+--?[a-z]",  # xLLM's binary, or $XLLM_PATH in its guides
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
-PYTHON_MODULES = (r"vllm", r"sglang", r"dynamo\.(?:vllm|sglang)")
+PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
-TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b",)
+TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
-TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"deepep", r"deep_ep",
-                  r"tutel")
+TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"msrun", r"deepep",
+                  r"deep_ep", r"tutel", r"lmdeploy", r"xllm")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
-                  r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b")
+                  r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
+                  r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+")
 
 
 def _either(parts) -> str:

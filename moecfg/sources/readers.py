@@ -3,8 +3,9 @@
 - `looks_like_shell(name, text)`: a `*.sh` / `*.bash` file or one with a shell shebang.
 - `read_shell(text, include)`: a whole script (tree-sitter-bash, imported only here); `include` reads the files
   it sources (sourced.Includes.for_script(path)).
-- `read_yaml_document(doc, text)`: one YAML document: a Kubernetes object with a pod template, a
-  docker-compose file, a recipe spelling flags as keys (recipes.py), or a YAML config holding a launch command;
+- `read_yaml_document(doc, text, name, root)`: one YAML document: a Kubernetes object with a pod template, a
+  docker-compose file, a recipe spelling flags as keys (recipes.py), a vllm-project/recipes model recipe composed
+  with its strategies (vllm_recipes.py), or a YAML config holding a launch command;
   None when it is none of these.
 - `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
 - `looks_like_markdown(name)` / `read_markdown(text, name)`: the shell and YAML code blocks of a Markdown or rST
@@ -61,10 +62,11 @@ def read_shell(text: str, include=None) -> LaunchFile:
     return out
 
 
-def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
+def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:
+    """`name`, `root`: the file and the folder being checked (a vLLM recipe reads the strategies/ beside it)."""
     from moecfg.sources.yaml_documents import read_yaml_document as read  # markdown.py reads its YAML blocks there too
 
-    lf = read(doc, text)
+    lf = read(doc, text, name, root)
     if lf is not None:
         from moecfg.sources.budget import Budget
         lf.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file

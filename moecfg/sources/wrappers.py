@@ -3,7 +3,8 @@
 
 Each wrapper is stripped with its own option table (options that take a value, positional words before the
 program), so argv[0] is the program the frameworks recognise (`torchrun`, `python -m torch.distributed.run`,
-`vllm` stay: they are what frameworks/ look for). Environment the wrapper gives the program (`env A=1`,
+`msrun`, `vllm` stay: they are what frameworks/ look for; frameworks/mindspeed/launcher.py reads msrun's and
+torchrun's own options for the world size). Environment the wrapper gives the program (`env A=1`,
 `mpirun -x A=1` / `-genv A 1`, `srun --export=A=1`) joins the launch's environment. An option a table does not
 list is taken as a flag; a word that cannot be known (unless written `--opt=$X`) stops the stripping (it may be
 the program).

@@ -1,5 +1,6 @@
 """One YAML document that is not moecfg's, read for launches: a Kubernetes object (KServe LLMInferenceService,
-pod templates), a docker-compose file, a recipe spelling flags as keys, or a YAML config holding a launch
+pod templates), a docker-compose file, a recipe spelling flags as keys, a vllm-project/recipes model recipe
+(`name`: its file, `root`: the folder checked; vllm_recipes.py), or a YAML config holding a launch
 command; None when it is none of these. Its own module: readers.py and markdown.py (YAML code blocks) both
 call it, and readers.py calls markdown.py."""
 from __future__ import annotations
@@ -10,7 +11,7 @@ if TYPE_CHECKING:
     from moecfg.sources.yaml_source import YamlDocument
 
 
-def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
+def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:
     from moecfg.sources import compose, kubernetes, yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         from moecfg.sources.crds import read_llm_inference_service
@@ -19,4 +20,6 @@ def read_yaml_document(doc: YamlDocument, text: str) -> LaunchFile | None:
     if compose.is_compose(doc.data):
         return compose.read_compose(doc, text)
     from moecfg.sources.recipes import read_megatron_test, read_recipe  # flags spelled as keys
-    return read_recipe(doc) or read_megatron_test(doc) or yaml_commands.read_yaml_commands(doc, text)
+    from moecfg.sources.vllm_recipes import read_vllm_recipe  # args lists composed with strategies/*.yaml
+    return read_vllm_recipe(doc, name, root) or read_recipe(doc) or read_megatron_test(doc) \
+        or yaml_commands.read_yaml_commands(doc, text)

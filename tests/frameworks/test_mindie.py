@@ -44,19 +44,65 @@ def model_config(tmp_path: Path, entry: dict, env: dict | None = None, multi: bo
 TORCH16 = {"worldSize": 16, "backendType": "torch", "dp": 4, "tp": 4}
 
 
+def check_all(path: Path, root: Path | None = None):
+    done = check_bytes(path.read_bytes(), str(path), policy=FilePolicy(Config(), Cli()),
+                       root=str(root) if root else None)
+    return done.results
+
+
+def calls(path: Path) -> dict:
+    """role -> [(op, arguments)] of the op calls MindIE makes (kind ascend), in order."""
+    out: dict = {}
+    for r in check_all(path):
+        if r.launch and r.op not in (None, "none"):
+            out.setdefault(r.launch["role"], []).append((r.op, r.arguments))
+    return out
+
+
 def test_guide_deployment_is_recognised_and_derived():
-    diags, _ = check(FIXTURES / "guide-v32" / "conf" / "config.json")
-    assert [d.code for d in diags] == ["MC993"]
-    text = diags[0].message
-    # multi-node: worldSize is per node, so the moe_tp x moe_ep check (1 x 32 over 2 x 16) is not made here
-    assert "worldSize 16 per node" in text and "moe_ep 32" in text and "moe_tp 1" in text
-    assert "HCCL_BUFFSIZE 1050 (from" in text and "global_bs = ceil(max tokens across DP / tp 8) x 32" in text
-    assert "maxBatchSize 200" in text and "maxPrefillTokens 8192" in text
+    results = check_all(FIXTURES / "guide-v32" / "conf" / "config.json")
+    diags = [d for r in results for d in r.diagnostics]
+    info = next(d for d in diags if d.code == "MC993").message
+    # multi-node: worldSize is per node; the world is moe_tp 1 x moe_ep 32 (MindIE refuses any other product)
+    assert "worldSize 16 per node" in info and "moe_ep 32" in info and "moe_tp 1" in info
+    assert "HCCL_BUFFSIZE 1050 (" in info and "global_bs = ceil(max tokens across DP / tp 8) x 32" in info
+    assert not [d for d in diags if d.severity == "error"]
+    ops = calls(FIXTURES / "guide-v32" / "conf" / "config.json")
+    # A3 (16 devices per node), moe_ep 32 <= 32, moe_tp 1: FusedMC2 for both phases
+    # prefill: maxPrefillTokens 8192 / tp 8 = 1024 per device; decode: maxBatchSize 200 x (1 + 2 MTP) = 600 / 8 = 75
+    assert [(op, a["bs"]) for op, a in ops["prefill"]] == [("dispatch_ffn_combine", 1024)]
+    assert [(op, a["bs"]) for op, a in ops["decode"]] == [("dispatch_ffn_combine", 75)]
+    args = ops["prefill"][0][1]
+    assert args["ep_world_size"] == 32 and args["max_output_size"] == 131072 and args["weight_dtype"] == "int8"
+    assert args["env"] == {"HCCL_BUFFSIZE": "1050"} and args["product"] == "A3"
+
+
+def test_guide_memory_per_rank():
+    results = check_all(FIXTURES / "guide-v32" / "conf" / "config.json")
+    tab = next(r.derived["memory_budget"] for r in results if r.derived and "memory_budget" in r.derived)
+    mib = 1 << 20
+    # attn_tp 8 ranks 2 x 128 + attn_dp 4 ranks 2 x 128 + moe_ep 32 ranks 2 x 256 + MC2 group 2 x 1050 = 3124 MiB
+    assert {k: v["bytes"] // mib for k, v in tab["buffers"].items()} == {
+        "attn_tp": 256, "attn_dp": 256, "moe_ep": 512, "moe_ep_mc2": 2100}
+    assert tab["total_bytes"] == 3124 * mib
+    # NPU_MEMORY_FRACTION 0.8 (the env file's server sections): 64 GiB x 0.2 left outside
+    assert tab["framework_fraction"] == 0.8 and tab["outside_fraction_bytes"] == int(64 * (1 << 30) * (1 - 0.8))
+
+
+def test_guide_a3_without_env_file_takes_set_env_120_as_a_condition():
+    # the A3 section exports no HCCL_BUFFSIZE: set_env.sh's 120 MB; the prefill FusedMC2 window needs
+    # M x topK x K x 3 + 10 MiB = 1024 x 8 x 7168 x 3 + 10 MiB = 186646528 B = 178 MiB > 120: MC880, a warning
+    # because the 120 is an assumption (set_env.sh sourced)
+    diags, _ = check(FIXTURES / "guide-v32-a3" / "conf" / "config.json")
+    hits = [d for d in diags if d.code == "MC880"]
+    assert len(hits) == 1 and hits[0].severity == "warning" and "set_env.sh's 120" in hits[0].message
+    assert "HCCL_BUFFSIZE >= 178" in hits[0].message and "conf/mindie_env.json" in hits[0].message
 
 
 def test_shipped_default_atb_config_gets_only_the_info():
     diags, _ = check(FIXTURES / "llama-atb" / "conf" / "config.json")
-    assert [d.code for d in diags] == ["MC993"] and "backendType atb" in diags[0].message
+    assert [d.code for d in diags] == ["MC993"] and "MindIE atb backend" in diags[0].message
+    assert "hccl_buffer 128 MB, hccl_moe_ep_buffer 512 MB, hccl_moe_tp_buffer 64 MB" in diags[0].message
 
 
 @pytest.mark.parametrize("moe, fails", [({"moe_ep": 16}, True), ({"moe_ep": 16, "moe_tp": 1}, False),
@@ -99,9 +145,11 @@ def test_buffsize_set_only_for_a_server_role_counts_as_set(tmp_path):
     assert codes(path) == ["MC993"]
 
 
-def test_no_env_file_leaves_the_buffer_unknown(tmp_path):
+def test_no_env_file_assumes_set_env_and_no_product_gives_no_call(tmp_path):
     diags, _ = check(model_config(tmp_path, {**TORCH16, "moe_tp": 1, "moe_ep": 16}))
-    assert [d.code for d in diags] == ["MC993"] and "HCCL_BUFFSIZE unknown (from the environment" in diags[0].message
+    assert [d.code for d in diags] == ["MC993"]
+    assert "HCCL_BUFFSIZE 120 from MindIE's set_env.sh" in diags[0].message
+    assert "no op call derived: the product is not known" in diags[0].message
 
 
 @pytest.mark.parametrize("text", [

@@ -1,4 +1,4 @@
-"""Generated launches for the hardening property tests (issue 20): the five framework launches moecfg derives,
+"""Generated launches for the hardening property tests (issue 20): the framework launches moecfg derives,
 with hostile values in their size flags, environment, JSON flags and shell arithmetic.
 
 Not a conftest.py (see hostile.py)."""
@@ -12,7 +12,7 @@ from moecfg.core.policy import FileSettings
 
 SETTINGS = FileSettings(product="A3", cann_version="9.0.1", device="H100")  # Ascend launches
 GPU_SETTINGS = FileSettings(device="H100")  # GPU launches (a `product: A3` would make vLLM's the Ascend plugin's)
-ASCEND = ("vllm-ascend", "sglang-npu")
+ASCEND = ("vllm-ascend", "sglang-npu", "mindspeed")
 
 
 def settings_for(framework: str) -> FileSettings:
@@ -46,11 +46,18 @@ BASES = {  # framework -> (command, its size flags, its environment variables)
                   "--tensor-model-parallel-size", "--expert-tensor-parallel-size", "--context-parallel-size",
                   "--moe-flex-dispatcher-num-sms", "--num-experts"],
                  []),
+    "mindspeed": ("msrun --worker_num 16 pretrain_gpt.py --num-experts 256 --moe-token-dispatcher-type alltoall "
+                  "--hccl-group-buffer-adaptive --use-fused-rmsnorm",
+                  ["--hidden-size", "--moe-router-topk", "--seq-length", "--micro-batch-size",
+                   "--expert-model-parallel-size", "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+                   "--context-parallel-size", "--hccl-ep-group-buffer-adaptive-factor", "--hccl-group-buffer",
+                   "--num-experts"],
+                  ["HCCL_BUFFSIZE"]),
 }
 JSON_FLAGS = {"vllm-ascend": ["--speculative-config", "--additional-config", "--kv-transfer-config",
                               "--compilation-config", "--eplb-config"],
               "vllm": ["--speculative-config", "--kv-transfer-config", "--eplb-config", "--compilation-config"],
-              "sglang": ["--deepep-config"], "sglang-npu": [], "megatron": []}
+              "sglang": ["--deepep-config"], "sglang-npu": [], "megatron": [], "mindspeed": []}
 JSON_KEYS = ["num_speculative_tokens", "method", "kv_role", "kv_connector", "cudagraph_mode", "mode", "level",
              "cudagraph_capture_sizes", "enable_shared_expert_dp", "ascend_scheduler_config", "torchair_graph_config",
              "normal_dispatch", "normal_combine", "num_sms", "num_max_nvl_chunked_send_tokens", "num_redundant_experts",

@@ -97,12 +97,13 @@ def test_container_spec_under_runner_in_any_crd_and_foreign_crds_skipped():
     assert second is None
 
 
-def test_mindspeed_msrun_script_is_a_megatron_launch():
+def test_mindspeed_msrun_script_is_a_mindspeed_launch():
+    # a Megatron entry script started by msrun is MindSpeed's (frameworks/mindspeed; it was read as Megatron's)
     text = fixture("mindspeed-llm-deepseek3-671b-a3-msrun.sh")
     lf = read_shell(text)
     (launch,) = [x for x in lf.launches if recognise(x) is not None]
-    assert words(launch)[0] == "msrun" and recognise(launch).NAME == "megatron"
+    assert words(launch)[0] == "msrun" and recognise(launch).NAME == "mindspeed"
     assert after(launch, "--expert-model-parallel-size").value == "16"  # EP=16 on line 24
     assert launch.env["HCCL_BUFFSIZE"].value == "400"
     post = read_shell("msrun --worker_num 8 posttrain_gpt.py --expert-model-parallel-size 8\n").launches[0]
-    assert recognise(post).NAME == "megatron"
+    assert recognise(post).NAME == "mindspeed"

@@ -13,7 +13,8 @@ FAIL_ON = ("error", "warning", "info", "never")
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
          "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore")
-FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindie")
+FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
+              "xllm")
 
 
 @record(frozen=True)

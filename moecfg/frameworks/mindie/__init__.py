@@ -2,8 +2,9 @@
 (sources/mindie.py synthesises the command; every word carries its JSON key's span).
 
 Read at Ascend/MindIE-LLM@8b4871a (the v3.0.0 line): the torch backend's ParallelInfoManager
-(mindie_llm/runtime/utils/distributed/parallel_info_manager.py) and MC2 token dispatcher
-(mindie_llm/runtime/layers/fused_moe/token_dispatcher.py). The atb backend is recognised, not derived.
+(mindie_llm/runtime/utils/distributed/parallel_info_manager.py), MoE strategy table and MC2 token dispatcher
+(mindie_llm/runtime/layers/fused_moe/) -> op calls per phase (torch_backend.py, choose.py); the atb backend's HCCL buffers
+and validator (atb.py); the memory the communicators take (memory.py). layout.py reads the entry once.
 """
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
 
 
 def derive(launch: Launch, ctx: LaunchContext, version: str = VERSIONS[-1]) -> Derivation:
-    from moecfg.frameworks.mindie.calls import derive_notes
+    from moecfg.frameworks.mindie import calls
 
     out = Derivation(NAME, version)
-    out.notes.extend(derive_notes(launch))
+    calls.derive(launch, ctx, out)
     return out

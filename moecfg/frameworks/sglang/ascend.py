@@ -124,8 +124,19 @@ def derive(launch, ctx: LaunchContext, flags: Flags, out: Derivation) -> None:
         out.calls.append(_normal_call(c, phases["normal"], base, src, why))
     if "low_latency" in phases:
         out.calls.append(_ll_call(c, phases["low_latency"], base, src, why))
-    for call in out.calls:  # the per-rank HCCL memory table (npu_memory.py, MC954)
-        call.notes.extend(npu_memory.budget(c, ctx, call, *parallel(c)))
+    unknown = unknown_buffer_vars(c)
+    for call in out.calls:
+        if unknown:  # no verdict on a buffer size nobody knows, and no memory table built from a default
+            call.unknown += ("hccl_buffer_size", *(f"env.{n}" for n in unknown))
+            call.notes.append(Note("MC023", f"{' / '.join(unknown)}: the value is not known statically",
+                                   c.env_span(unknown[0])[0], about=f"env.{unknown[0]}"))
+        else:  # the per-rank HCCL memory table (npu_memory.py, MC954)
+            call.notes.extend(npu_memory.budget(c, ctx, call, *parallel(c)))
+
+
+def unknown_buffer_vars(c: _Ctx) -> list[str]:
+    """The buffer variables the launch sets to a value moecfg cannot know (`export HCCL_BUFFSIZE=$BUF`)."""
+    return [n for n in ("DEEPEP_HCCL_BUFFSIZE", "HCCL_BUFFSIZE") if n in c.launch.env and c.launch.env[n].value is None]
 
 
 def _phases(c: _Ctx) -> dict:

@@ -142,11 +142,12 @@ def _is_python(word: str | None) -> bool:
     return bool(word) and word.rsplit("/", 1)[-1].startswith("python")
 
 
-def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = ()) -> ServeArgs | None:
+def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int | None = None) -> ServeArgs | None:
     """The launch's `vllm serve` arguments, read with the flag table of `pick` (flag_tables.Pick; None: the
     newest release read, the version not known). `extra`: flags read even where the release lacks them, for a
-    rule that names the release's refusal itself (MC970: --all2all-backend on vLLM 0.11.0)."""
-    start = command_start(launch)
+    rule that names the release's refusal itself (MC970: --all2all-backend on vLLM 0.11.0). `start`: where vLLM's
+    arguments begin when another launcher runs vLLM's CLI (`vllm-mindspore serve`); default `command_start`."""
+    start = command_start(launch) if start is None else start
     if start is None:
         return None
     from moecfg.frameworks import flag_tables
