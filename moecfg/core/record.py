@@ -12,6 +12,7 @@ use by running `dataclasses.dataclass` over the same annotations and defaults (w
 off the check path), so `dataclasses.fields/replace/asdict/is_dataclass` and pydantic's `TypeAdapter` (the
 catalogs' validation) see exactly what `@dataclass` with the same options would have made.
 Supported: `frozen`, `slots`, `eq`; fields with a default or a `field(default=... | default_factory=...)`.
+A record without a docstring keeps `__doc__` None (dataclass would write its signature there: inspect again).
 """
 from __future__ import annotations
 
