@@ -4,8 +4,8 @@ Importing `dataclasses` costs ~13 ms (it imports inspect, ast, dis, tokenize) an
 0.5-4 ms (it compiles five or six methods from source), about 50 ms for the ~25 classes a plain `moecfg check`
 builds: a third of the run. `@record(frozen=..., slots=...)` takes the same class body and the same
 `field(default_factory=...)` and gives the same behaviour for what the code uses: the `__init__` signature
-(bound generically, compiled for a class built often), `__repr__`, `__eq__`, `__hash__` (frozen), frozen assignment raising
-`dataclasses.FrozenInstanceError`, `__slots__`, pickling, `__match_args__`.
+(bound generically, compiled for a class built often), `__repr__`, `__eq__`, `__hash__` (frozen), frozen
+assignment raising `dataclasses.FrozenInstanceError`, `__slots__`, pickling, `__match_args__`.
 
 To everything else a record IS a dataclass: `__dataclass_fields__` and `__dataclass_params__` are built on first
 use by running `dataclasses.dataclass` over the same annotations and defaults (which imports `dataclasses` then,
