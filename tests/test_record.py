@@ -63,7 +63,8 @@ def test_construction_repr_equality_hash_as_dataclass(frozen, slots, init):
     assert R("a").extra is not R("a").extra  # default_factory: one dict per instance
     assert hasattr(R("a"), "__dict__") == hasattr(D("a"), "__dict__") == (not slots)
     assert R.__match_args__ == D.__match_args__
-    for bad_args, bad_kw in (((), {}), (("a", 1, (), {}, None, "x"), {}), (("a",), {"nope": 1}), (("a",), {"name": "b"})):
+    bad_calls = (((), {}), (("a", 1, (), {}, None, "x"), {}), (("a",), {"nope": 1}), (("a",), {"name": "b"}))
+    for bad_args, bad_kw in bad_calls:  # missing, too many, unknown, given twice
         with pytest.raises(TypeError):
             R(*bad_args, **bad_kw)
         with pytest.raises(TypeError):
