@@ -69,6 +69,13 @@ def test_plain_check_of_a_kind_ascend_document_reads_only_its_ops_field_table(tm
     assert sorted(m for m in loaded if m.startswith("moecfg.backends.ascend.ops.") and m.endswith(".fields")) == \
         ["moecfg.backends.ascend.ops.dispatch_combine_v2.fields"]
     assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
+    # the launch-word patterns (sources/framework_words.py, documents._launcher) are compiled on first use
+    compiled = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+                "from moecfg.sources import documents, framework_words as fw\n"
+                "atexit.register(lambda: print('COMPILED', *sorted(n for n in fw._PATTERNS if n in vars(fw)),"
+                " documents._launcher.cache_info().currsize, file=sys.stderr))\nfrom moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", compiled, str(doc)], capture_output=True, text=True, cwd=ROOT)
+    assert out.stderr.rpartition("COMPILED")[2].split() == ["0"]
 
 
 def test_help_imports_no_command_and_lists_every_command():
