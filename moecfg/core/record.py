@@ -19,6 +19,13 @@ from __future__ import annotations
 from operator import attrgetter
 from reprlib import recursive_repr
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs start-up; type checkers read this as it
+if TYPE_CHECKING:  # type checkers see a record as the dataclass it behaves as (PEP 681)
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_):
+        return lambda f: f
+
 _MISSING = object()  # "no default" (dataclasses.MISSING without importing dataclasses)
 
 
@@ -36,6 +43,7 @@ def field(*, default=_MISSING, default_factory=_MISSING):
     return _Field(default, default_factory)
 
 
+@dataclass_transform(field_specifiers=(field,))
 def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True):
     """`@dataclass` with the same keywords, without importing dataclasses (see the module docstring)."""
     def wrap(c):
