@@ -9,6 +9,7 @@ row: option strings, how argparse reads it (kind), value type, default.
 
     python tools/gen_flag_tables.py --framework sglang --versions 0.5.8 0.5.9 --download
     python tools/gen_flag_tables.py --framework vllm --tree /tmp/src/vllm   # trees of extracted wheels, one per version
+    python tools/gen_flag_tables.py --framework vllm --tree /tmp/src/vllm --update  # only those versions replaced
 
 Writes moecfg/frameworks/flag_tables/<framework>.json: {"releases": [...], "rows": [[names, kind, type, default,
 "0-4,7"], ...]} where the last field lists the releases (indexes) whose parser has that row: identical rows are
@@ -124,6 +125,17 @@ class Program:
             return "(" + self.expand(self.aliases[name], depth + 1) + ")" if name in self.aliases else name
         return re.sub(r"\b[A-Z][A-Za-z0-9_]*\b", repl, text)
 
+    def is_dict_subclass(self, name: str, seen=()) -> bool:
+        """A class deriving from `dict` (`class MultiModalDummyOptions(dict[str, ...])`), TypedDicts excluded, as
+        vLLM's arg_utils.py is_dict_subclass (0.31.0+) decides."""
+        node = self.classes.get(name)
+        if node is None or name in seen:
+            return False
+        bases = [ast.unparse(b).split("[")[0].rsplit(".", 1)[-1] for b in node.bases]
+        if "TypedDict" in bases:
+            return False
+        return any(b in ("dict", "Dict") or self.is_dict_subclass(b, seen + (name,)) for b in bases)
+
     def is_dataclass(self, name: str) -> bool:
         node = self.classes.get(name)
         return node is not None and any("dataclass" in ast.unparse(d) or "config" == ast.unparse(d)
@@ -209,11 +221,15 @@ def _element_type(m) -> str:
 def field_kwargs(prog: Program, cls: str) -> dict[str, dict]:
     """{field: argparse kwargs} of a config dataclass, in the order of vLLM's get_kwargs (_compute_kwargs):
     dataclass -> JSON, bool -> BooleanOptionalAction, Literal -> choices, tuple / list -> nargs +, int, float,
-    dict -> JSON, else str."""
+    dict -> JSON, else str. From vLLM 0.31.0 (arg_utils.py defines is_dict_subclass) a subclass of dict counts as
+    dict: `--limit-mm-per-prompt` (MultiModalDummyOptions) is JSON there, dotted sub-keys included."""
     out = {}
+    dict_subclasses = "is_dict_subclass" in prog.functions
     for name, f in prog.fields(cls).items():
         ms = members(prog, f.annotation)
         origins = [_origin(m) for m in ms]
+        if dict_subclasses:
+            origins = ["dict" if prog.is_dict_subclass(o) else o for o in origins]
         kw: dict = {"default": prog.field_default(f)}
         if any(prog.is_dataclass(o) for o in origins):
             kw["type"] = "json"
@@ -604,6 +620,19 @@ def build(framework: str, per_release: dict[str, list]) -> dict:
     return {"framework": framework, "generated_by": "tools/gen_flag_tables.py", "releases": releases, "rows": rows}
 
 
+def committed_releases(path: str) -> dict[str, list]:
+    """{release: rows} of a table written by build() (its "0-4,7" ranges undone), for --update."""
+    with open(path, encoding="utf-8") as fh:
+        table = json.load(fh)
+    per_release: dict[str, list] = {rel: [] for rel in table["releases"]}
+    for *r, ranges in table["rows"]:
+        for part in ranges.split(","):
+            first, _, last = part.partition("-")
+            for i in range(int(first), int(last or first) + 1):
+                per_release[table["releases"][i]].append(r)
+    return per_release
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--framework", choices=("vllm", "sglang"), required=True)
@@ -612,8 +641,11 @@ def main(argv=None) -> int:
     ap.add_argument("--wheels", help="folder of downloaded wheels")
     ap.add_argument("--tree", help="folder with one extracted wheel per version: TREE/<version>/<package>/...")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--update", action="store_true", help="keep the committed table's other releases as they are "
+                    "and replace (or add) only the versions read now")
     a = ap.parse_args(argv)
-    per_release = {}
+    path = os.path.join(a.out, f"{a.framework}.json")
+    per_release = committed_releases(path) if a.update else {}
     versions = a.versions or (sorted((v for v in os.listdir(a.tree) if not v.endswith(".tmp")), key=version_key)
                               if a.tree else [])
     for v in versions:
@@ -631,7 +663,6 @@ def main(argv=None) -> int:
               file=sys.stderr)
         per_release[v] = rows
     os.makedirs(a.out, exist_ok=True)
-    path = os.path.join(a.out, f"{a.framework}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(build(a.framework, per_release), fh, separators=(",", ":"))
         fh.write("\n")

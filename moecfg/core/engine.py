@@ -183,11 +183,12 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
         report.results.extend(one.results)
         report.skipped.extend(one.skipped)
         report.files += 1
-    from moecfg.core.ask_once import fused_op_question, model_question, product_question
+    from moecfg.core.ask_once import fused_op_question, model_question, product_question, version_assumed
 
     product_question(report.results)
     model_question(report.results)
     fused_op_question(report.results)
+    version_assumed(report.results)
     return report
 
 

@@ -189,7 +189,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
     for name, keys, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
         if name is None:
             if not dynamo:
-                args.notes.append(_unknown(word, table, pick))
+                args.notes.append(_not_json(word, table, pick) or _unknown(word, table, pick))
             continue
         prev = args.json.get(name)
         data = _merge(dict(prev.value) if prev else {}, keys, value)
@@ -287,6 +287,23 @@ def _model(flags: Flags) -> Arg:
         w = flags.positionals[0]
         return Arg(w.value, (w.span,), str(w.value))
     return Arg(None)
+
+
+def _not_json(w: Word, table, pick) -> Note | None:
+    """MC022 for `--flag.key value` where --flag is a flag of the release but not a JSON one: FlexibleArgumentParser
+    turns every dotted word into `--flag '{"key": value}'` (vllm==0.33.0 vllm/utils/argparse_utils.py:462-501), which
+    only a JSON flag reads as settings. None when the head names no flag (then it is an unknown flag)."""
+    head = (w.value or "").partition("=")[0].partition(".")[0]
+    dashed = head.replace("_", "-") if head.startswith("--") else head
+    spec = next((s for s in table.specs if dashed in (s.name, *s.aliases)), None)
+    if spec is None:
+        return None
+    known = pick is not None and pick.known
+    where = f"vLLM {table.release} ({pick.how})" if known else "vLLM (the version is not known; pin it with an " \
+        "image tag or `framework_versions:`)"
+    return Note("MC022", f"{(w.value or '').partition('=')[0]}: {spec.name} takes no dotted sub-keys in {where}: it "
+                "is not a JSON flag there, so vLLM's parser passes the sub-key as a JSON object for its value; give "
+                f"{spec.name} its value directly", w.span, severity=None if known else "info")
 
 
 def _unknown(w: Word, table, pick) -> Note:
