@@ -104,6 +104,7 @@ class Pick:
     known: bool
     how: str  # "image tag X" / "framework_versions.sglang = X in the settings" / "newest known release"
     newer: str = ""  # the version asked for when it is newer than every release read
+    older: str = ""  # the version asked for when it is older than every release read
 
 
 def pick(framework: str, version: str | None, how: str) -> Pick:
@@ -115,7 +116,7 @@ def pick(framework: str, version: str | None, how: str) -> Pick:
     want = version_tuple(version)
     older = [r for r in rels if version_tuple(r) <= want]
     if not older:  # older than every release read: its flags are not known, read leniently
-        return Pick(rels[0], False, f"{how}, older than the oldest release read ({rels[0]})")
+        return Pick(rels[0], False, f"{how}, older than the oldest release read ({rels[0]})", older=version)
     best = older[-1]
     if want[:3] > version_tuple(rels[-1])[:3]:
         return Pick(best, True, how, newer=version)

@@ -177,6 +177,11 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
             data = json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)}
         except JsonFlagError as exc:
             marker = substitution(f.value, launch.context)
+            pairs = None if marker else _key_value_pairs(f.value)
+            if pairs is not None:  # vLLM <= 0.9's `image=10`: read as it was there, said where it may fail
+                args.notes.extend(_pairs_note(name, f, pairs, pick))
+                args.json[name] = Arg(pairs, (f.span,), f"{name} {clipped(f.value, 200)}")
+                continue
             args.notes.append(Note("MC023", f"{name} holds `{marker}`, filled in before vLLM reads it (a template, a "
                                    "placeholder or Kubernetes `$(VAR)`): its settings are not known statically", f.span)
                               if marker
@@ -222,6 +227,37 @@ def _merge(data: dict, keys: list[str], value):
     return data
 
 
+_PAIR = re.compile(r"\s*([^=,]+?)\s*=\s*(-?\d+)\s*")
+
+
+def _key_value_pairs(text: str) -> dict | None:
+    """`image=10,video=1` as vLLM <= 0.9 read a JSON flag that is not `{...}` (nullable_kvs: lower-cased keys, int
+    values; vllm==0.9.0.1 vllm/engine/arg_utils.py:53-110); None when the text is not such pairs."""
+    out = {}
+    for item in text.split(","):
+        m = _PAIR.fullmatch(item)
+        if m is None:
+            return None
+        out[m.group(1).lower()] = int(m.group(2))
+    return out
+
+
+def _pairs_note(name: str, f, pairs: dict, pick) -> list[Note]:
+    """Nothing for a launch of vLLM <= 0.9 (it reads the pairs); MC021 where 0.10.0+ runs (JSON only): an error for a
+    release the launch names, an info when the version is not known."""
+    import json
+
+    from moecfg.frameworks.flag_tables import version_tuple
+
+    if pick is not None and pick.older and (version_tuple(pick.older) or (0,)) < (0, 10):
+        return []
+    known = pick is not None and pick.known
+    where = f"vLLM {pick.release} ({pick.how}) refuses it" if known else \
+        "vLLM 0.10.0 and later refuse it (the version is not known: pin it with an image tag or `framework_versions:`)"
+    return [Note("MC021", f"{name} {f.value}: key=value pairs were read up to vLLM 0.9 only; {where}; write JSON: "
+                 f"{name} '{json.dumps(pairs)}'", f.span, severity=None if known else "info")]
+
+
 def _is_level(name: str, value: str | None) -> bool:
     """`-O3` / `--compilation-config 3`: a bare optimisation level (vLLM accepts an int for it)."""
     return name == "--compilation-config" and value is not None and value.isdigit()
@@ -238,10 +274,19 @@ def _scalar(text: str | None):
     return text if number is None else number
 
 
+def _short(head: str) -> bool:
+    """`-O` / `-cc` (vLLM 0.12+'s alias of --compilation-config): FlexibleArgumentParser takes any `-x.key` word
+    (vllm==0.33.0 vllm/utils/argparse_utils.py:462), argparse then the alias."""
+    return head[:1] == "-" and head[1:2].isalpha()
+
+
 def _json_head(head: str, table) -> str | None:
-    """The JSON flag `--head` names (exactly or as argparse's unique prefix), else None."""
+    """The JSON flag `--head` (exactly or as argparse's unique prefix) or `-alias` names, else None."""
     if head == "-O":
         return "--compilation-config"
+    if not head.startswith("--"):
+        spec = next((s for s in table.specs if head in s.aliases), None)
+        return spec.name if spec is not None and table.kinds.get(spec.name) == "json" else None
     names = [n for s in table.specs for n in (s.name, *s.aliases)]
     found = [n for n in names if n == head] or [n for n in names if n.startswith(head) and n.startswith("--")]
     spec = next((s for s in table.specs if found and len(found) == 1 and found[0] in (s.name, *s.aliases)), None)
@@ -259,7 +304,7 @@ def _split_dotted(words: list[Word], table):
         w = words[i]
         text = w.value or ""
         head, dot, tail = text.partition(".")
-        if dot and "=" not in head and (head.startswith("--") and len(head) > 2 or head == "-O") and tail:
+        if dot and "=" not in head and (head.startswith("--") and len(head) > 2 or _short(head)) and tail:
             key, eq, value = tail.partition("=")
             if not eq:
                 nxt = words[i + 1] if i + 1 < len(words) else None
