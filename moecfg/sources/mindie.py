@@ -162,10 +162,14 @@ def read_env_file(name: str, root: str | None, named=None) -> tuple[str | None, 
     path = env_file_path(name, named)
     if path is None:
         return None, {}
-    from moecfg.sources import files
+    from moecfg.sources import contained, files
     from moecfg.sources.yaml_source import YamlProblem, decode, parse_stream
+    # links resolved, the real path inside the checked tree (a `conf` folder linked out of it is not read:
+    # files.read checks only the file's own link)
+    own = os.path.realpath(os.path.dirname(os.path.abspath(name)))  # a config named alone: its own folder
+    roots = (os.path.realpath(root),) if root else (own,) + contained.tree_roots()
     try:
-        docs = parse_stream(decode(files.read(files.Entry(path, root))))
+        docs = parse_stream(decode(contained.read_inside(path, os.getcwd(), roots)))
     except (files.Unreadable, YamlProblem):
         return None, {}
     data = docs[0].data if docs else None

@@ -12,7 +12,7 @@ from moecfg.core.policy import FileSettings
 
 SETTINGS = FileSettings(product="A3", cann_version="9.0.1", device="H100")  # Ascend launches
 GPU_SETTINGS = FileSettings(device="H100")  # GPU launches (a `product: A3` would make vLLM's the Ascend plugin's)
-ASCEND = ("vllm-ascend", "sglang-npu", "mindspeed")
+ASCEND = ("vllm-ascend", "sglang-npu", "mindspeed", "lmdeploy", "xllm", "vllm-mindspore")
 
 
 def settings_for(framework: str) -> FileSettings:
@@ -53,20 +53,38 @@ BASES = {  # framework -> (command, its size flags, its environment variables)
                    "--context-parallel-size", "--hccl-ep-group-buffer-adaptive-factor", "--hccl-group-buffer",
                    "--num-experts"],
                   ["HCCL_BUFFSIZE"]),
+    # the surfaces added after issue 20 (harden2): each reads its own sizes and HCCL_BUFFSIZE
+    "lmdeploy": ("lmdeploy serve api_server deepseek-ai/DeepSeek-V3 --backend pytorch --device ascend",
+                 ["--tp", "--dp", "--ep", "--max-batch-size", "--max-prefill-token-num", "--nnodes", "--node-rank",
+                  "--speculative-num-draft-tokens", "--cache-max-entry-count", "--device", "--speculative-algorithm"],
+                 ["HCCL_BUFFSIZE"]),
+    "xllm": ("xllm --model /models/deepseek-ai/DeepSeek-V4-Flash --devices=npu:0 --npu_kernel_backend=TORCH "
+             "--expert_parallel_degree=2",
+             ["--ep_size", "-dp_size", "--nnodes", "--max_seqs_per_batch", "--num_speculative_tokens",
+              "--enable_fused_mc2", "-expert_parallel_degree", "--acl_graph_decode_batch_size_limit", "--devices",
+              "--npu_kernel_backend", "--enable_graph", "--noenable_graph"],
+             ["HCCL_BUFFSIZE"]),
+    "vllm-mindspore": ("vllm-mindspore serve Qwen/Qwen3-235B-A22B --enable-expert-parallel",
+                       ["--tensor-parallel-size", "--data-parallel-size", "--max-num-seqs", "--max-num-batched-tokens",
+                        "--max-model-len", "--enable-chunked-prefill"],
+                       ["HCCL_BUFFSIZE", "VLLM_MS_MODEL_BACKEND", "vLLM_MODEL_BACKEND"]),
 }
 JSON_FLAGS = {"vllm-ascend": ["--speculative-config", "--additional-config", "--kv-transfer-config",
                               "--compilation-config", "--eplb-config"],
               "vllm": ["--speculative-config", "--kv-transfer-config", "--eplb-config", "--compilation-config"],
-              "sglang": ["--deepep-config"], "sglang-npu": [], "megatron": [], "mindspeed": []}
+              "sglang": ["--deepep-config"], "sglang-npu": [], "megatron": [], "mindspeed": [], "lmdeploy": [], "xllm": [],
+              "vllm-mindspore": ["--additional-config", "--speculative-config"]}
 JSON_KEYS = ["num_speculative_tokens", "method", "kv_role", "kv_connector", "cudagraph_mode", "mode", "level",
              "cudagraph_capture_sizes", "enable_shared_expert_dp", "ascend_scheduler_config", "torchair_graph_config",
              "normal_dispatch", "normal_combine", "num_sms", "num_max_nvl_chunked_send_tokens", "num_redundant_experts",
-             "multistream_overlap_shared_expert", "enabled", "max_cudagraph_capture_size", "enable_mc2_hierarchy_comm"]
+             "multistream_overlap_shared_expert", "enabled", "expert_parallel", "max_cudagraph_capture_size",
+             "enable_mc2_hierarchy_comm"]
 # Values a launch can hold: the framework's own refusals (0, negative), integers past 64 bits and past Python's
 # digit limit, non-finite floats, Unicode digits, variables never set, NUL bytes, control characters.
 VALUES = ["0", "-1", "-0", "1" * 20, "9" * 5000, "1e400", "-1e400", "nan", "inf", "1.5", "²", "\u0661\u0662", "0x10",
           "1_0", "$UNSET", "${UNSET:-8}", "''", "' 8 '", "8", "16", "4096", "$'1\\x002'", "$'8\\n::error::forged'",
-          "$'\\e]0;t\\a'", "$((1 << 10))", "$((2 ** 70))", "$((1 / 0))", "${A[\u00b2]}", "${A[" + "1" * 30 + "]}"]
+          "$'\\e]0;t\\a'", "<tp>", "$(nproc)", "0x7fffffff", "0x" + "f" * 20, "-0x1", "2147483648", "$((1 << 10))",
+          "$((2 ** 70))", "$((1 / 0))", "${A[\u00b2]}", "${A[" + "1" * 30 + "]}"]
 JSON_LEAVES = [[], {}, "x", 10 ** 20, -1, 0, 1.5, None, True, "::error::j", "\x1b[31m", [1, "a", None]]
 
 

@@ -17,7 +17,7 @@ from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.lmdeploy import dist, rules
 from moecfg.frameworks.lmdeploy.releases import Release
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
-from moecfg.frameworks.values import finite, integer, size_notes, unreadable_notes
+from moecfg.frameworks.values import clipped, finite, integer, refused, size_notes, unreadable_notes, why_not
 
 DL = "DeepLink-org/dlinfer@689f5a0 dlinfer/vendor/ascend/moe.py"
 OPB = "lmdeploy/pytorch/backends/dlinfer/ascend/op_backend.py"
@@ -25,6 +25,7 @@ ASCEND_MAX_BATCH = 256  # lmdeploy/utils.py get_max_batch_size('ascend') (L412-4
 MC2_TOKEN_CAP = 512  # init_mc2_token_capacity: min(..., 512)
 A2_MIN_WORLD = 16  # select_moe_comm_type: A2 needs dp_size x tp_size >= 16
 SIZES = ("--tp", "--dp", "--ep")
+CAPACITY = ("--max-batch-size", "--speculative-num-draft-tokens", "--speculative-dflash-block-size")
 INTS = SIZES + ("--max-batch-size", "--max-prefill-token-num", "--speculative-num-draft-tokens", "--nnodes",
                 "--node-rank", "--speculative-dflash-block-size")
 KNOBS = {
@@ -49,10 +50,16 @@ class _Launch:
         return f.span if f else self.launch.span
 
     def int(self, name: str):
-        text = self.flags.value(name)
-        return integer(text) if text is not None else self.defaults.get(name)
+        """The flag's int, the release's default when absent; None when given but not known statically or not an
+        int (`--max-batch-size $BS`): a default never stands in for a value the launch sets."""
+        f = self.flags.get(name)
+        if f is None:
+            return self.defaults.get(name)
+        return integer(f.value) if f.value is not None else None
 
     def said(self, name: str, value) -> str:
+        if value is None:
+            return f"{name} (not known statically)"
         return f"{name} {value}" if self.flags.get(name) else f"{name} {value} (default)"
 
 
@@ -60,12 +67,16 @@ def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: D
            assumed: Note | None = None) -> None:
     """`assumed`: the MC040 note when the release was not given, added only to launches with expert parallelism."""
     c = _Launch(launch, flags, version)
-    stop = size_notes(flags, SIZES, "LMDeploy") + unreadable_notes(flags, launch.env, INTS, ("HCCL_BUFFSIZE",))
+    stop = size_notes(flags, SIZES, "LMDeploy") + unreadable_notes(flags, launch.env, INTS[len(SIZES):], ())
     out.notes.extend(stop)
     if any(n.span in c.span(*SIZES) for n in stop):
         return
     tp, dp, ep = (c.int(n) for n in SIZES)
     out.notes.extend(_engine_config(c))
+    unsized = _unsized(c)  # a size of the MC2 capacity not known: the call is not derived from a default
+    out.notes.extend(unsized)
+    if any(n.code == "MC025" for n in unsized):
+        return
     if dp > 1 and tp == 1 and ep == 1:
         out.notes.append(Note(rules.DP_NEEDS_TP_OR_EP.code, f"--dp {dp} with --tp 1 and --ep 1: LMDeploy's launch_server "
                               "asserts tp > 1 or ep > 1 before starting anything (launch_server.py:120); give the devices "
@@ -86,6 +97,8 @@ def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: D
                                 quiet=not known_moe(model_text, ctx)))
         return
     out.notes.extend([assumed] if assumed else [])
+    if any(n.span in c.span(*CAPACITY) for n in unsized):
+        return
     if ctx.product not in ("A2", "A3"):
         out.notes.append(Note("MC042", f"{PRODUCT_UNKNOWN}: LMDeploy picks MC2, all-gather (A2) or all-to-all (A3) by "
                               "product; give `--product A3` or `product:` in .moecfg.yaml", launch.span))
@@ -106,6 +119,26 @@ def _engine_config(c: _Launch) -> list[Note]:
     return [Note(rules.ENGINE_CONFIG.code, f"--cache-max-entry-count {f.value}: the PyTorch engine (the one LMDeploy runs "
                  "on Ascend) asserts 0 < cache_max_entry_count < 1 (messages.py:519-520, 'invalid cache_max_entry_count'); "
                  "give the fraction of free device memory for the KV cache, e.g. 0.8", f.span)]
+
+
+def _unsized(c: _Launch) -> list[Note]:
+    """MC025 for --max-prefill-token-num < 0 (PytorchEngineConfig asserts >= 0, messages.py:516-520); MC023 for an
+    integer flag given a value not known statically (`$BS`, `<bs>`: unreadable_notes names texts no int() reads)
+    and for a negative batch or draft size, whose scheduling moecfg does not derive."""
+    notes = []
+    for name in INTS[len(SIZES):]:
+        f = c.flags.get(name)
+        value = c.int(name) if f is not None else None
+        if f is not None and f.value is None:
+            notes.append(Note("MC023", f"{name}: the value is not known statically; what depends on it is not "
+                              "derived or checked", f.span))
+        elif value is not None and value < 0 and name == "--max-prefill-token-num":
+            notes.append(refused(name, value, 0, "LMDeploy's PytorchEngineConfig (messages.py:516-520)", f.span,
+                                 "the prefill steps"))
+        elif value is not None and value < 0 and name in CAPACITY:
+            notes.append(Note("MC023", f"`{name} {value}`: a negative size; LMDeploy's MC2 token capacity is not "
+                              "derived from it", f.span))
+    return notes
 
 
 def _nodes(c: _Launch, dp: int) -> list[Note]:
@@ -227,14 +260,13 @@ def _putter(call: OpCall):
 def _env(c: _Launch, call: OpCall) -> None:
     e = c.launch.env.get("HCCL_BUFFSIZE")
     if e is None:
+        return  # unset: HCCL's default is what runs
+    value = integer(e.value) if e.value is not None else None
+    if value is None:  # set, but not known statically (`$BUF`) or no int: no buffer verdict from HCCL's default
+        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
+        call.notes.append(Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, about="env.HCCL_BUFFSIZE"))
+        call.unknown += ("env.HCCL_BUFFSIZE",)
         return
-    if e.value is None:
-        call.notes.append(Note("MC023", "HCCL_BUFFSIZE: the value is not known statically; the buffer rules use HCCL's "
-                               "default", e.span))
-        return
-    value = integer(e.value)
-    if value is None:
-        return  # unreadable_notes said MC023
     call.arguments["env"] = {"HCCL_BUFFSIZE": value}
     call.sources["env.HCCL_BUFFSIZE"] = (e.span,)
     call.derivation["env.HCCL_BUFFSIZE"] = (f"{value} <- HCCL_BUFFSIZE: LMDeploy creates the EP group without "

@@ -31,6 +31,10 @@ def derive(launch: Launch, ctx, out: Derivation) -> None:
     if lay.backend == "atb":
         out.notes.extend(_atb(launch, lay, ctx, buff))
         return
+    refused = _below_one(lay)
+    if refused:  # no group of 0 devices: nothing else is derived from it (and no fix says "set ... to 0")
+        out.notes.extend(refused)
+        return
     mismatch = _world_check(lay)
     out.notes.extend(mismatch)
     summary = _summary(launch, lay, buff)
@@ -53,6 +57,8 @@ def _buffsize(launch: Launch, lay: Layout) -> tuple[int | None, str, list[Note]]
             f"int(os.getenv(\"HCCL_BUFFSIZE\")), which is MindIE set_env.sh's {SET_ENV_MB} MB when it was sourced and "
             f"a TypeError at start-up when it was not; add \"HCCL_BUFFSIZE\": <MB> to mindie_common_env"), at)]
         return SET_ENV_MB, how, notes
+    if entry.value is None or "$" in entry.value or "`" in entry.value:  # a value left to the shell: not known here
+        return None, "HCCL_BUFFSIZE not known statically", []
     mb = values.integer(entry.value)
     if mb is None:
         if lay.backend != "torch":
@@ -61,6 +67,21 @@ def _buffsize(launch: Launch, lay: Layout) -> tuple[int | None, str, list[Note]]
                                "integer: backendType torch reads int(os.getenv(\"HCCL_BUFFSIZE\")) and stops with "
                                "ValueError; write a whole number of MB (e.g. 1050)", at)]
     return mb, f"HCCL_BUFFSIZE {mb} ({where})", []
+
+
+def _below_one(lay: Layout) -> list[Note]:
+    """MC025 for worldSize or a group size below 1 (-1 is MindIE's 'default'): no process group of that many
+    devices exists, so MindIE cannot build its groups (parallel_info_manager.py:201-226)."""
+    notes = []
+    for key, value in (("worldSize", as_int(lay.word("worldSize"))), ("dp", lay.dp.value), ("tp", lay.tp.value),
+                       ("cp", lay.cp.value), ("moe_tp", lay.moe_tp.value), ("moe_ep", lay.moe_ep.value)):
+        word = lay.word(key)
+        if word is not None and value is not None and value < 1 and (key == "worldSize" or as_int(word) != -1):
+            fix = "the number of devices" if key == "worldSize" else "a positive size (or -1 for MindIE's default)"
+            notes.append(Note("MC025", f"\"{key}\": {value}: MindIE builds its process groups from it "
+                              "(parallel_info_manager.py:201-226) and no group has fewer than 1 device; nothing is "
+                              f"derived for this ModelConfig entry; set {key} to {fix}", word.span))
+    return notes
 
 
 def _world_check(lay: Layout) -> list[Note]:
@@ -145,10 +166,27 @@ def _torch(launch: Launch, lay: Layout, ctx, buff, out: Derivation) -> str:
     assumed = SET_ENV_MB == buff[0] and launch.env.get("HCCL_BUFFSIZE") is None
     for call in calls:
         call.condition = SET_ENV_IF if assumed and call.kind == "ascend" else ""
+    _unknown_buffsize(launch, lay, buff, calls, out)
     out.calls.extend(calls)
     out.notes.extend(notes)
     _memory(lay, ctx, buff, calls, launch)
     return f"; model {dims.how}; op calls per phase below (explain-launch shows each argument's derivation)"
+
+
+def _unknown_buffsize(launch: Launch, lay: Layout, buff, calls, out: Derivation) -> None:
+    """The env file sets HCCL_BUFFSIZE to a value not known statically (`"$BUF"`): each MC2 call's buffer rules are
+    not checked (core/launch.py), never judged against set_env.sh's 120 or HCCL's 200 standing in for it."""
+    if buff[0] is not None or launch.env.get("HCCL_BUFFSIZE") is None:
+        return
+    where = lay.word("env-file").value if lay.word("env-file") else "the env file"
+    note = Note("MC023", f"HCCL_BUFFSIZE in {where}: the value is not known statically", lay.flags["backendType"].span,
+                about="env.HCCL_BUFFSIZE")
+    ops = [c for c in calls if c.kind == "ascend"]
+    for call in ops:
+        call.unknown += ("env.HCCL_BUFFSIZE",)
+        call.notes.append(note)
+    if not ops:
+        out.notes.append(note)
 
 
 def _memory(lay: Layout, ctx, buff, calls, launch) -> None:

@@ -193,8 +193,10 @@ def _alltoall_mc2(a: Args, kind: str, tp: int, etp: int | None) -> list[tuple[st
 
 def _world_refusals(a, world, tp, pp, cp, ep, etp, moe) -> list[Note]:
     """MC927: the world size is not a multiple of TP x PP x CP, or of ETP x EP x PP (Megatron's RuntimeErrors)."""
-    if world.size is None:
-        return []
+    if world.size is None:  # the size option written but not usable (`--worker_num 0`, `$N`): said, no default
+        return [Note("MC023", f"{clipped(world.how, 160)}; no positive process count known statically, so the world "
+                     "size is not derived (MC927 and the per-rank memory check are not made)", world.spans[0])
+                ] if world.written and world.spans else []
     span = world.spans[0] if world.spans else a.launch.span
     checks = [(tp * pp * cp, f"TP {tp} x PP {pp} x CP {cp}", f"{G.PS}:629-630")]
     if moe and etp is not None:

@@ -64,6 +64,7 @@ class World:
     size: int | None  # None: not known statically
     how: str
     spans: tuple[Span, ...] = ()
+    written: bool = False  # size None although the launcher's size option is written (`--worker_num 0`)
 
 
 def _options(words) -> dict[str, tuple[str | None, Span]]:
@@ -108,13 +109,17 @@ def world(launch, start: int) -> World:
     own = launch.argv[1:max(start - 1, 1)]
     hidden = _hidden(own)
     if hidden is not None:  # `$DISTRIBUTED_ARGS` from an unset variable: --worker_num / --nnodes may be in it
-        return World(None, f"{prog}: an argument word of the launcher is not known statically", (hidden.span,))
+        i = own.index(hidden)
+        size_value = (i > 0 and own[i - 1].value in _SIZES) or (hidden.pattern or "").split("=", 1)[0] in _SIZES
+        how = f"{own[i - 1].value} (not known statically)" if size_value and i > 0 and own[i - 1].value in _SIZES \
+            else f"{prog}: an argument word of the launcher is not known statically"
+        return World(None, how, (hidden.span,), size_value)
     opts = _options(own)
     if prog == "msrun":
         text, span = opts.get("__worker_num", (str(MSRUN_DEFAULT_WORKERS), None))
         n = integer(text) if text is not None else None
         said = f"msrun --worker_num {text}" if span else f"msrun's default --worker_num {MSRUN_DEFAULT_WORKERS} ({_MSRUN})"
-        return World(n if n and n > 0 else None, said, (span,) if span else ())
+        return World(n if n and n > 0 else None, said, (span,) if span else (), bool(span) and not (n and n > 0))
     if prog == "python":
         return World(None, "no launcher: the world size comes from the environment of the process")
     nproc, nspan = opts.get("__nproc_per_node", ("1", None))
@@ -122,5 +127,6 @@ def world(launch, start: int) -> World:
     per, count = integer(nproc) if nproc else None, integer(nodes) if nodes else None
     spans = tuple(s for s in (nspan, dspan) if s)
     if not per or not count or per < 1 or count < 1:
-        return World(None, f"{prog} --nproc_per_node {nproc} x --nnodes {nodes}: not known statically", spans)
+        return World(None, f"{prog} --nproc_per_node {nproc} x --nnodes {nodes}: not known statically", spans,
+                     bool(spans))
     return World(per * count, f"{prog} --nproc_per_node {per} x --nnodes {count}", spans)

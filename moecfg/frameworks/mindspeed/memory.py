@@ -7,7 +7,7 @@ from moecfg.frameworks import Note, ascend_budget
 from moecfg.frameworks.mindspeed import groups as G
 from moecfg.frameworks.mindspeed import hccl_buffer as H
 from moecfg.frameworks.mindspeed import rules
-from moecfg.frameworks.values import finite
+from moecfg.frameworks.values import clipped, finite
 
 _FRACTION = "training: no memory fraction (weights, gradients, optimizer state and activations share the device)"
 
@@ -19,6 +19,11 @@ def add_buffers(a, ctx, call, world, lay: G.Layout, kind: str) -> None:
     mb, how = G.default_buffsize(env.value if env else None, env is None)
     if env is not None:
         call.sources["env.HCCL_BUFFSIZE"] = (env.span,)
+    if env is not None and mb is None and not why_not:  # set to an unknown / no size: no table from a default
+        shown = clipped(env.value) if env.value is not None else "(not known statically)"
+        call.notes.append(Note("MC023", f"HCCL_BUFFSIZE={shown}: not a size moecfg knows; the HCCL buffers of the "
+                               "groups that keep it and the per-rank memory table (MC928, MC929) are not derived",
+                               env.span, about="env.HCCL_BUFFSIZE"))
     if why_not or mb is None:
         call.arguments["hccl_buffer_mb"] = "not derived"
         call.derivation["hccl_buffer_mb"] = why_not or "HCCL_BUFFSIZE is not known statically"
@@ -45,6 +50,9 @@ def _applied(a, lay: G.Layout, kind: str, call) -> tuple[dict | None, str]:
     manual = {}
     if manual_flag is not None:
         if manual_flag.value is None:
+            call.notes.append(Note("MC023", "--hccl-group-buffer: the value is not known statically; the groups' "
+                                   "HCCL buffers and the per-rank memory table (MC928, MC929) are not derived",
+                                   manual_flag.span))
             return None, "--hccl-group-buffer is not known statically"
         try:
             manual = H.parse_group_buffer(manual_flag.value)

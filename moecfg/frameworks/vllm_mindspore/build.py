@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from moecfg.core.launch_rules import PRODUCT_UNKNOWN
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.frameworks.values import integer
+from moecfg.frameworks.values import clipped, integer, why_not
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.tokens import read_sizes, spans
 from moecfg.frameworks.vllm_mindspore import calls as C
@@ -47,6 +47,10 @@ def derive_launch(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, ver
     dims, condition = _model_code(args, ctx, backend, rel, out)
     if dims is False:
         return
+    cfg = args.flags.get("--additional-config")
+    if cfg is not None and cfg.value is None:  # its expert_parallel may make the layout TP + EP: pure EP is an "if"
+        unknown_cfg = "the --additional-config not known statically sets no expert_parallel"
+        condition = f"{condition} and {unknown_cfg}" if condition else unknown_cfg
     out.notes.extend([assumed] if assumed is not None else [])
     if rel.pure_ep == "unimplemented":
         out.notes.append(_unimplemented(launch, version, rel, ep, condition))
@@ -70,12 +74,19 @@ def _calls(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, pure, phas
     """One MC2 call per phase; `pure` = (EP Arg, ModelDims | None, MC921 note | None, condition)."""
     ep, dims, split, condition = pure
     env, unknown = _env(args)
-    out.notes.extend(unknown)
+    if not phases:  # no call to carry them
+        out.notes.extend(unknown)
     if not phases and split is not None:  # no call to carry it (tokens unknown): said on the launch
         out.notes.append(_if(split, condition))
     for role, bs in phases:
         call = C.mc2_call(role, bs, ep, ctx.product, dims, args.model, env, rel)
         call.condition = condition
+        if ctx.cann:  # the settings' CANN release picks the op rules (without it: `latest` and MC011)
+            call.arguments["cann_version"] = ctx.cann
+            call.derivation["cann_version"] = f"{ctx.cann} <- settings"
+        if unknown:  # set to a value not known statically: no buffer verdict from HCCL's default (core/launch.py)
+            call.unknown += ("env.HCCL_BUFFSIZE",)
+            call.notes.extend(unknown)
         note = C.fixed_bs_note(call, bs, ctx.product, bs.spans[0] if bs.spans else launch.span)
         call.notes.extend(n for n in (split, note) if n is not None)  # per call: it covers the op's own finding
         out.calls.append(call)
@@ -190,9 +201,10 @@ def _split(dims, ep: Arg, launch) -> Note | None:
 
 
 def _env(args: ServeArgs) -> tuple[dict, list[Note]]:
-    """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023) and left out."""
+    """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023, naming the buffer rules
+    not checked) and left out: HCCL's default stands only for a variable the launch does not set."""
     e = args.env.get("HCCL_BUFFSIZE")
-    if e is not None and e.value is None:
-        return {}, [Note("MC023", "HCCL_BUFFSIZE: the value is not known statically; the buffer rules use HCCL's "
-                         "default", e.span, "info")]
+    if e is not None and (e.value is None or integer(e.value) is None):  # `$BUF`, or no int (as vllm-ascend)
+        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
+        return {}, [Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, "info", about="env.HCCL_BUFFSIZE")]
     return ({"HCCL_BUFFSIZE": e} if e is not None else {}), []

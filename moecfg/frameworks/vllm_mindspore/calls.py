@@ -8,6 +8,7 @@ group: a prefill step up to max_num_batched_tokens, a decode step up to max_num_
 from __future__ import annotations
 
 from moecfg.frameworks import Note, OpCall
+from moecfg.frameworks.values import integer
 from moecfg.frameworks.vllm_ascend.cli import Arg
 from moecfg.frameworks.vllm_ascend.tokens import spans
 from moecfg.frameworks.vllm_mindspore import parallel as P
@@ -68,7 +69,7 @@ def mc2_call(role: str, bs: Arg, ep: Arg, product: str, dims, model: Arg, env: d
     if env:
         call.arguments["env"] = {}
         for name, entry in env.items():
-            call.arguments["env"][name] = entry.value
+            call.arguments["env"][name] = integer(entry.value)  # build._env keeps only ints
             call.derivation[f"env.{name}"] = f"{entry.value} <- {name}={entry.value} (the EP group's HCCL buffer)"
             call.sources[f"env.{name}"] = (entry.span,)
     return call

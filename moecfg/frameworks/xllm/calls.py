@@ -26,6 +26,8 @@ X = f"jd-opensource/xllm@{R.MAIN_COMMIT} xllm"
 FUSED_MOE = f"{X}/core/layers/npu_torch/fused_moe.cpp"
 COMM = f"{X}/core/framework/parallel_state/collective_communicator.cpp"
 SIZE_FLAGS = ("dp_size", "ep_size", "nnodes")
+DERIVED_INTS = ("max_seqs_per_batch", "num_speculative_tokens", "expert_parallel_degree", "enable_fused_mc2")
+_ROWS = {"max_seqs_per_batch": 1, "num_speculative_tokens": 0}  # the least of each the decode rows are derived from
 KNOBS = {"bs": "--max_seqs_per_batch x (1 + --num_speculative_tokens)", "ep_world_size": "--ep_size",
          "global_bs": "--max_seqs_per_batch x --ep_size", "moe_expert_num": "the model's n_routed_experts"}
 
@@ -54,6 +56,8 @@ class Ctx:
 
     def said(self, name: str) -> str:
         f = self.flags.get(name)
+        if f is not None and f.text is None:
+            return f"--{name} (not known statically)"
         return f"--{name} {clipped(f.text)}" if f else f"--{name} {clipped(self.text(name))} (default)"
 
     def span(self, name: str) -> tuple:
@@ -102,6 +106,14 @@ def read_notes(c: Ctx) -> list[Note]:
                               f"(\"illegal value ... specified for {f.kind} flag '{f.name}'\") and xLLM exits at "
                               "start-up; "
                               f"write {'true or false' if f.kind == 'bool' else 'a whole number'}", f.span))
+    for name in DERIVED_INTS:  # a default never stands in for a value the launch sets but moecfg cannot know
+        f = c.flags.get(name)
+        if f is not None and f.text is None:
+            notes.append(Note("MC023", f"--{name}: the value is not known statically; what depends on it is not "
+                              "derived or checked", f.span))
+        elif name in _ROWS and f is not None and not G.illegal(f) and G.as_int(f.text, f.kind) < _ROWS[name]:
+            notes.append(Note("MC023", f"`--{name} {clipped(f.text)}`: below {_ROWS[name]}; the "
+                              "decode rows are not derived from it", f.span))
     for name in SIZE_FLAGS:
         f = c.flags.get(name)
         if f is None or G.illegal(f):

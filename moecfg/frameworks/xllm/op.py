@@ -6,6 +6,7 @@ aclnnMoeDistributeDispatchV2 (xllm/core/kernels/npu/npu_moe_distribute_dispatch_
 from __future__ import annotations
 
 from moecfg.frameworks import Note, OpCall
+from moecfg.frameworks.values import clipped, integer, why_not
 from moecfg.frameworks.xllm.calls import COMM, FUSED_MOE, KNOBS, Ctx
 
 F = FUSED_MOE.rsplit("/", 1)[-1]
@@ -88,7 +89,12 @@ def dispatch_call(c: Ctx, ctx, dims, ep: int, why: str) -> OpCall:
 
 
 def _global_bs(c: Ctx, call: OpCall, tokens: int, ep: int) -> None:
-    dp = c.int("dp_size") or 1
+    dp = c.int("dp_size")
+    if dp is None:  # 0 under DP, rows x EP without: not derived from a default dp 1 (read_notes said MC023)
+        call.derivation["global_bs"] = "not derived: --dp_size is not known statically (0 when > 1, rows x EP " \
+            f"when 1, {F}:1413-1420)"
+        call.unknown += ("global_bs",)
+        return
     if dp > 1:
         call.arguments["global_bs"] = 0
         call.derivation["global_bs"] = f"0 <- {c.said('dp_size')} > 1: xLLM passes 0 (auto) for uneven DP batches " \
@@ -109,12 +115,13 @@ def _env(c: Ctx, call: OpCall) -> None:
         call.derivation["env.HCCL_BUFFSIZE"] = f"unset: the dispatch/combine domain gets buffer size 0 from xLLM " \
             f"(moe_ep is the whole world, {where}), so HCCL's default applies"
         return
-    if e.value is None:  # `export HCCL_BUFFSIZE=$BUF`: no rule judges it, and HCCL's default does not stand in
-        call.notes.append(Note("MC023", "HCCL_BUFFSIZE: the value is not known statically", e.span,
-                               about="env.HCCL_BUFFSIZE"))
+    value = integer(e.value) if e.value is not None else None
+    if value is None:  # `$BUF`, or no int: no rule judges it, and HCCL's default does not stand in
+        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
+        call.notes.append(Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, about="env.HCCL_BUFFSIZE"))
         call.unknown += ("env.HCCL_BUFFSIZE",)
         return
-    call.arguments["env"] = {"HCCL_BUFFSIZE": e.value}
+    call.arguments["env"] = {"HCCL_BUFFSIZE": value}
     call.sources["env.HCCL_BUFFSIZE"] = (e.span,)
     call.derivation["env.HCCL_BUFFSIZE"] = f"{e.value} <- the launch's HCCL_BUFFSIZE: xLLM passes buffer size 0 for " \
         f"the dispatch/combine domain (moe_ep is the whole world, {where}), so HCCL sizes it from the process variable"
