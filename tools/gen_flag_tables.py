@@ -218,6 +218,10 @@ def _element_type(m) -> str:
     return "int" if text == "int" else "float" if text == "float" else "str"
 
 
+# types whose __module__ is "builtins" (vLLM's is_not_builtin): dict with any other member is union_dict_and_str
+_BUILTIN = ("dict", "Dict", "int", "float", "bool", "list", "List", "tuple", "Tuple", "set", "bytes", "None")
+
+
 def field_kwargs(prog: Program, cls: str) -> dict[str, dict]:
     """{field: argparse kwargs} of a config dataclass, in the order of vLLM's get_kwargs (_compute_kwargs):
     dataclass -> JSON, bool -> BooleanOptionalAction, Literal -> choices, tuple / list -> nargs +, int, float,
@@ -225,6 +229,7 @@ def field_kwargs(prog: Program, cls: str) -> dict[str, dict]:
     dict: `--limit-mm-per-prompt` (MultiModalDummyOptions) is JSON there, dotted sub-keys included."""
     out = {}
     dict_subclasses = "is_dict_subclass" in prog.functions
+    union = "union_dict_and_str" in prog.functions
     for name, f in prog.fields(cls).items():
         ms = members(prog, f.annotation)
         origins = [_origin(m) for m in ms]
@@ -246,6 +251,8 @@ def field_kwargs(prog: Program, cls: str) -> dict[str, dict]:
             kw["type"] = "int"
         elif "float" in origins:
             kw["type"] = "float"
+        elif any(o in ("dict", "Dict") for o in origins) and union and any(o not in _BUILTIN for o in origins):
+            kw["type"] = "union_dict_and_str"  # `dict | str` (or a class): a plain string is taken as it is
         elif any(o in ("dict", "Dict") for o in origins):
             kw["type"] = "json"
         else:
@@ -531,7 +538,7 @@ def action_nargs(prog: Program, action: str) -> str | None:
 
 def row(prog: Program, names: list[str], kw: dict) -> list:
     """[names, kind, type, default]: kind is flag (no value), bool (--x / --no-x), value, list (nargs + / *),
-    optional (nargs ?), json (a JSON object, dotted sub-flags allowed)."""
+    optional (nargs ?), json (a JSON object, dotted sub-flags allowed; type json|str: a plain string too)."""
     action = (_kw_text(kw, "action") or "").rsplit(".", 1)[-1]
     nargs = _kw_text(kw, "nargs") or action_nargs(prog, action)
     if nargs == "0":
@@ -548,7 +555,8 @@ def row(prog: Program, names: list[str], kw: dict) -> list:
     else:
         kind = "value"
     if "json" in typ.lower() or "parse_dataclass" in typ or "union_dict_and_str" in typ:
-        typ = "json"
+        # union_dict_and_str parses `{...}` as JSON and keeps any other text as a string (vllm/engine/arg_utils.py)
+        typ = "json|str" if "union_dict_and_str" in typ else "json"
         kind = "json" if kind == "value" else kind
     elif re.search(r"\bint\b|human_readable_int", typ):
         typ = "int"

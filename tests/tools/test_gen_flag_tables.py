@@ -161,3 +161,36 @@ def test_update_keeps_the_other_releases_rows(tmp_path):
     assert kept == {"0.30.0": [[["--a"], "value", "str", None]], "0.31.0": [[["--a"], "value", "str", None]]}
     kept["0.31.0"] = [[["--a"], "json", "json", None]]
     assert gen.build("vllm", kept)["rows"] == [[["--a"], "value", "str", None, "0"], [["--a"], "json", "json", None, "1"]]
+
+
+# vllm==0.33.0 vllm/engine/arg_utils.py _compute_kwargs: a dict with str or a non-builtin member (a Protocol, a
+# Callable) is `union_dict_and_str`: `{...}` is JSON, any other text stays a string (`--pt-load-map-location cuda:0`).
+VLLM_LOAD_CONFIG = '''
+@config
+@dataclass
+class LoadConfig:
+    pt_load_map_location: str | dict[str, str] = "cpu"
+    model_loader_extra_config: dict = Field(default_factory=dict)
+'''
+VLLM_LOAD_ARGS = '''
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        load_kwargs = get_kwargs(LoadConfig)
+        parser.add_argument("--pt-load-map-location", **load_kwargs["pt_load_map_location"])
+        parser.add_argument("--model-loader-extra-config", **load_kwargs["model_loader_extra_config"])
+        return parser
+
+def make_arg_parser(parser):
+    return EngineArgs.add_cli_args(parser)
+'''
+UNION = "\ndef union_dict_and_str(val):\n    return val\n"
+
+
+def test_vllm_dict_or_str_fields_keep_a_plain_string():
+    sources = {"vllm/config/load.py": VLLM_LOAD_CONFIG, "vllm/entrypoints/openai/cli_args.py": ""}
+    r, _ = rows("vllm", {**sources, "vllm/engine/arg_utils.py": VLLM_LOAD_ARGS + UNION})
+    assert r["--pt-load-map-location"] == [["--pt-load-map-location"], "json", "json|str", "cpu"]
+    assert r["--model-loader-extra-config"][1:3] == ["json", "json"]  # a dict alone: JSON only
+    r, _ = rows("vllm", {**sources, "vllm/engine/arg_utils.py": VLLM_LOAD_ARGS})  # a release without the helper
+    assert r["--pt-load-map-location"][1:3] == ["json", "json"]

@@ -84,3 +84,13 @@ def test_dotted_keys_on_the_short_alias_of_compilation_config():
     args = cli.read(read_shell(launch + "\n").launches[0], None)
     assert args.json["--compilation-config"].value == {"pass_config": {"fuse_rope_kvcache": True},
                                                         "use_inductor_graph_partition": True}
+
+
+def test_a_plain_string_where_vllm_keeps_one():
+    # vllm==0.33.0 vllm/engine/arg_utils.py:182-185 union_dict_and_str: `--pt-load-map-location cuda:0` is a string
+    assert _mc021("vllm serve zai-org/Glyph --pt-load-map-location cuda:0 --hf-overrides x\n", "run.sh") == []
+    (d,) = _mc021("vllm serve zai-org/Glyph --pt-load-map-location '{\"a\": }'\n", "run.sh")
+    assert d.severity == "error"  # shaped `{...}`: parsed as JSON, and this is not JSON
+    # --additional-config too is dict-or-string in vLLM, but vllm-ascend reads it with .get(): a string breaks it
+    (d,) = _mc021("vllm serve zai-org/Glyph --additional-config ascend\n", "run.sh")
+    assert d.severity == "error"

@@ -173,6 +173,8 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
                 args.notes.append(Note("MC023", f"{name}: the value is not known statically; the settings in it "
                                        "are not used", f.span))
             continue
+        if _kept_as_string(name, f.value, table, launch.context):
+            continue  # `--pt-load-map-location cuda:0`: union_dict_and_str keeps it as a string, nothing to read
         try:
             data = json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)}
         except JsonFlagError as exc:
@@ -225,6 +227,14 @@ def _merge(data: dict, keys: list[str], value):
         node = node[k]
     node[keys[-1]] = value
     return data
+
+
+_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")  # union_dict_and_str (vllm==0.33.0 vllm/engine/arg_utils.py:183)
+def _kept_as_string(name: str, value: str, table, context: str) -> bool:
+    """A value vLLM keeps as a plain string (union_dict_and_str, not shaped `{...}`) and moecfg need not read.
+    --additional-config is not one: vllm-ascend reads it with .get() (ascend_config.py), which a string breaks."""
+    return name in table.strings and name != "--additional-config" and not _OBJECT.match(value) and \
+        not substitution(value, context)
 
 
 _PAIR = re.compile(r"\s*([^=,]+?)\s*=\s*(-?\d+)\s*")
