@@ -36,6 +36,48 @@ def test_check_imports_nothing_of_the_other_commands():
     assert sorted(m for m in loaded if m.startswith(NOT_ON_CHECK_PATH)) == []
 
 
+# Never imported by a plain `moecfg check` of a moecfg document (the console script's path, cli/plain.py): the
+# check path's value classes are records (core/record.py), not dataclasses (~13 ms for dataclasses + inspect),
+# and the stdlib modules only an error or another command needs.
+NOT_ON_PLAIN_CHECK = ("dataclasses", "inspect", "ast", "dis", "tokenize", "traceback", "click", "typing")
+
+
+@pytest.mark.parametrize("example", ["deepseek-v3-a3-ep32.yaml", "deepep-deepseek-v3-ll-decode-128.yaml",
+                                     "tutel-top2-32gpu-sharded.yaml", "deepseek-v3-a3-mega-moe.yaml"])
+def test_plain_check_of_a_document_imports_no_dataclasses_inspect_or_click(example):
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('LOADED', *sorted(sys.modules), file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(ROOT / "examples" / example)], capture_output=True,
+                         text=True, cwd=ROOT)
+    loaded = set(out.stderr.rpartition("LOADED")[2].split())
+    assert example in out.stdout and "moecfg.core.engine" in loaded  # the probe did check the file
+    assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
+
+
+def test_plain_check_of_a_kind_ascend_document_reads_only_its_ops_field_table(tmp_path):
+    """backends/ascend/fields.py: OP_FIELDS loads an op's table on first read (the benchmark's 10-line file)."""
+    doc = tmp_path / "one.yaml"
+    doc.write_text("kind: ascend\nproduct: A3\nbs: 128\nh: 7168\nk: 8\nep_world_size: 32\nmoe_expert_num: 256\n"
+                   "cann_version: \"9.0\"\nenv:\n  HCCL_BUFFSIZE: 1024\n")
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('LOADED', *sorted(sys.modules), file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(doc)], capture_output=True, text=True, cwd=ROOT)
+    loaded = set(out.stderr.rpartition("LOADED")[2].split())
+    assert out.returncode == 0 and "dispatch_combine_v2" in out.stdout
+    assert sorted(m for m in loaded if m.startswith("moecfg.backends.ascend.ops.") and m.endswith(".fields")) == \
+        ["moecfg.backends.ascend.ops.dispatch_combine_v2.fields"]
+    assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
+    # the launch-word patterns (sources/framework_words.py, documents._launcher) are compiled on first use
+    compiled = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+                "from moecfg.sources import documents, framework_words as fw\n"
+                "atexit.register(lambda: print('COMPILED', *sorted(n for n in fw._PATTERNS if n in vars(fw)),"
+                " documents._launcher.cache_info().currsize, file=sys.stderr))\nfrom moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", compiled, str(doc)], capture_output=True, text=True, cwd=ROOT)
+    assert out.stderr.rpartition("COMPILED")[2].split() == ["0"]
+
+
 def test_help_imports_no_command_and_lists_every_command():
     loaded = _modules_after(["--help"])
     assert not [m for m in loaded if m.startswith("moecfg.cli.") and m not in ("moecfg.cli.runner", "moecfg.cli.group",

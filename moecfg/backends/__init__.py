@@ -6,8 +6,8 @@ field table, see schema.py).
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.optional import optional_module
 
 KIND_MODULES = {
@@ -24,7 +24,7 @@ FIELD_MODULES = {
 DEFAULT_KIND = "ascend"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     """Run-wide settings that change how documents are judged."""
 
@@ -32,7 +32,7 @@ class Options:
     product: str | None = None  # --product: the hardware of launch files (a launch does not name it)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Analysis:
     """What a kind found in one document: findings, the op and product it resolved, and the buffers."""
 

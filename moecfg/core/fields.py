@@ -7,8 +7,8 @@ model generated for JSON Schema export, so the two cannot drift.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+from moecfg.core.record import record
 from moecfg.core.diagnostics import Finding, clip, shown
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -16,7 +16,7 @@ SUGGEST_LIMIT = 50  # did-you-mean hints for the first unknown keys only (diffli
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldSpec:
     """One field of a document: name, type, default, allowed values and help."""
 

@@ -8,7 +8,6 @@ the input (a 5,000-digit value) or, for a bug in a reader, a file outside the ch
 from __future__ import annotations
 
 import os
-import traceback
 
 from moecfg.core.diagnostics import Diagnostic, DocumentResult
 
@@ -51,6 +50,8 @@ def internal_error(name: str, exc: BaseException) -> DocumentResult:
 
 def _where(exc: BaseException) -> str:
     """The innermost frame inside moecfg, as `moecfg/x/y.py:123` (no absolute path of the installation)."""
+    import traceback  # only after a failure (start-up)
+
     frames = traceback.extract_tb(exc.__traceback__)
     ours = [f for f in frames if f"{os.sep}moecfg{os.sep}" in f.filename]
     if not ours:

@@ -3,10 +3,10 @@ function that applies it. The engine receives a `FileSettings` (resolved once pe
 and calls `apply` / `fill_defaults` itself; nothing here reads files or calls back into settings."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FileSettings:
     """Everything that applies to one checked file: its config file merged with the command line."""
 

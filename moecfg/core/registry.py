@@ -8,7 +8,8 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from moecfg.core.record import record
 
 # Every module outside backends/ that declares rules. Adding a family = adding its module here; the backends'
 # rule modules are found by place (backend_rule_modules: an op folder's rules, a shared/rules package).
@@ -31,10 +32,9 @@ FAMILY_MODULES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rule:
-    """One registered rule: identity, scope, source citation and documentation (a docstring here also spares
-    dataclass the inspect.signature() call it makes to write one, at every start-up)."""
+    """One registered rule: identity, scope, source citation and documentation."""
 
     code: str
     name: str
@@ -59,8 +59,7 @@ class Rule:
 DOC_FIELDS = ("why", "cann_error", "fail_example", "pass_example", "fix", "fail_text")
 RULES: dict[str, Rule] = {}
 _BY_NAME: dict[str, Rule] = {}
-# code -> the rule's `docs` lambda: its doc fields, built only when docs are rendered (see `docs_of`). Kept out
-# of `Rule`: a non-compared dataclass field adds ~0.1 ms to the class build every `moecfg check` pays.
+# code -> the rule's `docs` lambda: its doc fields, built only when docs are rendered (see `docs_of`).
 _DOCS: dict[str, Callable[[], dict]] = {}
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.core.diagnostics import WARNING, Diagnostic
 from moecfg.core.registry import rule
 
@@ -49,7 +49,7 @@ _MARK = re.compile(r"#\s*moecfg:\s*(.*)$")
 _DIRECTIVE = re.compile(r"(disable|disable-file)\s*=\s*([A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*)\s*(?:--\s*(.*))?$")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Directive:
     """A `# moecfg:` comment: where it is, what it covers and which codes it disables."""
 

@@ -10,6 +10,7 @@ backend. The launch readers (tree-sitter for shell) are imported only when a fil
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -185,12 +186,17 @@ def _json(text: str, name: str, root: str | None) -> Classified:
 
 
 _ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n]*)?\}")
+
+
 # What a launch looks like in a template: a framework's words, a workload (pod template, command) or a moecfg kind.
-# A template without any (RBAC, a Service, a cert) holds nothing moecfg could check once rendered.
-_LAUNCHER = re.compile(framework_words.TEMPLATE_LAUNCH.pattern
-                       + r"|^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd):"
-                       r"|\bkind:\s*[\"']?(?:ascend|deepep|tutel|Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job"
-                       r"|CronJob|LeaderWorkerSet)\b", re.I | re.M)
+# A template without any (RBAC, a Service, a cert) holds nothing moecfg could check once rendered. Compiled on
+# first use (broken YAML and templates only; ~1 ms of every start-up otherwise).
+@functools.cache
+def _launcher() -> re.Pattern:
+    return re.compile(framework_words.TEMPLATE_LAUNCH.pattern
+                      + r"|^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd):"
+                      r"|\bkind:\s*[\"']?(?:ascend|deepep|tutel|Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job"
+                      r"|CronJob|LeaderWorkerSet)\b", re.I | re.M)
 
 
 _COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)
@@ -206,7 +212,7 @@ def _may_be_ours(text: str, vocabulary: Vocabulary) -> bool:
     if keys.get("kind") in vocabulary.kinds:
         return True
     body = _COMMENT_LINE.sub("", text[:65536])  # a comment naming vllm (a citation, a licence) is no launch
-    return bool(_LAUNCHER.search(body)) or (bool(keys) and "apiVersion" not in keys and _most_keys_ours(
+    return bool(_launcher().search(body)) or (bool(keys) and "apiVersion" not in keys and _most_keys_ours(
         {k: v for k, v in keys.items() if k != "kind"}, vocabulary))
 
 
@@ -216,7 +222,7 @@ def _not_yaml(readers, text: str, exc: YamlProblem, vocabulary: Vocabulary) -> C
     problem = readers.template_problem(text) if readers is not None else None
     envsubst = _ENVSUBST.search(text)
     if problem is not None or envsubst is not None:
-        if not _LAUNCHER.search(text):
+        if not _launcher().search(text):
             return Skipped(0, "a template (not YAML until rendered) with no launch command in it")
         if problem is not None:
             return FileProblem(problem.code, problem.message, problem.span)

@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
+
+from moecfg.core.record import record
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
@@ -41,7 +42,7 @@ class Unreadable(Exception):
     """An entry that exists but is not read (reported as a diagnostic)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Entry:
     """A path to read, found on the command line or while walking a folder."""
 

@@ -2,7 +2,7 @@
 hold one (shell syntax repair, YAML strings, templates, Markdown blocks). A new framework adds its words here,
 once; its `recognise()` (frameworks/<name>/__init__.py) stays the judge of an actual argv.
 
-Each list is a tuple of regular-expression alternatives; the readers compile them once at import.
+Each list is a tuple of regular-expression alternatives; each reader's pattern is compiled on first use.
 """
 from __future__ import annotations
 
@@ -36,9 +36,21 @@ def _either(parts) -> str:
     return "|".join(parts)
 
 
-# shell syntax repair: a broken region matters only if it holds one of these
-SHELL_LAUNCH = re.compile(_either(COMMANDS + TRAINING_SCRIPTS))
-# a YAML string value is a command when it holds one of these (and its first line starts with one)
-YAML_LAUNCH = re.compile(_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)))
-TEMPLATE_LAUNCH = re.compile(r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I)
-MARKDOWN_LAUNCH = re.compile(_either(MARKDOWN_WORDS))
+# The compiled patterns (module attributes), each compiled on first use: a moecfg document's check reads none
+# of them (~1.5 ms of start-up). name -> (pattern, flags)
+_PATTERNS = {
+    # shell syntax repair: a broken region matters only if it holds one of these
+    "SHELL_LAUNCH": lambda: (_either(COMMANDS + TRAINING_SCRIPTS), 0),
+    # a YAML string value is a command when it holds one of these (and its first line starts with one)
+    "YAML_LAUNCH": lambda: (_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)),
+                            0),
+    "TEMPLATE_LAUNCH": lambda: (r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I),
+    "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
+}
+
+
+def __getattr__(name: str):
+    if name in _PATTERNS:
+        globals()[name] = compiled = re.compile(*_PATTERNS[name]())
+        return compiled
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,10 +9,9 @@ plain Python data from the node graph itself so that it can
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import yaml
 
+from moecfg.core.record import field, record
 from moecfg.core.diagnostics import clip
 
 try:
@@ -35,7 +34,7 @@ class YamlProblem(Exception):
         self.syntax = syntax  # the parser's refusal of the text (not a guard: size, depth, encoding, values)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Span:
     """A region of the source text (1-based lines and columns), where a diagnostic points."""
 
@@ -50,7 +49,7 @@ def _span(node) -> Span:
     return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class YamlDocument:
     """One document of a YAML stream: its data and the position of every key and value."""
 

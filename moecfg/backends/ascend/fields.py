@@ -8,6 +8,7 @@ defaults are matched against it).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 
 from moecfg.backends.ascend import ops
 from moecfg.backends.ascend.shared.fields import (COMMON, DEFAULT_OP, ENV_FIELDS, HCCL_BUFFER_FIELDS,  # noqa: F401
@@ -19,7 +20,28 @@ def _table(op: str) -> tuple:
     return module.OP_FIELDS[op] if hasattr(module, "OP_FIELDS") else module.FIELDS
 
 
-OP_FIELDS = {op: _table(op) for op in ops.OPS}
+class _Tables(Mapping):
+    """op -> its field table, in ops.OPS order; an op's fields module is imported when its table is first read
+    (checking a document reads one op's: importing the other seven costs ~3 ms of start-up)."""
+
+    def __init__(self, names):
+        self._names, self._loaded = tuple(names), {}
+
+    def __getitem__(self, op: str) -> tuple:
+        if op not in self._loaded:
+            if op not in self._names:
+                raise KeyError(op)
+            self._loaded[op] = _table(op)
+        return self._loaded[op]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+OP_FIELDS = _Tables(ops.OPS)
 
 
 def _union(tables) -> tuple:
@@ -32,4 +54,8 @@ def _union(tables) -> tuple:
     return tuple(out)
 
 
-FIELDS = _union(OP_FIELDS.values())
+def __getattr__(name: str):
+    if name == "FIELDS":  # every op's table: built on first use, like OP_FIELDS's
+        globals()["FIELDS"] = fields = _union(OP_FIELDS.values())
+        return fields
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

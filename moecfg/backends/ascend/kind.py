@@ -12,7 +12,8 @@ from moecfg.backends import Analysis, Options, expand_model, root_cause
 from moecfg.core.input_rules import ENV_UNKNOWN, INVALID_VALUE, VALIDATOR_CODES, VERSION_UNKNOWN, VERSION_UNPINNED
 from moecfg.core.fields import Validator
 from moecfg.backends.ascend import ops
-from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, FIELDS, OP_FIELDS  # noqa: F401  (FIELDS: kinds.py contract)
+from moecfg.backends.ascend import fields as field_tables
+from moecfg.backends.ascend.fields import DEFAULT_OP, ENV_FIELDS, OP_FIELDS
 from moecfg.backends.ascend.shared.rulesets import RULESETS, resolve
 
 OP_MODULES = {op: ops.analysis_module(op) for op in ops.OPS}
@@ -45,6 +46,12 @@ def _ruleset(values: dict, options: Options, present, findings: list):
         findings.append(Finding(VERSION_UNPINNED.code, (), "no cann_version: checking with the `latest` rule set "
                                 "(upstream head); pin the release you deploy, e.g. cann_version: 9.0.1"))
     return RULESETS[name]
+
+
+def __getattr__(name: str):
+    if name == "FIELDS":  # the kind contract (backends/__init__.py); every op's fields, loaded on first use
+        return field_tables.FIELDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def op_of(data: dict) -> str:

@@ -9,13 +9,13 @@ Each table is in its API's folder (ops/<api>/fields.py), the list of APIs in ops
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
 
 from moecfg.backends.deepep import ops
 from moecfg.backends.deepep.ops.v1.fields import ENV_FIELDS, MODE_ALIASES, MODES, V1_FIELDS  # noqa: F401
 from moecfg.backends.deepep.ops.v2.fields import V2_FIELDS  # noqa: F401
 from moecfg.backends.deepep.ops.hybridep.fields import HYBRIDEP_FIELDS  # noqa: F401
 from moecfg.backends.deepep.shared.fields import API_ALIASES, APIS, DEFAULT_OP, DTYPE_ALIASES  # noqa: F401
+from moecfg.core.record import replace
 
 OP_KEY = "api"  # the key that selects the table (models/export.py)
 OP_FIELDS = {api: importlib.import_module(ops.folder_package(api) + ".fields").FIELDS for api in ops.APIS}

@@ -8,7 +8,7 @@ https://www.hiascend.com/document/detail/en/canncommercial/850/commlib/hcclug/hc
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 GIB = 1 << 30
 MIB = 1 << 20  # the MB of HCCL_BUFFSIZE and of the buffer reports
@@ -16,7 +16,7 @@ HCCL_BUFFERS_PER_COMMUNICATOR = 2  # send + receive, each HCCL_BUFFSIZE (HCCL us
 NEAR_LIMIT_FRACTION = 0.75  # warn when communication buffers take this share of the device (weights, KV cache need the rest)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Device:
     """An accelerator's memory per rank, with the source of the figure."""
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.core.diagnostics import clip, shown
 from moecfg.core.settings.errors import ConfigError
 
@@ -17,7 +17,7 @@ FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie"
               "xllm")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     """A settings file (.moecfg.yaml or [tool.moecfg]) as read, or the built-in defaults."""
 

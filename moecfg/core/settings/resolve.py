@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from moecfg.core.record import record
 from moecfg.core.policy import FileSettings
 from moecfg.core.settings.config import Config
 from moecfg.core.settings.discovery import find
@@ -11,7 +11,7 @@ from moecfg.core.settings.files import load
 from moecfg.core.settings.globs import relative_to
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Cli:
     """Settings given on the command line (None: not given)."""
 

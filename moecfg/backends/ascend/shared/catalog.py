@@ -1,16 +1,17 @@
 """Typed, frozen rule-set catalogs: the limits of each product under each CANN release.
 
 Checks read these values; a new CANN release is a new `RuleSet` in rulesets.py, not an edit of the
-checks. They are stdlib frozen dataclasses rather than pydantic models so that `moecfg check` starts
-without importing pydantic (~100 ms, half our start-up budget); `catalog_adapter()` gives the pydantic
-TypeAdapter that validates them (used by the tests and by schema export).
+checks. They are frozen records (core/record.py: dataclasses to `dataclasses` and pydantic, built without
+importing either) rather than pydantic models so that `moecfg check` starts without importing pydantic (~100 ms)
+or dataclasses; `catalog_adapter()` gives the pydantic TypeAdapter that validates them (used by the tests and
+by schema export).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class A3Hierarchy:
     """A3 `hierarchy` (layered) template limits, CANN 9.0+ (DV2T[M] L668-1074, CWS[M] L63-79)."""
 
@@ -25,7 +26,7 @@ class A3Hierarchy:
     aiv_min: int = 16  # L1926-1929: aivNum >= 16 and > 2 * (ep / 16)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class A3Rules:
     """Dispatch/combine v2 limits on Atlas A3 under one rule set."""
 
@@ -59,7 +60,7 @@ class A3Rules:
     context_window_wraps: bool = True  # R91+: window = ccl - 1 MB in uint64 (R90: need + 1 MB <= ccl)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class A2Rules:
     """Dispatch/combine v2 limits on Atlas A2 under one rule set."""
 
@@ -83,7 +84,7 @@ class A2Rules:
     combine_comm_quant_hier: tuple = (0, 2)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuleSet:
     """The limits of one CANN release (or code point), per product."""
 

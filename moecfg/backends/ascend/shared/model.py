@@ -1,15 +1,14 @@
 """The validated document (`AscendConfig`) and the values derived from it (`Facts`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from moecfg.backends.ascend.shared import formulas as fx
 from moecfg.backends.ascend.shared.catalog import A2Rules, A3Rules, RuleSet
+from moecfg.core.record import field_names, record
 
 DEFAULT_HCCL_BUFFSIZE_MB = 200
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DispatchCombineAttrs:
     """Attributes every dispatch/combine op pair shares (v1 and v2); ops subclass it with their own."""
 
@@ -36,7 +35,7 @@ class DispatchCombineAttrs:
     @classmethod
     def field_values(cls, values: dict, skip=()) -> dict:
         """Constructor keywords of `cls` from validated values (env defaults to {})."""
-        kw = {n: values.get(n) for n in cls.__dataclass_fields__ if n not in skip}
+        kw = {n: values.get(n) for n in field_names(cls) if n not in skip}
         kw["env"] = kw["env"] or {}
         return kw
 
@@ -45,7 +44,7 @@ class DispatchCombineAttrs:
         return self.env.get("HCCL_BUFFSIZE")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AscendConfig(DispatchCombineAttrs):
     """A validated dispatch/combine document: the op's attributes, release, op, comm_alg, optional inputs, buffers."""
 
@@ -88,7 +87,7 @@ class AscendConfig(DispatchCombineAttrs):
         return self.zero_expert_num + self.copy_expert_num + self.const_expert_num
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Facts:
     """Derived values; None where the inputs do not allow computing them (e.g. ep <= shared ranks)."""
 

@@ -9,9 +9,9 @@ major.minor. Every entry was checked against the code at its commit (git diff of
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from moecfg.core.diagnostics import clip
+from moecfg.core.record import replace
 
 from moecfg.backends.ascend.shared.catalog import A2Rules, A3Hierarchy, A3Rules, RuleSet
 

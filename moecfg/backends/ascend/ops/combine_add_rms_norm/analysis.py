@@ -6,8 +6,7 @@ rules.py. A3 only: A2 has no binary, so an A2 document gets one error and nothin
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.backends import Analysis, Options
 from moecfg.backends.device import rules as device_rules
 from moecfg.backends.ascend.shared import formulas as fx
@@ -22,7 +21,7 @@ from moecfg.backends.ascend.shared.rules import buffers
 OP = "combine_add_rms_norm"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AddRmsNormConfig:
     base: AscendConfig  # the dispatch/combine v2 fields
     norm_eps: float | None
@@ -37,7 +36,7 @@ class AddRmsNormConfig:
         return self.base.product
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AddRmsNormFacts:
     base: Facts  # v2 facts (local experts, A, algorithm, ...)
     ruleset: RuleSet

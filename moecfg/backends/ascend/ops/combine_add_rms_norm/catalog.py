@@ -2,12 +2,11 @@
 v2 limits (shared/catalog.py); keyed by the names of shared/rulesets.RULESETS."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.backends.ascend.shared.catalog import LATER_CODE_POINTS
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AddRmsNormRules:
     """combine_add_rms_norm on top of the dispatch/combine v2 limits (§4: CV2T[M] L363-428, L634-671, L981-1054)."""
 

@@ -7,8 +7,7 @@ and buffer-value checks of the v2 families.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import formulas as fx
 from moecfg.backends.ascend.ops.dispatch_combine_v1 import formulas as v1x
@@ -21,7 +20,7 @@ from moecfg.backends.ascend.ops.dispatch_combine_v1 import rules as v1
 OP = "dispatch_combine_v1"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class V1Config(DispatchCombineAttrs):
     """v1 has exactly the attributes the dispatch/combine pairs share."""
 
@@ -30,7 +29,7 @@ class V1Config(DispatchCombineAttrs):
         return cls(**cls.field_values(values))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class V1Facts:
     ruleset: V1Rules
     limits: V1A2Rules | V1A3Rules

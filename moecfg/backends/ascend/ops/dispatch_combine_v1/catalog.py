@@ -2,12 +2,11 @@
 shared/rulesets.RULESETS."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+from moecfg.core.record import record, replace
 from moecfg.backends.ascend.shared.catalog import LATER_CODE_POINTS
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class V1A3Rules:
     """npu_moe_distribute_dispatch / combine (v1) on A3 (§5: R85 dispatch tiling L168-512, combine L86-97, L440-717)."""
 
@@ -21,7 +20,7 @@ class V1A3Rules:
     comm_quant_modes: tuple = (0, 2)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class V1A2Rules:
     """v1 on A2 (§5): layered only through HCCL_INTRA_PCIE_ENABLE=1 / HCCL_INTRA_ROCE_ENABLE=0."""
 
@@ -36,7 +35,7 @@ class V1A2Rules:
     layered_window_warning: bool = False  # [M] arch22 a2a3 L284-297: warning-only window check
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class V1Rules:
     """Dispatch/combine v1 limits of one rule set, per product."""
 

@@ -25,8 +25,7 @@ Buffers: `hccl_window` (int8 variant only: M*topK*K*3 + 10 MB, compared with HCC
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import fused_formulas as ff
 from moecfg.backends.ascend.ops.dispatch_ffn_combine import formulas as dx
@@ -38,7 +37,7 @@ from moecfg.backends.ascend.ops.dispatch_ffn_combine import rules
 OP = "dispatch_ffn_combine"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DfcConfig:
     product: str
     bs: int
@@ -58,7 +57,7 @@ class DfcConfig:
                    (v.get("env") or {}).get("HCCL_BUFFSIZE"))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DfcFacts:
     limits: DfcRules
     experts_per_rank: int

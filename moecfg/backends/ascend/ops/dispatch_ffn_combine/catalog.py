@@ -3,12 +3,12 @@ vllm-ascend@182b75e): it does not change with the CANN release, so it has one en
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 MIB = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DfcRules:
     """vllm-ascend dispatch_ffn_combine (csrc/mc2/dispatch_ffn_combine/op_host/dispatch_ffn_combine_tiling.cpp)."""
 

@@ -8,8 +8,7 @@ with each area's offset and size. Rules: rules.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import field_names, record
 from moecfg.backends import Analysis, Options
 from moecfg.backends.ascend.shared import formulas as fx
 from moecfg.backends.ascend.ops.ffn_worker_batching import formulas as ffx
@@ -23,7 +22,7 @@ from moecfg.backends.ascend.ops.ffn_worker_batching import rules as ffn
 OP = "ffn_worker_batching"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FfnConfig:
     product: str
     attention_workers: int
@@ -40,10 +39,10 @@ class FfnConfig:
 
     @classmethod
     def from_values(cls, values: dict) -> "FfnConfig":
-        return cls(**{n: values.get(n) for n in cls.__dataclass_fields__})
+        return cls(**{n: values.get(n) for n in field_names(cls)})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FfnFacts:
     ruleset: RuleSet
     limits: FfnRules

@@ -2,12 +2,11 @@
 layout; keyed by the names of shared/rulesets.RULESETS."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.backends.ascend.shared.catalog import LATER_CODE_POINTS
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FfnRules:
     """FfnWorkerBatching (§6: ffn_worker_batching_tiling.cpp [M] L85-168; seed 004 constraints)."""
 

@@ -8,12 +8,12 @@ moecfg "9.1" rule set): first A2/A3 tiling; branch 9.1.0 head (3311e26, 2026-07-
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 MIB = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MegaMoeRules:
     """MegaMoE on A2/A3: the tiling's limits, and the torch wrapper's (`get_symm_buffer_for_mega_moe`)."""
 

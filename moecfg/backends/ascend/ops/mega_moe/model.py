@@ -4,8 +4,7 @@ Shared by analysis.py (analysis, buffers) and rules.py (checks); formulas in for
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.backends.ascend.shared import fused_formulas as ff
 
 from moecfg.backends.ascend.ops.mega_moe import formulas as mx
@@ -13,7 +12,7 @@ from moecfg.backends.ascend.ops.mega_moe.catalog import MegaMoeRules, mega_moe_r
 from moecfg.backends.ascend.shared.model import DEFAULT_HCCL_BUFFSIZE_MB
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MegaMoeConfig:
     product: str
     bs: int
@@ -47,14 +46,14 @@ class MegaMoeConfig:
                    (v.get("env") or {}).get("HCCL_BUFFSIZE"), (v.get("hccl_buffer_size") or {}).get("ep"))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Window:
     mb: int
     source: str
     path: tuple
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MegaMoeFacts:
     ruleset: str
     limits: MegaMoeRules

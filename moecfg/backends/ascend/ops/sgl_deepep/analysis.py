@@ -10,8 +10,7 @@ Limits per tiling are in LIMITS; rules.py checks them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import field_names, record
 from moecfg.backends import Analysis
 from moecfg.backends.ascend.shared import formulas as fx
 from moecfg.backends.ascend import kind
@@ -28,7 +27,7 @@ QUANT_CODES = {"bf16": 0, "none": 0, "int8": 2, "mx_fp8_e4m3": 3, "mx_fp8_e5m2":
 DEFAULT_BUILD = {"A3": "deepep", "A2": "deepep2"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SglLimits:
     """The host checks of one tiling, each bound with the line that enforces it."""
 
@@ -66,7 +65,7 @@ LIMITS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SglConfig:
     op: str
     product: str
@@ -86,7 +85,7 @@ class SglConfig:
 
     @classmethod
     def from_values(cls, values: dict) -> "SglConfig":
-        kw = {n: values.get(n) for n in cls.__dataclass_fields__ if n in values}
+        kw = {n: values.get(n) for n in field_names(cls) if n in values}
         kw["env"] = kw.get("env") or {}
         return cls(**kw)
 
@@ -100,7 +99,7 @@ class SglConfig:
         return self.env.get("HCCL_INTRA_PCIE_ENABLE") == 1 and self.env.get("HCCL_INTRA_ROCE_ENABLE") == 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LongSeq:
     """DEEPEP_NORMAL_LONG_SEQ_ROUND / _PER_ROUND_TOKENS as the Buffer constructor reads them (deep_ep.cpp L63-88)."""
 
@@ -119,7 +118,7 @@ class LongSeq:
         return cls(r, t)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SglFacts:
     limits: SglLimits
     limits_key: str

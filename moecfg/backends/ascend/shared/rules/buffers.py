@@ -12,8 +12,7 @@ used). The exact minimum is ceil(bytes / 2^20) MB; the message says which value 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.core.diagnostics import WARNING
 from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.ascend.shared import formulas as fx
@@ -57,7 +56,7 @@ OPTION_IGNORED = rule("MC505", "hccl-buffer-option-ignored", "warning", "A3 hier
                           fix="With hierarchy set HCCL_BUFFSIZE; hccl_buffer_size.ep is not read."))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Requirement:
     """A buffer a communicator needs: bytes, the formula and its terms, and what is configured."""
 

@@ -1,15 +1,14 @@
 """`kind: deepep`, `api: hybridep`: NVIDIA Hybrid-EP `HybridEPBuffer` — validate and check its limits."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import field_names, record
 from moecfg.backends import Analysis, Options
 from moecfg.backends.deepep.ops.hybridep import formulas as hx
 from moecfg.backends.deepep.ops.hybridep.fields import HYBRIDEP_FIELDS
 from moecfg.backends.deepep.ops.hybridep import rules
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HybridEP:
     num_ranks: int
     hidden_dim: int
@@ -25,7 +24,7 @@ class HybridEP:
 
     @classmethod
     def from_values(cls, values: dict) -> "HybridEP":
-        return cls(**{n: values.get(n) for n in cls.__dataclass_fields__})
+        return cls(**{n: values.get(n) for n in field_names(cls)})
 
 
 def analyze(doc, options: Options) -> Analysis:

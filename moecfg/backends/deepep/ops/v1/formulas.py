@@ -15,7 +15,7 @@ Rules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 # ---------------------------------------------------------------------------------------------
 # 1.1 Constants
@@ -88,7 +88,7 @@ def num_nvl_ranks(num_ranks: int) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DeepEPConfig:
     """The five arguments of DeepEP ``Config`` as the user passes them (before any rounding)."""
 
@@ -262,7 +262,7 @@ def normal_mode_buffer_bytes(
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LowLatencyLayout:
     """Byte sizes of the regions of the LL RDMA buffer (one of each is double-buffered, odd/even)."""
 
@@ -332,7 +332,7 @@ def low_latency_rdma_size_hint(
     return (total + NUM_BUFFER_ALIGNMENT_BYTES) // NUM_BUFFER_ALIGNMENT_BYTES * NUM_BUFFER_ALIGNMENT_BYTES
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LowLatencyDispatchTensors:
     """Bytes of the tensors each ``low_latency_dispatch`` call allocates outside the RDMA buffer."""
 
@@ -384,7 +384,7 @@ def low_latency_dispatch_tensors(
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limit:
     """One numeric fact from the section 1.8 constraint list, with where it comes from."""
 

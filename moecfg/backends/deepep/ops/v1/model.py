@@ -1,14 +1,13 @@
 """The validated `kind: deepep` document (`DeepEPDeployment`) and what follows from it (`Facts`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+from moecfg.core.record import field_names, record, replace
 from moecfg.backends.deepep.ops.v1 import formulas as fx
 
 ELEM_SIZE = {"bf16": 2, "fp8": 1}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DeepEPDeployment:
     """A validated DeepEP document: the Buffer's arguments and the model shapes."""
 
@@ -30,7 +29,7 @@ class DeepEPDeployment:
 
     @classmethod
     def from_values(cls, values: dict) -> "DeepEPDeployment":
-        return cls(**{n: values.get(n) for n in cls.__dataclass_fields__})
+        return cls(**{n: values.get(n) for n in field_names(cls)})
 
     @property
     def low_latency(self) -> bool:
@@ -53,7 +52,7 @@ class DeepEPDeployment:
         return ELEM_SIZE[self.dtype]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Facts:
     """What DeepEP derives from a deployment: nodes, NVLink peers, local experts, the dispatch/combine configs."""
 

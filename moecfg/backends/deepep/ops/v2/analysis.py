@@ -1,8 +1,7 @@
 """`kind: deepep`, `api: v2`: DeepEP V2 `ElasticBuffer` — validate, check, size the buffer."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import field_names, record
 from moecfg.backends import Analysis, Options
 from moecfg.backends.deepep.ops.v2 import formulas as v2
 from moecfg.backends.deepep.ops.v2.fields import V2_FIELDS
@@ -11,7 +10,7 @@ from moecfg.backends.deepep.ops.v2 import rules
 from moecfg.backends.device import rules as device_rules
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Elastic:
     num_ranks: int
     num_experts: int
@@ -28,7 +27,7 @@ class Elastic:
 
     @classmethod
     def from_values(cls, values: dict) -> "Elastic":
-        return cls(**{n: values.get(n) for n in cls.__dataclass_fields__})
+        return cls(**{n: values.get(n) for n in field_names(cls)})
 
 
 def analyze(doc, options: Options) -> Analysis:

@@ -7,7 +7,7 @@ ranks into scale-up (NVLink) and scale-out (RDMA) ranks. Every function takes in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 # csrc/kernels/backend/symmetric.hpp:16 kNumAlignmentBytes: num_bytes is a multiple of 2 MiB.
 ALIGNMENT_BYTES = 2 * 1024 * 1024
@@ -38,7 +38,7 @@ def align(value: int, alignment: int) -> int:
     return -(-value // alignment) * alignment
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Topology:
     """csrc/kernels/backend/nccl.cu:49-60 get_physical_domain_size / get_logical_domain_size."""
 
@@ -110,7 +110,7 @@ def combine_buffer_bytes(t: int, hidden: int, num_topk: int, topo: Topology, all
     return scaleup_recv + scaleout_send + scaleout_recv
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ElasticSize:
     dispatch_bytes: int
     combine_bytes: int

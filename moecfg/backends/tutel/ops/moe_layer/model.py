@@ -1,14 +1,13 @@
 """The validated `kind: tutel` document (`TutelDeployment`) and what Tutel derives from it (`Facts`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import field_names, record
 from moecfg.backends.tutel.ops.moe_layer import formulas as fx
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TutelDeployment:
     """A validated Tutel document: the moe_layer's arguments."""
 
@@ -28,14 +27,14 @@ class TutelDeployment:
 
     @classmethod
     def from_values(cls, values: dict) -> "TutelDeployment":
-        return cls(**{n: values.get(n) for n in cls.__dataclass_fields__})
+        return cls(**{n: values.get(n) for n in field_names(cls)})
 
     @property
     def dtype_bytes(self) -> int:
         return DTYPE_BYTES[self.dtype]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Facts:
     """What Tutel derives from a deployment: sharding, local experts, valid adaptive degrees."""
 

@@ -16,8 +16,7 @@ INT_MAX * device_sms / 2 (B7). An RDMA buffer for <= 8 ranks needs low-latency m
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.core.diagnostics import WARNING
 from moecfg.core.registry import lazy_module, rule
 from moecfg.backends.deepep.ops.v1 import formulas as fx
@@ -83,7 +82,7 @@ RDMA_INTRANODE = rule("MC655", "deepep-rdma-buffer-intranode", "error", "an RDMA
 B3_MAX = fx.MAX_BUFFER_BYTES_ANY_MODE.value  # num_bytes / 16 < INT_MAX
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Requirement:
     """A DeepEP buffer the setup needs (NVL or RDMA): bytes, formula and terms, and what is configured."""
 
