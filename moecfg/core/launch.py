@@ -68,6 +68,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             break
         derivation = module.derive(launch, launch_ctx)
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
+        said: set[tuple] = set()  # one cause, one finding: a phase repeating another's finding word for word
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
             result = _judge(call, index, name, launch.span, options)
@@ -75,6 +76,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
                              "line": launch.span.line, "role": call.role}
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
             own = result.diagnostics if i == 0 else [d for d in result.diagnostics if d.code not in _ONCE_PER_LAUNCH]
+            own = [d for d in own if _said_once(d, said)]
             result.diagnostics = sorted(notes + own, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
         if not derivation.calls and launch_notes:  # recognised, but no op call derivable (the notes say why)
@@ -90,6 +92,15 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         else:
             results.append(DocumentResult(file=name, document=first_index, diagnostics=loose))
     return results
+
+
+def _said_once(d: Diagnostic, said: set[tuple]) -> bool:
+    """False when an earlier op call of the launch reported the same finding at the same place."""
+    key = (d.code, d.line, d.column, d.severity, d.message)
+    if key in said and d.code != L.NO_EP_OP.code:  # MC041 stays: explain-launch shows it as the phase's reason
+        return False
+    said.add(key)
+    return True
 
 
 def _phase(launch) -> str:

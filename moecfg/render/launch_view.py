@@ -45,6 +45,7 @@ def render(report) -> str:
         derivation = r.derivation or {}
         for key, value in _flat(r.arguments or {}):
             how = derivation.get(key, "")
+            value = str(value).lower() if isinstance(value, bool) else value  # as the user writes it, not Python's
             shown = how if how.startswith(f"{value} ") else f"{value}" + (f"  ({how})" if how else "")
             lines.append(f"  {key} = {shown}")
         lines.extend(_budget_lines((r.derived or {}).get("memory_budget")))

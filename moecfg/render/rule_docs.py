@@ -48,10 +48,14 @@ class RuleDoc:
     pass_example: str
     fix: str
     fail_text: str = ""  # a failing input described in words, when no YAML text can show it (MC008)
+    error_by: str = ""  # whose error `cann_error` quotes, when the declaring module says (its ERROR_LABELS)
 
     @property
     def error_label(self) -> str:
-        """Whose error text `cann_error` quotes: the library the family checks."""
+        """Whose error text `cann_error` quotes: the module's ERROR_LABELS entry, else the library the family
+        checks (a framework's start-up rule quotes the framework's own error, not CANN's)."""
+        if self.error_by:
+            return self.error_by
         if self.family.startswith("deepep"):
             return "DeepEP's error"
         return "Tutel's error" if self.family.startswith("tutel") else "CANN's error"
@@ -79,7 +83,12 @@ def doc_for(rule) -> RuleDoc:
     return RuleDoc(
         code=rule.code, name=rule.name, severity=rule.severity, summary=rule.summary, family=rule.family,
         products=rule.products, rulesets=rule.rulesets, source=rule.source, tags=rule.tags,
-        family_doc=_module_doc(rule.module), **docs_of(rule))
+        family_doc=_module_doc(rule.module), error_by=_error_by(rule), **docs_of(rule))
+
+
+def _error_by(rule) -> str:
+    module = sys.modules.get(rule.module)
+    return getattr(module, "ERROR_LABELS", {}).get(rule.code, "")
 
 
 def all_docs() -> list[RuleDoc]:

@@ -151,7 +151,7 @@ def test_atb_deepseek_hccl_moe_ep_buffer_validator(tmp_path, mb, env, refused):
     assert bool(hits) == refused
     if refused:
         assert '"hccl_moe_ep_buffer"' in line_of(tmp_path, hits[0]) and hits[0].severity == "error"
-        assert f"set it >= {max(512, env or 0)}" in hits[0].message
+        assert f"\"hccl_moe_ep_buffer\": {max(512, env or 0)} or more" in hits[0].message  # the key and floor
 
 
 @pytest.mark.parametrize("mb, refused", [(64, False), (63, True)])

@@ -143,8 +143,10 @@ def test_mc927_world_not_divisible():
     assert "MC927" not in codes(lint(ok + " --expert-model-parallel-size 4 --expert-tensor-parallel-size 1", A3))
     # ETP 2 (= TP) x EP 4 x PP 2 = 16 divides 16; EP 8 -> 32 does not
     assert "MC927" not in codes(lint(ok + " --expert-model-parallel-size 4", A3))
-    d = finding(lint(ok + " --expert-model-parallel-size 8", A3), "MC927")
-    assert "32" in d.message and d.column == len("msrun ") + 1  # at --worker_num
+    text = ok + " --expert-model-parallel-size 8"
+    d = finding(lint(text, A3), "MC927")
+    # at the flag its fix names (EP 4: 2 x 4 x 2 = 16)
+    assert "32" in d.message and d.column == text.index("--expert-model-parallel-size 8") + 1
     assert "MC927" in codes(lint(f"msrun --worker_num 12 {MOE} --tensor-model-parallel-size 8", A3))
 
 

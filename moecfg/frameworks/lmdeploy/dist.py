@@ -48,8 +48,8 @@ def fix_for(tp: int, dp: int, ep: int) -> str:
         if per_dp is None:
             return f"make --ep a multiple of --dp {dp} (with --ep the engine runs on --ep devices, --ep / --dp per DP " \
                    "group)"
-        return f"set --tp {per_dp} (= --ep {ep} / --dp {dp}, the TP size of each DP group; --tp must divide --ep and " \
-               f"be a multiple of it) or --tp 1"
+        return f"set --tp {per_dp} (= --ep {ep} / --dp {dp}, the TP size of each DP group; --tp must divide --ep {ep} " \
+               f"and be a multiple of {per_dp}) or --tp 1"
     return f"make --tp a multiple of --dp {dp} (without --ep the engine runs on --tp devices, --tp / --dp per DP group)"
 
 
@@ -62,9 +62,14 @@ def nodes_problem(dp: int, nnodes: int, node_rank: int) -> str:
         return f"--dp {dp} < --nnodes {nnodes}: dp // nnodes = 0 API servers start on each node"
     if dp % nnodes:
         return (f"--dp {dp} is not a multiple of --nnodes {nnodes}: each node starts dp // nnodes = {per_node} API "
-                f"servers, so DP ranks {per_node * nnodes}..{dp - 1} never start and the others wait for them")
+                f"servers, so {_ranks(per_node * nnodes, dp - 1)} never start and the others wait for them")
     if not 0 <= node_rank < nnodes:
-        return (f"--node-rank {node_rank} is outside [0, --nnodes {nnodes}): its DP ranks "
-                f"{node_rank * per_node}..{node_rank * per_node + per_node - 1} are >= --dp {dp} (DistConfig asserts "
-                "dp_rank < dp)")
+        return (f"--node-rank {node_rank} is outside [0, --nnodes {nnodes}): its "
+                f"{_ranks(node_rank * per_node, node_rank * per_node + per_node - 1)} would be >= --dp {dp} (DistConfig "
+                "asserts dp_rank < dp)")
     return ""
+
+
+def _ranks(first: int, last: int) -> str:
+    """'DP rank 2' or 'DP ranks 2..3', as a person writes it."""
+    return f"DP rank {first}" if first == last else f"DP ranks {first}..{last}"

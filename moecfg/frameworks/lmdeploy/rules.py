@@ -17,6 +17,7 @@ _OK = ("# the decode dispatch LMDeploy derives on A3: --tp 16 --dp 2 --ep 32, --
        "moe_expert_num: 256\nquant_mode: 0\nglobal_bs: 0\ntp_world_size: 1\nx_active_mask: 1d\n"
        "expert_token_nums_type: 0\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 
+ERROR_LABELS = {code: "LMDeploy's error" for code in ("MC910", "MC911", "MC914")}  # explain: whose error is quoted
 DP_NEEDS_TP_OR_EP = rule(
     "MC910", "lmdeploy-dp-without-tp-ep", ERROR, "LMDeploy: --dp > 1 needs --tp > 1 or --ep > 1", family=_F,
     source=f"{_L} lmdeploy/serve/openai/launch_server.py:120 (assert tp > 1 or ep > 1); cli/serve.py api_server "
@@ -57,7 +58,8 @@ EXPERTS = rule(
     why="dlinfer passes moe_expert_num = (this rank's experts) x EP to dispatch_v2 / combine_v2; with an uneven "
     "split the last rank passes a smaller number than the others, so the ranks of one MC2 collective disagree on "
     "the expert layout (and the all-to-all path's expert map assumes E // EP per rank).",
-    fail_text="a 60-expert model with `--ep 16` on Ascend.", pass_example=_OK,
+    fail_text="`lmdeploy serve api_server deepseek-ai/DeepSeek-V3 --device ascend --tp 24 --ep 24` (256 experts "
+    "over EP 24: 11 per rank, 3 on the last).", pass_example=_OK,
     fix="Choose --ep dividing the routed expert count (e.g. 256 experts: --ep 16 or 32).")
 ENGINE_CONFIG = rule(
     "MC914", "lmdeploy-cache-max-entry-count", ERROR, "LMDeploy's PyTorch engine: --cache-max-entry-count outside "

@@ -62,7 +62,7 @@ def buffers(lay: Layout, section: str | None, dims, env_buff: int | None) -> tup
             notes.append(Note(rules.ATB_BUFFER_REFUSED.code, f"models.{section}.parallel_options.{name} = "
                               f"{word.value}: atb's validator needs an integer >= {floor} ({why}) and stops "
                               f"mindie_llm_server with 'RuntimeError: Validation failed' before the model loads; "
-                              f"set it >= {floor}", word.span))
+                              f"set \"{name}\": {floor} or more in models.{section}.parallel_options", word.span))
             mb = None
         out[name] = (mb, f"models.{section}.parallel_options.{name} {word.value} MB")
     return out, notes

@@ -212,7 +212,7 @@ def _atb(launch: Launch, lay: Layout, ctx, buff) -> list[Note]:
     bufs, notes = atb.buffers(lay, section, dims, buff[0] if launch.env.get("HCCL_BUFFSIZE") else None)
     if not notes:
         notes += atb.raised(lay, section, dims, bufs)
-    shown = ", ".join(f"{k} {v[0] if v[0] is not None else 'refused'} MB" for k, v in bufs.items())
+    shown = ", ".join(f"{k} {v[0]} MB" if v[0] is not None else f"{k} refused (MC996)" for k, v in bufs.items())
     written = ", ".join(f"{k} {lay.word(k).value if lay.word(k) else 'not set'}"
                         for k in ("worldSize", "tp", "dp", "moe_tp", "moe_ep"))
     text = (f"MindIE atb backend{_role(lay)}: {written}; "

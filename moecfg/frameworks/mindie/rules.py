@@ -1,4 +1,5 @@
-"""MindIE-LLM start-up rules (MC990-MC993): what `mindie_llm_server` refuses at start-up with this config.json.
+"""MindIE-LLM start-up rules (MC990-MC997): what `mindie_llm_server` refuses at start-up with this config.json,
+and what it derives.
 
 Read at Ascend/MindIE-LLM@8b4871a (tag v3.0.0 line, 2026). The op calls MindIE then makes are judged by the
 existing `ascend` kind; these rules are the framework's own start-up checks.
@@ -14,6 +15,7 @@ _OK = ("# the decode dispatch MindIE's torch backend derives: moe_ep 16, tp 1 (g
        "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nbs: 16\nh: 7168\nk: 8\nep_world_size: 16\n"
        "moe_expert_num: 256\nquant_mode: 2\ntp_world_size: 1\nx_active_mask: 1d\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 
+ERROR_LABELS = {f"MC99{i}": "MindIE's error" for i in range(8)}  # explain: whose error is quoted
 MOE_WORLD_SIZE = rule(
     "MC990", "mindie-moe-world-size", ERROR, "MindIE torch backend: moe_tp x moe_ep must equal the world size",
     family=_F, source=f"{_PIM}:206-216 (moe_tp defaults to the world size, moe_ep to 1; ValueError 'MoE parallel "

@@ -35,7 +35,8 @@ def calls(lay: Layout, dims, ctx, env_buff: tuple[str, str] | None) -> tuple[lis
         tokens = C.per_device(step.value, tp)
         path, why = C.choose(setup, tokens, cap, phase == "prefill")
         if path in (C.FAILS, C.FUSED_TOO_MANY):
-            notes.append(_failure(lay, phase, step, tokens, path, why, dims))
+            if not (path == C.FAILS and lay.moe_tp.value > 1 and notes):  # moe_tp fails every step: said once
+                notes.append(_failure(lay, phase, step, tokens, path, why, dims))
             continue
         if path in (C.ALLTOALL, C.ALLGATHER):
             out.append(OpCall(phase, "none", None, {}, why_none=f"{phase} steps of {tokens} tokens per device: {why}"))
@@ -68,6 +69,9 @@ def _failure(lay: Layout, phase: str, step: Value, tokens: int, path: str, why: 
         fix, at = _fewer_tokens(lay, phase, step, C.FUSED_MAX_TOKENS)
     else:
         fix, at = _no_strategy_fix(lay, phase, step, why)
+    if path == C.FAILS and lay.moe_tp.value > 1:  # the cause is moe_tp, whatever the step's size
+        return Note(rule.code, f"{why}; every step fails, the warm-up's first, so mindie_llm_server does not start; "
+                    f"{fix}", at)
     return Note(rule.code, f"{phase} steps of {tokens} tokens per device ({step.text}, / tp {lay.tp.value}): {why}; "
                 f"MindIE's warm-up runs this step at start-up, so mindie_llm_server fails; {fix}", at)
 

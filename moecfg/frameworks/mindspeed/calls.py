@@ -86,6 +86,23 @@ def derive_call(launch, ctx, start: int, why_ms: str) -> tuple[OpCall | None, li
     return call, notes
 
 
+def _current_keys() -> list[str]:
+    """The first allowed group names that still name a Megatron group (`ep`, not the older `exp`)."""
+    from moecfg.frameworks.mindspeed.groups import OLD_NAMES
+
+    return [k for k in H.ALLOWED_KEYS if k not in OLD_NAMES][:12]
+
+
+def _nearest(text: str) -> str:
+    """' (did you mean `ep`?)' for the first key MindSpeed does not allow, when one is close."""
+    from moecfg.core.fields import suggest
+
+    sep = "," if "," in text else ";"
+    keys = [part.partition(":")[0].strip() for part in text.split(sep)]
+    bad = next((k for k in keys if k and k not in H.ALLOWED_KEYS), None)
+    return suggest(bad, H.ALLOWED_KEYS) if bad else ""
+
+
 def _syntax(a: Args) -> list[Note]:
     """MC925: --hccl-group-buffer text MindSpeed refuses (checked whatever else is unknown)."""
     f = a.flags.get("--hccl-group-buffer")
@@ -94,9 +111,9 @@ def _syntax(a: Args) -> list[Note]:
     try:
         H.parse_group_buffer(f.value)
     except H.SyntaxRefused as exc:
-        return [Note(rules.GROUP_BUFFER_SYNTAX.code, f"--hccl-group-buffer {clipped(f.value, 60)!r}: MindSpeed raises "
+        return [Note(rules.GROUP_BUFFER_SYNTAX.code, f"--hccl-group-buffer \"{clipped(f.value, 60)}\": MindSpeed raises "
                      f"RuntimeError at start-up: \"{exc}\"; write `group:MB` pairs separated by ';' with groups from "
-                     f"{', '.join(H.ALLOWED_KEYS[:12])}, ... and MB > 0 ({H.HAF}:8-67)", f.span)]
+                     f"{', '.join(_current_keys())}, ... and MB > 0{_nearest(f.value)} ({H.HAF}:8-67)", f.span)]
     return []
 
 
@@ -198,14 +215,19 @@ def _world_refusals(a, world, tp, pp, cp, ep, etp, moe) -> list[Note]:
                      "size is not derived (MC927 and the per-rank memory check are not made)", world.spans[0])
                 ] if world.written and world.spans else []
     span = world.spans[0] if world.spans else a.launch.span
-    checks = [(tp * pp * cp, f"TP {tp} x PP {pp} x CP {cp}", f"{G.PS}:629-630")]
+    checks = [(tp * pp * cp, f"TP {tp} x PP {pp} x CP {cp}", f"{G.PS}:629-630",
+               ("--tensor-model-parallel-size", tp, pp * cp))]
     if moe and etp is not None:
-        checks.append((etp * ep * pp, f"expert-TP {etp} x EP {ep} x PP {pp}", f"{G.PS}:698-703"))
-    for size, text, src in checks:
+        checks.append((etp * ep * pp, f"expert-TP {etp} x EP {ep} x PP {pp}", f"{G.PS}:698-703",
+                       ("--expert-model-parallel-size", ep, etp * pp)))
+    for size, text, src, (flag, value, rest) in checks:
         if world.size % size:
+            fit = next((v for v in range(min(value, world.size), 0, -1) if world.size % (v * rest) == 0), None)
+            fix = f"set {flag} {fit}" if fit and world.size % rest == 0 else "change the parallel sizes"
+            named = a.flags.get(flag) if fix.startswith("set") else None  # the finding sits at the flag it fixes
             return [Note(rules.WORLD_INDIVISIBLE.code, f"world size {world.size} ({world.how}) is not a multiple of "
                          f"{text} = {size}: Megatron raises RuntimeError when it builds the process groups ({src}); "
-                         "change the parallel sizes or the number of workers", span)]
+                         f"{fix}, or launch a multiple of {size} processes", named.span if named else span)]
     return []
 
 

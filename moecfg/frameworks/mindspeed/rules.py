@@ -5,6 +5,8 @@ from __future__ import annotations
 from moecfg.core.diagnostics import ERROR, WARNING
 from moecfg.core.registry import rule
 
+ERROR_LABELS = {"MC925": "MindSpeed's error", "MC926": "MindSpeed's error", "MC927": "Megatron's error",
+                "MC928": "The error"}  # explain: whose error is quoted
 _F = "launch"
 MS = "Ascend/MindSpeed@028de58"
 _OK = ("# the dispatch MindSpeed-LLM's DeepSeek-V3 A3 example runs is HCCL all-to-all (no fused op to check here);\n"
@@ -61,8 +63,8 @@ BUFFERS_OVER_DEVICE = rule(
     "groups Megatron creates do (some may never communicate). Weights, optimizer state and activations need the "
     "device too, so a fit here is no promise.",
     cann_error="RuntimeError: NPU out of memory (HCCL communicator init)",
-    fail_text="`export HCCL_BUFFSIZE=8000` with TP 8, EP 8 and DP 2 on A3 (64 GB per die): tp, ep, dp_cp and ep_dp "
-    "alone need 4 x 2 x 8000 MB = 62.5 GB of 64.",
+    fail_text="`export HCCL_BUFFSIZE=9000` with TP 8, EP 8 (expert-TP 1) and DP 2 on A3 (64 GB per die): tp, ep, "
+    "dp_cp and ep_dp alone need 4 x 2 x 9000 MB = 70.3 GB > 64.",
     pass_example=_OK, fix="Lower HCCL_BUFFSIZE to the value the message gives, or size the groups with "
     "--hccl-group-buffer-adaptive (and --hccl-group-buffer for the rest).")
 GROUP_BUFFER_UNAPPLIED = rule(

@@ -54,7 +54,7 @@ def mc2_call(role: str, bs: Arg, ep: Arg, product: str, dims, model: Arg, env: d
     put("api", "aclnn_v3", f"aclnnMoeDistributeDispatchV3 / CombineV3, the dispatch_v2 kernel ({CUSTOM_OP})")
     put("product", product, "settings")
     put("bs", bs.value, bs.text, bs.spans)
-    put("ep_world_size", ep.value, ep.text, ep.spans)
+    put("ep_world_size", ep.value, f"{ep.text} ({rel.at('ep_size')})", ep.spans)
     if dims is not None:
         call.derivation["model"] = dims.how
         put("h", dims.hidden, f"hidden of {dims.name}", model.spans)

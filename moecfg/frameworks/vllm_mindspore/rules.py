@@ -17,6 +17,7 @@ _OK = ("# vllm-mindspore pure EP, A3, EP 16: global_bs = 512 x 16 whatever the b
        "k: 8\nep_world_size: 16\nmoe_expert_num: 128\nglobal_bs: 8192\ntp_world_size: 1\nenv:\n"
        "  HCCL_BUFFSIZE: 2048\n")
 
+ERROR_LABELS = {"MC923": "vllm-mindspore's error", "MC924": "vllm-mindspore's error"}  # MC921/922 quote CANN
 LAUNCH = rule(
     "MC920", "vllm-mindspore-launch", INFO, "What vllm-mindspore derives for the MoE layers: the parallel mode, the "
     "EP size and the fixed MC2 global batch, or why its MoE layers are not derived", family=_F,

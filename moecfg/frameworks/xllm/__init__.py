@@ -151,7 +151,9 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
     path, why = C.moe_path(c, world, dims, backend)
     ep = c.int("ep_size")
     if ep != 1 or known_moe(model, ctx):  # a dense model without EP: nothing about MoE to say
-        out.notes.append(Note(rules.LAUNCH.code, _summary(c, world, dev_how, nnodes, (backend, bwhy), why),
+        said = path == "none" and known_moe(model, ctx)  # MC041 (below) gives the why: one cause, one finding
+        shown = "no MC2 dispatch (MC041 says why)" if said else why
+        out.notes.append(Note(rules.LAUNCH.code, _summary(c, world, dev_how, nnodes, (backend, bwhy), shown),
                               c.launch.span))
     if path == "none":
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"xLLM: {why}", quiet=not known_moe(model, ctx)))

@@ -19,6 +19,7 @@ _OK = ("# the decode dispatch xLLM's TORCH backend makes: DeepSeek-V4-Flash, --e
        "moe_expert_num: 256\nquant_mode: 0\ntp_world_size: 0\nglobal_bs: 128\nexpert_scales: true\n"
        "env:\n  HCCL_BUFFSIZE: 1024\n")
 
+ERROR_LABELS = {code: "xLLM's error" for code in ("MC915", "MC916", "MC917", "MC919")}  # explain: whose error is quoted
 WORLD_DP = rule(
     "MC915", "xllm-world-size-dp", ERROR, "xLLM: the world size (devices x --nnodes) must be a multiple of --dp_size",
     family=_F, source=f"{_X}/core/distributed_runtime/dist_manager.cpp:177-178,207-209 (CHECK_EQ(world_size % dp_size, "
