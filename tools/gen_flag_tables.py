@@ -9,6 +9,7 @@ row: option strings, how argparse reads it (kind), value type, default.
 
     python tools/gen_flag_tables.py --framework sglang --versions 0.5.8 0.5.9 --download
     python tools/gen_flag_tables.py --framework vllm --tree /tmp/src/vllm   # trees of extracted wheels, one per version
+    python tools/gen_flag_tables.py --framework vllm --tree /tmp/src/vllm --update  # only those versions replaced
 
 Writes moecfg/frameworks/flag_tables/<framework>.json: {"releases": [...], "rows": [[names, kind, type, default,
 "0-4,7"], ...]} where the last field lists the releases (indexes) whose parser has that row: identical rows are
@@ -124,6 +125,17 @@ class Program:
             return "(" + self.expand(self.aliases[name], depth + 1) + ")" if name in self.aliases else name
         return re.sub(r"\b[A-Z][A-Za-z0-9_]*\b", repl, text)
 
+    def is_dict_subclass(self, name: str, seen=()) -> bool:
+        """A class deriving from `dict` (`class MultiModalDummyOptions(dict[str, ...])`), TypedDicts excluded, as
+        vLLM's arg_utils.py is_dict_subclass (0.31.0+) decides."""
+        node = self.classes.get(name)
+        if node is None or name in seen:
+            return False
+        bases = [ast.unparse(b).split("[")[0].rsplit(".", 1)[-1] for b in node.bases]
+        if "TypedDict" in bases:
+            return False
+        return any(b in ("dict", "Dict") or self.is_dict_subclass(b, seen + (name,)) for b in bases)
+
     def is_dataclass(self, name: str) -> bool:
         node = self.classes.get(name)
         return node is not None and any("dataclass" in ast.unparse(d) or "config" == ast.unparse(d)
@@ -206,14 +218,23 @@ def _element_type(m) -> str:
     return "int" if text == "int" else "float" if text == "float" else "str"
 
 
+# types whose __module__ is "builtins" (vLLM's is_not_builtin): dict with any other member is union_dict_and_str
+_BUILTIN = ("dict", "Dict", "int", "float", "bool", "list", "List", "tuple", "Tuple", "set", "bytes", "None")
+
+
 def field_kwargs(prog: Program, cls: str) -> dict[str, dict]:
     """{field: argparse kwargs} of a config dataclass, in the order of vLLM's get_kwargs (_compute_kwargs):
     dataclass -> JSON, bool -> BooleanOptionalAction, Literal -> choices, tuple / list -> nargs +, int, float,
-    dict -> JSON, else str."""
+    dict -> JSON, else str. From vLLM 0.31.0 (arg_utils.py defines is_dict_subclass) a subclass of dict counts as
+    dict: `--limit-mm-per-prompt` (MultiModalDummyOptions) is JSON there, dotted sub-keys included."""
     out = {}
+    dict_subclasses = "is_dict_subclass" in prog.functions
+    union = "union_dict_and_str" in prog.functions
     for name, f in prog.fields(cls).items():
         ms = members(prog, f.annotation)
         origins = [_origin(m) for m in ms]
+        if dict_subclasses:
+            origins = ["dict" if prog.is_dict_subclass(o) else o for o in origins]
         kw: dict = {"default": prog.field_default(f)}
         if any(prog.is_dataclass(o) for o in origins):
             kw["type"] = "json"
@@ -230,6 +251,8 @@ def field_kwargs(prog: Program, cls: str) -> dict[str, dict]:
             kw["type"] = "int"
         elif "float" in origins:
             kw["type"] = "float"
+        elif any(o in ("dict", "Dict") for o in origins) and union and any(o not in _BUILTIN for o in origins):
+            kw["type"] = "union_dict_and_str"  # `dict | str` (or a class): a plain string is taken as it is
         elif any(o in ("dict", "Dict") for o in origins):
             kw["type"] = "json"
         else:
@@ -515,7 +538,7 @@ def action_nargs(prog: Program, action: str) -> str | None:
 
 def row(prog: Program, names: list[str], kw: dict) -> list:
     """[names, kind, type, default]: kind is flag (no value), bool (--x / --no-x), value, list (nargs + / *),
-    optional (nargs ?), json (a JSON object, dotted sub-flags allowed)."""
+    optional (nargs ?), json (a JSON object, dotted sub-flags allowed; type json|str: a plain string too)."""
     action = (_kw_text(kw, "action") or "").rsplit(".", 1)[-1]
     nargs = _kw_text(kw, "nargs") or action_nargs(prog, action)
     if nargs == "0":
@@ -532,7 +555,8 @@ def row(prog: Program, names: list[str], kw: dict) -> list:
     else:
         kind = "value"
     if "json" in typ.lower() or "parse_dataclass" in typ or "union_dict_and_str" in typ:
-        typ = "json"
+        # union_dict_and_str parses `{...}` as JSON and keeps any other text as a string (vllm/engine/arg_utils.py)
+        typ = "json|str" if "union_dict_and_str" in typ else "json"
         kind = "json" if kind == "value" else kind
     elif re.search(r"\bint\b|human_readable_int", typ):
         typ = "int"
@@ -604,6 +628,19 @@ def build(framework: str, per_release: dict[str, list]) -> dict:
     return {"framework": framework, "generated_by": "tools/gen_flag_tables.py", "releases": releases, "rows": rows}
 
 
+def committed_releases(path: str) -> dict[str, list]:
+    """{release: rows} of a table written by build() (its "0-4,7" ranges undone), for --update."""
+    with open(path, encoding="utf-8") as fh:
+        table = json.load(fh)
+    per_release: dict[str, list] = {rel: [] for rel in table["releases"]}
+    for *r, ranges in table["rows"]:
+        for part in ranges.split(","):
+            first, _, last = part.partition("-")
+            for i in range(int(first), int(last or first) + 1):
+                per_release[table["releases"][i]].append(r)
+    return per_release
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--framework", choices=("vllm", "sglang"), required=True)
@@ -612,8 +649,11 @@ def main(argv=None) -> int:
     ap.add_argument("--wheels", help="folder of downloaded wheels")
     ap.add_argument("--tree", help="folder with one extracted wheel per version: TREE/<version>/<package>/...")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--update", action="store_true", help="keep the committed table's other releases as they are "
+                    "and replace (or add) only the versions read now")
     a = ap.parse_args(argv)
-    per_release = {}
+    path = os.path.join(a.out, f"{a.framework}.json")
+    per_release = committed_releases(path) if a.update else {}
     versions = a.versions or (sorted((v for v in os.listdir(a.tree) if not v.endswith(".tmp")), key=version_key)
                               if a.tree else [])
     for v in versions:
@@ -631,7 +671,6 @@ def main(argv=None) -> int:
               file=sys.stderr)
         per_release[v] = rows
     os.makedirs(a.out, exist_ok=True)
-    path = os.path.join(a.out, f"{a.framework}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(build(a.framework, per_release), fh, separators=(",", ":"))
         fh.write("\n")

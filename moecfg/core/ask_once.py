@@ -1,6 +1,8 @@
 """Questions asked once per run: "which Ascend product?" and "which model is this?" (MC042) are the same question
 for every launch of a repository (one settings entry answers them all), so each is reported on the first launch
-that needs it, naming the other files (and, for the model, the other names to map), instead of on each."""
+that needs it, naming the other files (and, for the model, the other names to map), instead of on each. So is
+MC040 "framework version assumed": one pin answers it for every launch the same assumption covers.
+Each function works on one run's results only: nothing is kept between runs."""
 from __future__ import annotations
 
 import re
@@ -36,6 +38,19 @@ def model_question(results: list) -> None:
     others = [n for n in names if n != _model_name(asked[0][1].message)]
     also = f"; map the other models too: {_listed(others)}" if others else ""
     _keep_first(asked, f"asked once for the {len(asked)} launches whose model is not known", also)
+
+
+def version_assumed(results: list) -> None:
+    """Keeps the first MC040 of each assumption (framework, version assumed, reason: one message text, since the
+    frameworks word it from those three alone) and says in it how many launches it covers."""
+    said: dict[str, list] = {}
+    for r in results:
+        for d in r.diagnostics:
+            if d.code == "MC040":
+                said.setdefault(d.message, []).append((r, d))
+    for same in said.values():
+        if len(same) > 1:
+            _keep_first(same, f"said once for the {len(same)} launches it covers")
 
 
 def _asked(results: list, question) -> list:

@@ -183,11 +183,12 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
         report.results.extend(one.results)
         report.skipped.extend(one.skipped)
         report.files += 1
-    from moecfg.core.ask_once import fused_op_question, model_question, product_question
+    from moecfg.core.ask_once import fused_op_question, model_question, product_question, version_assumed
 
     product_question(report.results)
     model_question(report.results)
     fused_op_question(report.results)
+    version_assumed(report.results)
     return report
 
 
@@ -245,10 +246,19 @@ def check_entry(entry, options: kinds.Options, settings) -> Checked:
     # one file cannot stop the run (core/guard.py): a crash while checking it is MC019 on it
     got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
     if isinstance(got, Checked):
-        return got
+        return got if entry.named else _empty_met_walking(got, name)
     crashed = Checked()
     crashed.results.extend(got)
     return crashed
+
+
+def _empty_met_walking(got: Checked, name: str) -> Checked:
+    """An empty YAML file met while walking a folder (a chart's blank values.yaml, sgl-project/ome@17b77ed
+    charts/ome-crd/values.yaml) is nobody's deployment: skipped with the reason; named on the command line, MC007."""
+    if len(got.results) == 1 and [d.code for d in got.results[0].diagnostics] == [R.EMPTY.code]:
+        got.results.clear()
+        got.skipped.append(SkippedDocument(name, 0, "empty: no YAML document"))
+    return got
 
 
 def _walk_options(settings, respect_gitignore: bool | None, path: str):

@@ -85,7 +85,7 @@ TEMPLATE = rule(
     pass_example=_LAUNCH_OK)
 VERSION_ASSUMED = rule(
     "MC040", "framework-version-assumed", INFO, "The framework version is not given (image tag or settings): the "
-    "newest supported version's derivation applies", family=_F,
+    "newest supported version's derivation applies (said once per run, at the first launch it covers)", family=_F,
     why="The framework derives the op arguments differently per version (token caps, comm_alg, op choice).",
     fix="Pin it: an image tag such as `vllm-ascend:v0.13.0`, or `framework_versions: {vllm-ascend: 0.13.0}` in "
     ".moecfg.yaml.", fail_text="`vllm serve` in a shell script with no settings file.", pass_example=_LAUNCH_OK)

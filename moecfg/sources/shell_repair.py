@@ -42,14 +42,15 @@ def placeholders(script: Decoded) -> tuple[Decoded, list[tuple[str, int]]]:
 
 
 def placeholder_note(found: list):
-    """One MC023 info naming the documentation placeholders (`<host_ip>`) a script leaves to fill in."""
+    """One MC023 info naming the documentation placeholders (`<host_ip>`) a script leaves to fill in, said only
+    beside a launch a framework recognises (a verl `torchrun` script's usage line names `<nproc_per_node>`)."""
     from moecfg.core import launch_rules as L
     from moecfg.sources.launch import Problem
 
     names = list(dict.fromkeys(p for p, _ in found))
     shown = ", ".join(f"`{n}`" for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
     return Problem(L.VALUE_UNKNOWN.code, f"documentation placeholder{'s' if len(names) > 1 else ''} {shown}: "
-                   "values to fill in before running; moecfg reads them as unknown", found[0][1])
+                   "values to fill in before running; moecfg reads them as unknown", found[0][1], about_launch=True)
 
 
 def _single_quoted(text: str) -> list[tuple[int, int]]:

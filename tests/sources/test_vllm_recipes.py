@@ -185,7 +185,8 @@ def test_explain_launch_shows_the_shell_scripts_derivation(tmp_path, monkeypatch
 
     ours, theirs = block(recipe, f"(line {line}: vllm main serve)"), block(script, "(line 3: vllm main serve)")
     assert any("num_ranks = 16 <- --data-parallel-size 16" in x for x in ours)
-    assert ours == theirs
+    # MC040 (version assumed) is said once per run: at the recipe's first strategy, not at this one
+    assert ours == [x for x in theirs if "MC040" not in x] and len(theirs) == len(ours) + 1
 
 
 def test_overrides_win_where_they_stand_and_flags_split_as_the_shell_does(tmp_path):

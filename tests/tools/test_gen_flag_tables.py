@@ -109,3 +109,88 @@ def test_rows_shared_across_releases_are_stored_once():
                                                                                      [["--b"], "value", "int", 1]]})
     assert built["releases"] == ["0.5.9", "0.5.10"]
     assert built["rows"] == [[["--a"], "flag", "bool", False, "0-1"], [["--b"], "value", "int", 1, "1"]]
+
+
+# vllm 0.31.0 vllm/config/multimodal.py: `limit_per_prompt: MultiModalDummyOptions` where
+# `class MultiModalDummyOptions(dict[str, BaseDummyOptions])`; vllm/engine/arg_utils.py _compute_kwargs maps a dict
+# subclass to dict (is_dict_subclass, TypedDicts excluded), so the flag is JSON and `--limit-mm-per-prompt.video 0`
+# is read (FlexibleArgumentParser merges dotted keys into one JSON object). 0.30.0 has no is_dict_subclass: str there.
+VLLM_MM_CONFIG = '''
+class BaseDummyOptions(TypedDict): ...
+class MultiModalDummyOptions(dict[str, BaseDummyOptions]): ...
+class Options(MultiModalDummyOptions): ...
+class Typed(TypedDict, total=False): ...
+
+@config
+@dataclass
+class MultiModalConfig:
+    limit_per_prompt: MultiModalDummyOptions = Field(default_factory=MultiModalDummyOptions)
+    nested: Options | None = None
+    typed: Typed | None = None
+'''
+VLLM_MM_ARGS = '''
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        multimodal_kwargs = get_kwargs(MultiModalConfig)
+        parser.add_argument("--limit-mm-per-prompt", **multimodal_kwargs["limit_per_prompt"])
+        parser.add_argument("--nested", **multimodal_kwargs["nested"])
+        parser.add_argument("--typed", **multimodal_kwargs["typed"])
+        return parser
+
+def make_arg_parser(parser):
+    return EngineArgs.add_cli_args(parser)
+'''
+IS_DICT_SUBCLASS = "\ndef is_dict_subclass(type_hint):\n    return isinstance(type_hint, type)\n"
+
+
+def test_vllm_dict_subclass_fields_are_json_where_the_release_says_so():
+    sources = {"vllm/config/multimodal.py": VLLM_MM_CONFIG, "vllm/entrypoints/openai/cli_args.py": ""}
+    with_it, _ = rows("vllm", {**sources, "vllm/engine/arg_utils.py": VLLM_MM_ARGS + IS_DICT_SUBCLASS})
+    assert with_it["--limit-mm-per-prompt"][1:3] == ["json", "json"]
+    assert with_it["--nested"][1:3] == ["json", "json"]  # a subclass of the subclass
+    assert with_it["--typed"][1:3] == ["value", "str"]  # a TypedDict is not a dict subclass to vLLM
+    without, _ = rows("vllm", {**sources, "vllm/engine/arg_utils.py": VLLM_MM_ARGS})  # 0.30.0 and older
+    assert without["--limit-mm-per-prompt"][1:3] == ["value", "str"]
+
+
+def test_update_keeps_the_other_releases_rows(tmp_path):
+    table = gen.build("vllm", {"0.30.0": [[["--a"], "value", "str", None]], "0.31.0": [[["--a"], "value", "str", None]]})
+    (tmp_path / "vllm.json").write_text(__import__("json").dumps(table))
+    kept = gen.committed_releases(str(tmp_path / "vllm.json"))
+    assert kept == {"0.30.0": [[["--a"], "value", "str", None]], "0.31.0": [[["--a"], "value", "str", None]]}
+    kept["0.31.0"] = [[["--a"], "json", "json", None]]
+    assert gen.build("vllm", kept)["rows"] == [[["--a"], "value", "str", None, "0"], [["--a"], "json", "json", None, "1"]]
+
+
+# vllm==0.33.0 vllm/engine/arg_utils.py _compute_kwargs: a dict with str or a non-builtin member (a Protocol, a
+# Callable) is `union_dict_and_str`: `{...}` is JSON, any other text stays a string (`--pt-load-map-location cuda:0`).
+VLLM_LOAD_CONFIG = '''
+@config
+@dataclass
+class LoadConfig:
+    pt_load_map_location: str | dict[str, str] = "cpu"
+    model_loader_extra_config: dict = Field(default_factory=dict)
+'''
+VLLM_LOAD_ARGS = '''
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        load_kwargs = get_kwargs(LoadConfig)
+        parser.add_argument("--pt-load-map-location", **load_kwargs["pt_load_map_location"])
+        parser.add_argument("--model-loader-extra-config", **load_kwargs["model_loader_extra_config"])
+        return parser
+
+def make_arg_parser(parser):
+    return EngineArgs.add_cli_args(parser)
+'''
+UNION = "\ndef union_dict_and_str(val):\n    return val\n"
+
+
+def test_vllm_dict_or_str_fields_keep_a_plain_string():
+    sources = {"vllm/config/load.py": VLLM_LOAD_CONFIG, "vllm/entrypoints/openai/cli_args.py": ""}
+    r, _ = rows("vllm", {**sources, "vllm/engine/arg_utils.py": VLLM_LOAD_ARGS + UNION})
+    assert r["--pt-load-map-location"] == [["--pt-load-map-location"], "json", "json|str", "cpu"]
+    assert r["--model-loader-extra-config"][1:3] == ["json", "json"]  # a dict alone: JSON only
+    r, _ = rows("vllm", {**sources, "vllm/engine/arg_utils.py": VLLM_LOAD_ARGS})  # a release without the helper
+    assert r["--pt-load-map-location"][1:3] == ["json", "json"]

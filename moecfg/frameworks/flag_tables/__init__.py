@@ -3,7 +3,8 @@
 `<framework>.json` holds every release the script read; a row (option strings, kind, type, default) lists the
 releases whose parser defines it. Loaded on the first launch of that framework (not at import), once.
 Kinds: flag (store_true-like, no value), bool (BooleanOptionalAction: --x / --no-x), value, list (nargs + / *),
-optional (nargs ?), json (a JSON object; vLLM also takes `--name.key value` sub-flags).
+optional (nargs ?), json (a JSON object; vLLM also takes `--name.key value` sub-flags; type json|str: vLLM's
+union_dict_and_str, a value not shaped `{...}` is kept as a string).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ class Table:
     specs: tuple[FlagSpec, ...]
     kinds: dict  # canonical name -> kind
     defaults: dict  # canonical name -> default (JSON value; None when not a literal)
+    strings: frozenset = frozenset()  # JSON flags that keep a value not shaped `{...}` as a string (json|str)
 
     @property
     def json_flags(self) -> tuple[str, ...]:
@@ -66,8 +68,8 @@ def _indexes(text: str) -> _Where:
 
 @functools.lru_cache(maxsize=None)
 def _rows(framework: str) -> tuple:
-    """(names, kind, default, release indexes) per row, the indexes parsed once."""
-    return tuple((tuple(names), kind, default, _indexes(where)) for names, kind, _t, default, where
+    """(names, kind, default, release indexes, type) per row, the indexes parsed once."""
+    return tuple((tuple(names), kind, default, _indexes(where), typ) for names, kind, typ, default, where
                  in _data(framework)["rows"])
 
 
@@ -80,13 +82,14 @@ def _spec(framework: str, names: tuple, kind: str) -> FlagSpec:
 @functools.lru_cache(maxsize=None)
 def table(framework: str, release: str) -> Table:
     i = _data(framework)["releases"].index(release)
-    specs, kinds, defaults = [], {}, {}
-    for names, kind, default, where in _rows(framework):
+    specs, kinds, defaults, strings = [], {}, {}, set()
+    for names, kind, default, where, typ in _rows(framework):
         if i in where:
             spec = _spec(framework, names, kind)
             specs.append(spec)
             kinds[spec.name], defaults[spec.name] = kind, default
-    return Table(framework, release, tuple(specs), kinds, defaults)
+            strings.update([spec.name] if typ == "json|str" else [])
+    return Table(framework, release, tuple(specs), kinds, defaults, frozenset(strings))
 
 
 def version_tuple(text: str) -> tuple | None:
@@ -104,6 +107,7 @@ class Pick:
     known: bool
     how: str  # "image tag X" / "framework_versions.sglang = X in the settings" / "newest known release"
     newer: str = ""  # the version asked for when it is newer than every release read
+    older: str = ""  # the version asked for when it is older than every release read
 
 
 def pick(framework: str, version: str | None, how: str) -> Pick:
@@ -115,7 +119,7 @@ def pick(framework: str, version: str | None, how: str) -> Pick:
     want = version_tuple(version)
     older = [r for r in rels if version_tuple(r) <= want]
     if not older:  # older than every release read: its flags are not known, read leniently
-        return Pick(rels[0], False, f"{how}, older than the oldest release read ({rels[0]})")
+        return Pick(rels[0], False, f"{how}, older than the oldest release read ({rels[0]})", older=version)
     best = older[-1]
     if want[:3] > version_tuple(rels[-1])[:3]:
         return Pick(best, True, how, newer=version)
@@ -165,15 +169,16 @@ def _lenient(framework: str) -> Table:
     rels = releases(framework)
     newest = table(framework, rels[-1])
     known = {n for s in newest.specs for n in (s.name, *s.aliases)}
-    specs, kinds, defaults = list(newest.specs), dict(newest.kinds), dict(newest.defaults)
-    for names, kind, default, where in sorted(_rows(framework), key=lambda r: -r[3].last):
+    specs, kinds, defaults, strings = list(newest.specs), dict(newest.kinds), dict(newest.defaults), set(newest.strings)
+    for names, kind, default, where, typ in sorted(_rows(framework), key=lambda r: -r[3].last):
         if known.intersection(names):
             continue
         known.update(names)
         spec = _spec(framework, names, kind)
         specs.append(spec)
         kinds[spec.name], defaults[spec.name] = kind, default
-    return Table(framework, rels[-1], tuple(specs), kinds, defaults)
+        strings.update([spec.name] if typ == "json|str" else [])
+    return Table(framework, rels[-1], tuple(specs), kinds, defaults, frozenset(strings))
 
 
 def reading_table(framework: str, p: Pick) -> Table:

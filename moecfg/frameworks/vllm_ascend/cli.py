@@ -173,10 +173,17 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
                 args.notes.append(Note("MC023", f"{name}: the value is not known statically; the settings in it "
                                        "are not used", f.span))
             continue
+        if _kept_as_string(name, f.value, table, launch.context):
+            continue  # `--pt-load-map-location cuda:0`: union_dict_and_str keeps it as a string, nothing to read
         try:
             data = json_value(f) if not _is_level(name, f.value) else {"mode": integer(f.value)}
         except JsonFlagError as exc:
             marker = substitution(f.value, launch.context)
+            pairs = None if marker else _key_value_pairs(f.value)
+            if pairs is not None:  # vLLM <= 0.9's `image=10`: read as it was there, said where it may fail
+                args.notes.extend(_pairs_note(name, f, pairs, pick))
+                args.json[name] = Arg(pairs, (f.span,), f"{name} {clipped(f.value, 200)}")
+                continue
             args.notes.append(Note("MC023", f"{name} holds `{marker}`, filled in before vLLM reads it (a template, a "
                                    "placeholder or Kubernetes `$(VAR)`): its settings are not known statically", f.span)
                               if marker
@@ -189,7 +196,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
     for name, keys, value, word in dotted:  # --compilation-config.cudagraph_mode=FULL_DECODE_ONLY
         if name is None:
             if not dynamo:
-                args.notes.append(_unknown(word, table, pick))
+                args.notes.append(_not_json(word, table, pick) or _unknown(word, table, pick))
             continue
         prev = args.json.get(name)
         data = _merge(dict(prev.value) if prev else {}, keys, value)
@@ -222,6 +229,45 @@ def _merge(data: dict, keys: list[str], value):
     return data
 
 
+_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")  # union_dict_and_str (vllm==0.33.0 vllm/engine/arg_utils.py:183)
+def _kept_as_string(name: str, value: str, table, context: str) -> bool:
+    """A value vLLM keeps as a plain string (union_dict_and_str, not shaped `{...}`) and moecfg need not read.
+    --additional-config is not one: vllm-ascend reads it with .get() (ascend_config.py), which a string breaks."""
+    return name in table.strings and name != "--additional-config" and not _OBJECT.match(value) and \
+        not substitution(value, context)
+
+
+_PAIR = re.compile(r"\s*([^=,]+?)\s*=\s*(-?\d+)\s*")
+
+
+def _key_value_pairs(text: str) -> dict | None:
+    """`image=10,video=1` as vLLM <= 0.9 read a JSON flag that is not `{...}` (nullable_kvs: lower-cased keys, int
+    values; vllm==0.9.0.1 vllm/engine/arg_utils.py:53-110); None when the text is not such pairs."""
+    out = {}
+    for item in text.split(","):
+        m = _PAIR.fullmatch(item)
+        if m is None:
+            return None
+        out[m.group(1).lower()] = int(m.group(2))
+    return out
+
+
+def _pairs_note(name: str, f, pairs: dict, pick) -> list[Note]:
+    """Nothing for a launch of vLLM <= 0.9 (it reads the pairs); MC021 where 0.10.0+ runs (JSON only): an error for a
+    release the launch names, an info when the version is not known."""
+    import json
+
+    from moecfg.frameworks.flag_tables import version_tuple
+
+    if pick is not None and pick.older and (version_tuple(pick.older) or (0,)) < (0, 10):
+        return []
+    known = pick is not None and pick.known
+    where = f"vLLM {pick.release} ({pick.how}) refuses it" if known else \
+        "vLLM 0.10.0 and later refuse it (the version is not known: pin it with an image tag or `framework_versions:`)"
+    return [Note("MC021", f"{name} {f.value}: key=value pairs were read up to vLLM 0.9 only; {where}; write JSON: "
+                 f"{name} '{json.dumps(pairs)}'", f.span, severity=None if known else "info")]
+
+
 def _is_level(name: str, value: str | None) -> bool:
     """`-O3` / `--compilation-config 3`: a bare optimisation level (vLLM accepts an int for it)."""
     return name == "--compilation-config" and value is not None and value.isdigit()
@@ -238,10 +284,19 @@ def _scalar(text: str | None):
     return text if number is None else number
 
 
+def _short(head: str) -> bool:
+    """`-O` / `-cc` (vLLM 0.12+'s alias of --compilation-config): FlexibleArgumentParser takes any `-x.key` word
+    (vllm==0.33.0 vllm/utils/argparse_utils.py:462), argparse then the alias."""
+    return head[:1] == "-" and head[1:2].isalpha()
+
+
 def _json_head(head: str, table) -> str | None:
-    """The JSON flag `--head` names (exactly or as argparse's unique prefix), else None."""
+    """The JSON flag `--head` (exactly or as argparse's unique prefix) or `-alias` names, else None."""
     if head == "-O":
         return "--compilation-config"
+    if not head.startswith("--"):
+        spec = next((s for s in table.specs if head in s.aliases), None)
+        return spec.name if spec is not None and table.kinds.get(spec.name) == "json" else None
     names = [n for s in table.specs for n in (s.name, *s.aliases)]
     found = [n for n in names if n == head] or [n for n in names if n.startswith(head) and n.startswith("--")]
     spec = next((s for s in table.specs if found and len(found) == 1 and found[0] in (s.name, *s.aliases)), None)
@@ -259,7 +314,7 @@ def _split_dotted(words: list[Word], table):
         w = words[i]
         text = w.value or ""
         head, dot, tail = text.partition(".")
-        if dot and "=" not in head and (head.startswith("--") and len(head) > 2 or head == "-O") and tail:
+        if dot and "=" not in head and (head.startswith("--") and len(head) > 2 or _short(head)) and tail:
             key, eq, value = tail.partition("=")
             if not eq:
                 nxt = words[i + 1] if i + 1 < len(words) else None
@@ -287,6 +342,23 @@ def _model(flags: Flags) -> Arg:
         w = flags.positionals[0]
         return Arg(w.value, (w.span,), str(w.value))
     return Arg(None)
+
+
+def _not_json(w: Word, table, pick) -> Note | None:
+    """MC022 for `--flag.key value` where --flag is a flag of the release but not a JSON one: FlexibleArgumentParser
+    turns every dotted word into `--flag '{"key": value}'` (vllm==0.33.0 vllm/utils/argparse_utils.py:462-501), which
+    only a JSON flag reads as settings. None when the head names no flag (then it is an unknown flag)."""
+    head = (w.value or "").partition("=")[0].partition(".")[0]
+    dashed = head.replace("_", "-") if head.startswith("--") else head
+    spec = next((s for s in table.specs if dashed in (s.name, *s.aliases)), None)
+    if spec is None:
+        return None
+    known = pick is not None and pick.known
+    where = f"vLLM {table.release} ({pick.how})" if known else "vLLM (the version is not known; pin it with an " \
+        "image tag or `framework_versions:`)"
+    return Note("MC022", f"{(w.value or '').partition('=')[0]}: {spec.name} takes no dotted sub-keys in {where}: it "
+                "is not a JSON flag there, so vLLM's parser passes the sub-key as a JSON object for its value; give "
+                f"{spec.name} its value directly", w.span, severity=None if known else "info")
 
 
 def _unknown(w: Word, table, pick) -> Note:
