@@ -37,9 +37,9 @@ def test_large_crd_is_skipped_in_milliseconds():
                    f"            type: string\n" for i in range(14_000))
     text = header + body
     assert len(text) > 1_700_000
-    start = time.perf_counter()
+    start = time.process_time()
     checked = check_text(text, "crd.yaml")
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert checked.results == [] and "not parsed" in checked.skipped[0].reason
     assert elapsed < 0.5  # parsing it with positions takes seconds
 

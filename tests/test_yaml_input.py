@@ -243,9 +243,9 @@ def test_alias_bomb_is_refused():
 def test_deep_nesting_is_refused_without_crashing(text):
     # libyaml's composer recurses in C: without a depth limit this segfaults the interpreter. Newer libyaml
     # (PyYAML 6.0.4) refuses deep flow nesting itself, first: moecfg's message must name nesting either way.
-    start = time.perf_counter()
+    start = time.process_time()
     d = lint(text).one("MC001")
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10
     assert "nested too deeply" in d.message and d.line >= 1 and d.column >= 1
 
 

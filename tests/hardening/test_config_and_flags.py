@@ -40,9 +40,9 @@ def test_hostile_config_is_a_config_error(tmp_path, cli, config, message, monkey
     from moecfg.sources import yaml_source
 
     monkeypatch.setattr(yaml_source, "_MAX_NODES", 20_000)  # the same budget mechanism, a tenth of the time
-    start = time.perf_counter()
+    start = time.process_time()
     code, out, err = cli("check", _tree(tmp_path, config))
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert code in (1, 2) and "internal error" not in err and len(err) < 2000, err
     if message:
         assert code == 2 and message in err
@@ -57,9 +57,9 @@ def test_pyproject_nested_5000_levels_is_a_config_error(tmp_path, cli):
 def test_pyproject_of_blank_lines_is_scanned_in_linear_time(tmp_path, cli):
     (tmp_path / "pyproject.toml").write_text("\n" * 200_000 + "[tool.black]\n")
     (tmp_path / "a.yaml").write_text(GOOD)
-    start = time.perf_counter()
+    start = time.process_time()
     assert cli("check", str(tmp_path / "a.yaml"))[0] == 0
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
 
 
 def test_backtracking_glob_patterns_match_in_linear_time(tmp_path, cli):
@@ -68,9 +68,9 @@ def test_backtracking_glob_patterns_match_in_linear_time(tmp_path, cli):
     d.mkdir()
     (d / ("a" * 60 + ".yaml")).write_text(BAD)
     (tmp_path / ".moecfg.yaml").write_text(config)
-    start = time.perf_counter()
+    start = time.process_time()
     code, _, _ = cli("check", str(d))
-    assert code == 1 and time.perf_counter() - start < 2
+    assert code == 1 and time.process_time() - start < 2
 
 
 @pytest.mark.parametrize("pattern,path,matches", [
@@ -110,9 +110,9 @@ def test_hostile_flag_values_are_diagnostics(tmp_path, cli, argv):
 ])
 def test_usage_errors(tmp_path, cli, argv, message):
     (tmp_path / "a.yaml").write_text(GOOD)
-    start = time.perf_counter()
+    start = time.process_time()
     code, _, err = cli(*(a.format(file=tmp_path / "a.yaml") for a in argv))
-    assert code == 2 and message in err and time.perf_counter() - start < 2, err
+    assert code == 2 and message in err and time.process_time() - start < 2, err
 
 
 def test_buffer_with_overrides_on_a_deeply_nested_file(tmp_path, cli):

@@ -62,9 +62,9 @@ def hostile_file(draw) -> bytes:
 @FAST
 @given(hostile_file())
 def test_hostile_input_is_reported_never_raised(raw):
-    start = time.perf_counter()
+    start = time.process_time()
     results = lint_bytes(raw, "deploy/x\x1b.yaml", policy=FilePolicy(Config(), Cli()))
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     report = Report(results=results, files=1)
     for r in results:
         for d in r.diagnostics:
@@ -109,9 +109,9 @@ def test_hostile_launch_files_are_reported_never_raised(named):
 def rendered_safely(name: str, raw: bytes) -> list:
     """Checks one hostile file in bounded time and renders it in every format: no control character, no line
     starting with `::`, well-formed JUnit XML and SARIF JSON. Returns the results for further assertions."""
-    start = time.perf_counter()
+    start = time.process_time()
     results = lint_bytes(raw, name, policy=FilePolicy(Config(), Cli()))
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     report = Report(results=results, files=1)
     text = load("text").render(report)
     assert not CONTROL.search(text) and not re.search(r"^\s*::", text, re.M)

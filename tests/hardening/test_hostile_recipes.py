@@ -67,9 +67,9 @@ def test_hostile_recipe_trees_are_reported_never_raised(raw):
     path = ROOT / "models" / "org" / "m.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(raw)
-    start = time.perf_counter()
+    start = time.process_time()
     results = lint_bytes(raw, str(path), policy=FilePolicy(Config(), Cli()), root=str(ROOT))
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     report = Report(results=results, files=1)
     text = load("text").render(report)
     assert not CONTROL.search(text) and not re.search(r"^\s*::", text, re.M)
@@ -96,9 +96,9 @@ def test_twenty_thousand_unknown_strategies_are_one_note_and_fast(tmp_path):
     raw = ("model: {model_id: a/b}\ncompatible_strategies:\n" + "".join(f"  - s{i}\n" for i in range(20000))
            + "  - multi_node_dep\n").encode()
     recipe.write_bytes(raw)
-    start = time.perf_counter()
+    start = time.process_time()
     results = lint_bytes(raw, str(recipe), policy=FilePolicy(Config(), Cli()), root=str(tmp_path / "r"))
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10
     notes = [d for r in results for d in r.diagnostics if d.code == "MC023"]
     assert len(notes) == 1 and "`s0`" in notes[0].message and "and 19995 more" in notes[0].message
     assert notes[0].line == 3  # the first strategy not read

@@ -63,6 +63,6 @@ def test_deeply_nested_yaml_block_in_markdown_is_skipped():
 def test_huge_crd_with_many_runners_stays_fast():
     runner = "  - runner:\n      command: [vllm, serve, m, --tensor-parallel-size, '2']\n"
     raw = ("apiVersion: x/v1\nkind: Big\nspec:\n  items:\n" + runner * 3000).encode()
-    start = time.perf_counter()
+    start = time.process_time()
     results = lint_bytes(raw, "big.yaml", policy=FilePolicy(Config(), Cli()))
-    assert time.perf_counter() - start < 30 and results
+    assert time.process_time() - start < 30 and results

@@ -101,9 +101,9 @@ def test_yaml_block_with_a_pod_is_read_at_its_markdown_lines():
 
 def test_many_blocks_are_bounded():
     text = "```bash\necho hi\n```\n" * 20000 + "```bash\nvllm serve m -tp 2\n```\n"
-    start = time.perf_counter()
+    start = time.process_time()
     lf = read_markdown(text, "big.md")
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
     assert not any("serve" in words(x) for x in lf.launches)  # past MAX_BLOCKS: not read
 
 

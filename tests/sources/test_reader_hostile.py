@@ -59,7 +59,7 @@ def test_random_manifests_never_crash(container, style, shape):
 ], ids=["deep-array", "doubling-array", "deep-substitution-element", "nested-heredocs", "assoc", "sources"])
 def test_hostile_arrays_heredocs_and_sources_stay_fast(text):
     import time
-    t = time.perf_counter()
+    t = time.process_time()
     lf = read_shell(text)
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     assert all(p.code in ("MC020", "MC023") for p in lf.problems)

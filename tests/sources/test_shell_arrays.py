@@ -71,9 +71,9 @@ def test_an_empty_array_expands_to_no_word():
 
 def test_a_huge_array_stays_fast_and_an_oversized_one_is_unknown(monkeypatch):
     big = "A=(" + " ".join(f"--f{i} {i}" for i in range(5_000)) + ")\ntorchrun t.py \"${A[@]}\" \"${A[@]}\"\n"
-    t = time.perf_counter()
+    t = time.process_time()
     launch = only(big)
-    assert len(launch.argv) == 2 + 20_000 and time.perf_counter() - t < 5
+    assert len(launch.argv) == 2 + 20_000 and time.process_time() - t < 5
     assert pos(after(launch, "--f4999").span)[1] > 50_000
     monkeypatch.setattr(shell_arrays, "MAX_ELEMENTS", shell_arrays.MAX_ELEMENTS // 10)  # same check, a tenth
     over = "A=(" + "x " * (shell_arrays.MAX_ELEMENTS + 1) + ")\nB=(x)\n" + "B+=(y)\n" * shell_arrays.MAX_ELEMENTS
@@ -83,9 +83,9 @@ def test_a_huge_array_stays_fast_and_an_oversized_one_is_unknown(monkeypatch):
 def test_repeated_expansion_of_a_large_array_is_capped_by_the_word_budget(monkeypatch):
     monkeypatch.setattr(shell_arrays, "WORD_BUDGET", shell_arrays.WORD_BUDGET // 10)  # same mechanism, a tenth
     text = "A=(" + "x " * 10_000 + ")\n" + "torchrun \"${A[@]}\"\n" * 12
-    t = time.perf_counter()
+    t = time.process_time()
     launches = read_shell(text).launches
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     # 10 expansions x 10,000 words = the 100,000-word budget; the 2 after it are one unknown word each
     assert [len(x.argv) for x in launches] == [10_001] * 10 + [2] * 2
 

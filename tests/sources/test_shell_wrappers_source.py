@@ -97,9 +97,9 @@ def test_self_referencing_and_device_sources_stay_fast(tmp_path):
     write(tmp_path, "big.sh", "X=1\n" * (sourced.MAX_BYTES // 4 + 1))
     text = "source ./a.sh\nsource ./zero.sh\nsource ./big.sh\nvllm serve m --a $A\n"
     script = write(tmp_path, "run.sh", text)
-    t = time.perf_counter()
+    t = time.process_time()
     lf = read_shell(text, Includes.for_script(script))
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     assert [pos(p.span)[0] for p in lf.problems] == [2, 3]  # /dev/zero and the oversized file are not read
     assert after(lf.launches[-1], "--a").value is None
 
@@ -109,9 +109,9 @@ def test_a_fan_out_of_sources_is_capped(tmp_path):
         write(tmp_path, f"s{i}.sh", "".join(f"source ./s{j}.sh\n" for j in range(i + 1, min(i + 4, 40))) + f"V{i}={i}\n")
     text = "source ./s0.sh\nvllm serve m --v $V0\n"
     script = write(tmp_path, "run.sh", text)
-    t = time.perf_counter()
+    t = time.process_time()
     lf = read_shell(text, Includes.for_script(script))
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     assert after(lf.launches[-1], "--v").value == "0"  # set after the (partly unread) nested sources
 
 
