@@ -129,9 +129,9 @@ def test_input_is_bounded_and_regexes_do_not_backtrack():
     hostile = ["HCCL_BUFFSIZE is too SMALL" + " NEEDED_HCCL_BUFFSIZE" * 400 + "(" * 3000,
                "Failed to allocate resource[qp]" + " " * 8000, "HcclAllocComResourceByTiling" + " ret" * 2000,
                "--max-num-seqs " + "'" * 8000, "a" * 8192] * 50
-    start = time.monotonic()
+    start = time.process_time()
     explain(hostile)
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 DECODE_LOG = """\
