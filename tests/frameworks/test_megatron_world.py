@@ -115,3 +115,13 @@ def test_published_gpt3_175b_example_as_written_is_refused():
 def test_published_64_gpu_guide_without_nnodes_says_nothing():
     # "TP=4, PP=4, CP=2, DP=2 => 64 GPUs" with --nproc_per_node=8 only: the node count is not written
     assert "MC983" not in codes(lint((FIX / "parallelism_guide_64_gpus.sh").read_text()))
+
+
+@pytest.mark.parametrize("extra, fires", [("", True), (" --use-checkpoint-args --load /ckpt", False)])
+def test_mindspeed_shares_the_check(extra, fires):
+    # msrun (MindSpeed's launch): 16 workers, TP 2 x PP 2 x EP 6 = 24 -> MC927 (its own code); the sizes read from a
+    # checkpoint are not the command's -> nothing
+    text = ("msrun --worker_num 16 --local_worker_num 16 pretrain_gpt.py --tensor-model-parallel-size 2 "
+            f"--pipeline-model-parallel-size 2 --expert-model-parallel-size 6 --num-experts 48{extra}\n")
+    found = codes(lint(text))
+    assert ("MC927" in found) is fires and "MC983" not in found

@@ -9,6 +9,7 @@ from moecfg.core.diagnostics import ERROR, WARNING
 from moecfg.core.registry import rule
 
 _F = "launch"
+ERROR_LABELS = {c: "Megatron's error" for c in ("MC980", "MC981", "MC982", "MC983")}  # explain: whose error
 _M = "NVIDIA/Megatron-LM@d98e8a6 megatron/core/transformer"
 _OK = ("# what Megatron derives for --moe-token-dispatcher-type flex (deepep), EP 8, DeepSeek-V3 shapes\n"
        "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n")
