@@ -8,7 +8,8 @@ Megatron refuses a world size that is not a multiple of TP x PP x CP or of exper
   (expert-TP x EP x PP x expert-GTP, RuntimeError '.. not divisible by expert_tensor_model_pipeline_parallel size').
 - NVIDIA/Megatron-LM@a845aa7 (core_v0.12.1, MindSpeed-LLM's) megatron/core/parallel_state.py:629-630, :698-703.
 Sizes that do not come from the command line are unknown: --use-checkpoint-args (arguments.py:91-101 loads TP / PP /
-EP from the checkpoint, checkpointing.py:2357-2363) and --yaml-cfg (arguments.py:103-107, 137-140).
+EP from the checkpoint, checkpointing.py:2357-2363; at a845aa7 initialize.py:71-80) and --yaml-cfg
+(arguments.py:103-107, 137-140).
 
 World size: msrun `--worker_num` (default 8: mindspore-ai/mindspore@47c6672
 mindspore/python/mindspore/parallel/cluster/run.py:26-31; every msrun option takes a value); torchrun /

@@ -24,8 +24,9 @@ _BOOL = ("--sequence-parallel", "--hccl-group-buffer-adaptive", "--moe-tp-extend
 FLAGS = tuple(FlagSpec(n) for n in _INT) + tuple(FlagSpec(n, takes_value=False) for n in _BOOL) + tuple(
     FlagSpec(n) for n in ("--moe-token-dispatcher-type", "--hccl-group-buffer", "--hccl-ep-group-buffer-adaptive-factor",
                           "--context-parallel-algo", "--moe-expert-capacity-factor", "--num-attention-heads",
-                          "--num-query-groups", "--cp-window-size", "--ulysses-degree-in-cp")) + tuple(
-    FlagSpec(n, takes_value=False) for n in ("--group-query-attention", "--use-cp-send-recv-overlap"))
+                          "--num-query-groups", "--cp-window-size", "--ulysses-degree-in-cp", "--yaml-cfg")) + tuple(
+    FlagSpec(n, takes_value=False) for n in ("--group-query-attention", "--use-cp-send-recv-overlap",
+                                             "--use-checkpoint-args"))
 _DEFAULTS = {"--tensor-model-parallel-size": 1, "--pipeline-model-parallel-size": 1, "--context-parallel-size": 1,
              "--expert-model-parallel-size": 1, "--moe-router-topk": 2, "--micro-batch-size": 1}
 _MEG = "NVIDIA/Megatron-LM@a845aa7 (core_v0.12.1) megatron/training/arguments.py"
