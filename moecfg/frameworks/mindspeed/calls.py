@@ -74,7 +74,7 @@ def derive_call(launch, ctx, start: int, why_ms: str) -> tuple[OpCall | None, li
         return None, notes
     sizes = {n: a.int(n) for n in _INT[:4]}  # TP, PP, CP, EP (ETP defaults to TP, read below)
     experts = a.int("--num-experts", lo=0) if a.flags.get("--num-experts") else 0
-    world = P.world(launch, start)
+    world = P.world(launch, start, absent_known=False)  # as Megatron: PET_* may come from the job (Kubeflow)
     if None in sizes.values() or experts is None:
         return None, notes + a.notes
     tp, pp, cp, ep = sizes.values()
