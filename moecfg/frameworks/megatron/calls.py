@@ -16,6 +16,7 @@ from moecfg.backends.deepep.arguments import hybridep_document, megatron_buffer_
 from moecfg.frameworks import Note, OpCall, budget
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.values import clipped, integer, refused
+from moecfg.frameworks.megatron import parallel_sizes as P
 from moecfg.frameworks.megatron import rules
 from moecfg.frameworks.vllm.calls import add_device, deepep_buffers
 
@@ -23,9 +24,11 @@ M = "NVIDIA/Megatron-LM@d98e8a6 megatron/core/transformer/moe"
 _INT = ("--tensor-model-parallel-size", "--expert-model-parallel-size", "--expert-tensor-parallel-size",
         "--context-parallel-size", "--num-experts", "--moe-router-topk", "--hidden-size", "--seq-length",
         "--micro-batch-size", "--moe-flex-dispatcher-num-sms", "--moe-deepep-num-sms")
-FLAGS = tuple(FlagSpec(n) for n in _INT) + (
+_GTP = ("--tensor-parallel-num-weight-shards", "--expert-tensor-parallel-num-weight-shards")  # a factor of the world
+FLAGS = tuple(FlagSpec(n) for n in _INT + ("--pipeline-model-parallel-size", "--yaml-cfg") + _GTP) + (
     FlagSpec("--moe-token-dispatcher-type"), FlagSpec("--moe-flex-dispatcher-backend"),
-    FlagSpec("--moe-enable-deepep", takes_value=False), FlagSpec("--sequence-parallel", takes_value=False))
+    FlagSpec("--moe-enable-deepep", takes_value=False), FlagSpec("--sequence-parallel", takes_value=False),
+    FlagSpec("--use-checkpoint-args", takes_value=False))
 
 
 class _Args:
@@ -66,10 +69,46 @@ class _Args:
 def derive_calls(launch, ctx, out, start: int) -> None:
     """`start`: the index of the first argument after the entry script (the package's command_start, passed in)."""
     a = _Args(launch, parse_flags(launch.argv[start:], FLAGS, underscores=False))
+    refused = world_refusal(a, start)
+    if refused is not None:
+        out.notes.append(refused)
+        return
     call = _call(a, ctx)
     out.notes.extend(a.notes)
     if call is not None:
         out.calls.append(call)
+
+
+def _size(a: _Args, name: str, default: int | None) -> int | None:
+    """A parallel size as Megatron reads it (its default when absent), None when not a known integer >= 1: the
+    world-size check then says nothing (the buffer derivation notes unknown values itself)."""
+    f = a.flags.get(name)
+    if f is None:
+        return default
+    value = integer(f.value) if f.value is not None else None
+    return value if value is not None and value >= 1 else None
+
+
+def world_refusal(a: _Args, start: int) -> Note | None:
+    """MC983: the world size torchrun starts is not a multiple of TP x PP x CP or of expert-TP x EP x PP."""
+    if any(w.value is None for w in a.flags.positionals) or any(a.flags.get(f) for f in P.SIZES_ELSEWHERE + _GTP):
+        return None  # a size may hide in an unknown word, or come from a checkpoint / YAML file / the GTP factor
+    world = P.world(a.launch, start, absent_known=False)
+    tp, pp, cp, ep = (_size(a, n, 1) for n in ("--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+                                               "--context-parallel-size", "--expert-model-parallel-size"))
+    etp = _size(a, "--expert-tensor-parallel-size", tp)
+    experts = _size(a, "--num-experts", None) if a.flags.get("--num-experts") else 0
+    if world.size is None or None in (tp, pp, cp, ep, etp, experts):
+        return None
+    bad = P.indivisible(world.size, tp, pp, cp, ep, etp, experts > 0)
+    if bad is None:
+        return None
+    src = f"{P.MEGATRON} {'megatron/core/parallel_state.py:874-884' if bad.expert else 'megatron/training/arguments.py:432'}"
+    named = a.flags.get(bad.flag) if bad.fit else None  # the finding sits at the flag it fixes
+    span = named.span if named else world.spans[0] if world.spans else a.launch.span
+    return Note(rules.WORLD_INDIVISIBLE.code, f"world size {world.size} ({world.how}) is not a multiple of {bad.text} = "
+                f"{bad.product}: Megatron {'raises RuntimeError when it builds the expert groups' if bad.expert else 'asserts it at argument parsing'} "
+                f"({src}); {bad.fix(world.size)}, or launch a multiple of {bad.product} processes", span)
 
 
 def _backend(a: _Args) -> tuple[str, str]:

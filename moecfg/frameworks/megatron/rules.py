@@ -1,4 +1,5 @@
-"""Megatron-LM launch rules (MC980-MC982): flex-dispatcher settings Megatron refuses or ignores.
+"""Megatron-LM launch rules (MC980-MC983): flex-dispatcher settings Megatron refuses or ignores, and a world size
+its parallel sizes do not divide.
 
 The buffer Megatron builds is judged by the `deepep` kind (api v1 for backend deepep, api hybridep for hybridep).
 """
@@ -8,6 +9,7 @@ from moecfg.core.diagnostics import ERROR, WARNING
 from moecfg.core.registry import rule
 
 _F = "launch"
+ERROR_LABELS = {c: "Megatron's error" for c in ("MC980", "MC981", "MC982", "MC983")}  # explain: whose error
 _M = "NVIDIA/Megatron-LM@d98e8a6 megatron/core/transformer"
 _OK = ("# what Megatron derives for --moe-token-dispatcher-type flex (deepep), EP 8, DeepSeek-V3 shapes\n"
        "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n")
@@ -38,3 +40,19 @@ SINGLE_RANK = rule(
     cann_error="AssertionError: DeepEP dispatcher requires TPxEP > 1",
     fail_text="`torchrun pretrain_gpt.py --num-experts 8 --moe-token-dispatcher-type flex` with TP 1 and EP 1.",
     pass_example=_OK, fix="Set --expert-model-parallel-size > 1, or use --moe-token-dispatcher-type alltoall.")
+WORLD_INDIVISIBLE = rule(
+    "MC983", "megatron-world-size-indivisible", ERROR, "The launcher's world size is not a multiple of TP x PP x CP "
+    "or of expert-TP x EP x PP", family=_F,
+    source="NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py:424-434 (assert world_size % total_model_size "
+    "== 0) and megatron/core/parallel_state.py:816-823, :874-884 ('world_size (..) is not divisible by "
+    "expert_tensor_model_pipeline_parallel size (..)'); torchrun --nproc_per_node x --nnodes (the same check as "
+    "MindSpeed's MC927: frameworks/megatron/parallel_sizes.py)",
+    why="Megatron splits the world into TP x PP x CP model replicas and, for the experts, expert-TP x EP x PP (expert-TP "
+    "defaults to TP); a world size that is not a multiple of the first fails an assertion at argument parsing, of the "
+    "second a RuntimeError when the process groups are built. The world size is torchrun's --nproc_per_node x "
+    "--nnodes; a launch that leaves either unwritten (torch then reads PET_NPROC_PER_NODE / PET_NNODES) is not checked.",
+    cann_error="AssertionError: world size (16) is not divisible by total_model_size (total_model_size=32)",
+    fail_text="`torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 8 "
+    "--pipeline-model-parallel-size 4` (16 processes, TP x PP = 32).", pass_example=_OK,
+    fix="Set the parallel size the message names (`set --pipeline-model-parallel-size 2`), or launch a multiple of "
+    "the product (--nnodes 4).")

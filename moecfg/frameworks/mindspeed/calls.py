@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks.flags import FlagSpec, parse_flags
+from moecfg.frameworks.megatron import parallel_sizes as P
 from moecfg.frameworks.megatron import rules as megatron_rules
 from moecfg.frameworks.mindspeed import groups as G
 from moecfg.frameworks.mindspeed import hccl_buffer as H
-from moecfg.frameworks.mindspeed import launcher, rules
+from moecfg.frameworks.mindspeed import rules
 from moecfg.frameworks.values import clipped, finite, integer, refused
 
 _INT = ("--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
@@ -23,8 +24,9 @@ _BOOL = ("--sequence-parallel", "--hccl-group-buffer-adaptive", "--moe-tp-extend
 FLAGS = tuple(FlagSpec(n) for n in _INT) + tuple(FlagSpec(n, takes_value=False) for n in _BOOL) + tuple(
     FlagSpec(n) for n in ("--moe-token-dispatcher-type", "--hccl-group-buffer", "--hccl-ep-group-buffer-adaptive-factor",
                           "--context-parallel-algo", "--moe-expert-capacity-factor", "--num-attention-heads",
-                          "--num-query-groups", "--cp-window-size", "--ulysses-degree-in-cp")) + tuple(
-    FlagSpec(n, takes_value=False) for n in ("--group-query-attention", "--use-cp-send-recv-overlap"))
+                          "--num-query-groups", "--cp-window-size", "--ulysses-degree-in-cp", "--yaml-cfg")) + tuple(
+    FlagSpec(n, takes_value=False) for n in ("--group-query-attention", "--use-cp-send-recv-overlap",
+                                             "--use-checkpoint-args"))
 _DEFAULTS = {"--tensor-model-parallel-size": 1, "--pipeline-model-parallel-size": 1, "--context-parallel-size": 1,
              "--expert-model-parallel-size": 1, "--moe-router-topk": 2, "--micro-batch-size": 1}
 _MEG = "NVIDIA/Megatron-LM@a845aa7 (core_v0.12.1) megatron/training/arguments.py"
@@ -72,7 +74,7 @@ def derive_call(launch, ctx, start: int, why_ms: str) -> tuple[OpCall | None, li
         return None, notes
     sizes = {n: a.int(n) for n in _INT[:4]}  # TP, PP, CP, EP (ETP defaults to TP, read below)
     experts = a.int("--num-experts", lo=0) if a.flags.get("--num-experts") else 0
-    world = launcher.world(launch, start)
+    world = P.world(launch, start)
     if None in sizes.values() or experts is None:
         return None, notes + a.notes
     tp, pp, cp, ep = sizes.values()
@@ -214,21 +216,16 @@ def _world_refusals(a, world, tp, pp, cp, ep, etp, moe) -> list[Note]:
         return [Note("MC023", f"{clipped(world.how, 160)}; no positive process count known statically, so the world "
                      "size is not derived (MC927 and the per-rank memory check are not made)", world.spans[0])
                 ] if world.written and world.spans else []
-    span = world.spans[0] if world.spans else a.launch.span
-    checks = [(tp * pp * cp, f"TP {tp} x PP {pp} x CP {cp}", f"{G.PS}:629-630",
-               ("--tensor-model-parallel-size", tp, pp * cp))]
-    if moe and etp is not None:
-        checks.append((etp * ep * pp, f"expert-TP {etp} x EP {ep} x PP {pp}", f"{G.PS}:698-703",
-                       ("--expert-model-parallel-size", ep, etp * pp)))
-    for size, text, src, (flag, value, rest) in checks:
-        if world.size % size:
-            fit = next((v for v in range(min(value, world.size), 0, -1) if world.size % (v * rest) == 0), None)
-            fix = f"set {flag} {fit}" if fit and world.size % rest == 0 else "change the parallel sizes"
-            named = a.flags.get(flag) if fix.startswith("set") else None  # the finding sits at the flag it fixes
-            return [Note(rules.WORLD_INDIVISIBLE.code, f"world size {world.size} ({world.how}) is not a multiple of "
-                         f"{text} = {size}: Megatron raises RuntimeError when it builds the process groups ({src}); "
-                         f"{fix}, or launch a multiple of {size} processes", named.span if named else span)]
-    return []
+    elsewhere = next((f for f in P.SIZES_ELSEWHERE if a.flags.get(f)), None)
+    bad = None if elsewhere or etp is None else P.indivisible(world.size, tp, pp, cp, ep, etp, moe)
+    if bad is None:
+        return []
+    src = f"{G.PS}:{'698-703' if bad.expert else '629-630'}"
+    named = a.flags.get(bad.flag) if bad.fit else None  # the finding sits at the flag it fixes
+    span = named.span if named else world.spans[0] if world.spans else a.launch.span
+    return [Note(rules.WORLD_INDIVISIBLE.code, f"world size {world.size} ({world.how}) is not a multiple of "
+                 f"{bad.text} = {bad.product}: Megatron raises RuntimeError when it builds the process groups ({src}); "
+                 f"{bad.fix(world.size)}, or launch a multiple of {bad.product} processes", span)]
 
 
 def _call(a: Args, ctx, world, par, experts: int, kind: str, why_ms: str) -> OpCall:
