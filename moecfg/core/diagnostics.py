@@ -126,8 +126,10 @@ class DocumentResult:
             "buffers": self.buffers,
             "derived": self.derived,
         }
+        if self.launch is not None:  # every result of a recognised launch, with an op call or not
+            d["launch"] = self.launch
         if self.arguments is not None:
-            d["launch"], d["arguments"], d["derivation"] = self.launch, self.arguments, self.derivation
+            d["arguments"], d["derivation"] = self.arguments, self.derivation
         return d
 
 

@@ -86,12 +86,13 @@ def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
 
 def _analyse(items: list, text: str | None, name: str, options: kinds.Options, policy) -> Checked:
     """Analyse each classified document once, then apply the file's settings to all of them."""
-    out, starts = Checked(), []
+    out, starts, launches = Checked(), [], 0
     for item in items:
         if isinstance(item, D.Skipped):
             out.skipped.append(SkippedDocument(name, item.document, item.reason))
             continue
         found = _results_of(item, name, options, policy, len(out.results))
+        launches = _count_on(found, launches)
         if not found and isinstance(item, D.Launches):
             out.skipped.append(SkippedDocument(name, item.document, item.launch_file.skipped
                                                or "no framework launch recognised"))
@@ -115,6 +116,15 @@ def _results_of(item, name: str, options, policy, first: int) -> list[DocumentRe
         return results
     span = item.span
     return [DocumentResult(file=name, document=item.document, diagnostics=[diagnostic(item.code, item.message, span)])]
+
+
+def _count_on(found: list[DocumentResult], before: int) -> int:
+    """`launch.index` counts the file's launches, not one YAML document's: shifted by the launches before it."""
+    indexes = [r.launch["index"] for r in found if r.launch]
+    for r in found:
+        if r.launch:
+            r.launch["index"] += before
+    return before + (max(indexes) + 1 if indexes else 0)
 
 
 def lint_document(doc: YamlDocument, name: str, options: kinds.Options,

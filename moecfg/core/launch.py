@@ -58,6 +58,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
+    recognised = 0  # the launch's ordinal in this call (`launch.index`; core/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
         module = frameworks.recognise(launch, launch_ctx)
@@ -67,22 +68,22 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
             break
         derivation = module.derive(launch, launch_ctx)
+        about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
+        ordinal, recognised = recognised, recognised + 1
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
         said: set[tuple] = set()  # one cause, one finding: a phase repeating another's finding word for word
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
             result = _judge(call, index, name, launch.span, options)
-            result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
-                             "line": launch.span.line, "role": call.role}
+            result.launch = {**about, "role": call.role, "index": ordinal}
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
             own = result.diagnostics if i == 0 else [d for d in result.diagnostics if d.code not in _ONCE_PER_LAUNCH]
             own = [d for d in own if _said_once(d, said)]
             result.diagnostics = sorted(notes + own, key=lambda d: (d.line, d.column, d.code))
             results.append(result)
-        if not derivation.calls and launch_notes:  # recognised, but no op call derivable (the notes say why)
+        if not derivation.calls:  # recognised, but no op call derivable (the notes, if any, say why)
             result = DocumentResult(file=name, document=first_index + len(results), diagnostics=launch_notes)
-            result.launch = {"framework": derivation.framework, "framework_version": derivation.version,
-                             "line": launch.span.line, "role": _phase(launch)}
+            result.launch = {**about, "role": _phase(launch), "index": ordinal}
             results.append(result)
     if results:
         loose += about_launch

@@ -6,7 +6,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
-_LAUNCH_KEYS = ("launch", "arguments", "derivation")
+_LAUNCH_KEYS = ("launch", "arguments", "derivation")  # launch: every result of a recognised launch
 
 
 class Diagnostic(BaseModel):
@@ -39,6 +39,7 @@ class Launch(BaseModel):
     framework_version: str
     line: int
     role: str
+    index: int = Field(0, description="the launch's ordinal among the file's recognised launches: its results share it")
 
 
 class Result(BaseModel):
@@ -61,8 +62,10 @@ class Result(BaseModel):
     @model_serializer(mode="wrap")
     def _drop_launch_keys(self, handler):
         data = handler(self)
+        if self.launch is None:
+            data.pop("launch", None)
         if self.arguments is None:
-            for key in _LAUNCH_KEYS:
+            for key in _LAUNCH_KEYS[1:]:
                 data.pop(key, None)
         return data
 

@@ -51,6 +51,9 @@ class Launch:
     image: str | None = None  # container image (version hints: ...:v0.13.0)
     container: str | None = None  # container / service / entry name (role hints: prefill, decode)
     hints: tuple[tuple[str, Span], ...] = ()  # product hints seen nearby: k8s resource names, SoC names
+    # files the script sourced before the command (`source /usr/local/Ascend/ascend-toolkit/set_env.sh`), read
+    # or not: the path as written (expanded where known) and the `source` line
+    sourced: tuple[tuple[str, Span], ...] = ()
 
     @property
     def span(self) -> Span:

@@ -210,6 +210,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     lines = line_index(text)
     found = blocks(text, rst=name.lower().endswith(".rst"))
     variables: dict = {}  # name -> Var at the end of the section's previous shell block
+    sourced: list = []  # and the files it sourced (`source .../Ascend/cann/set_env.sh` in a block of its own)
     section, yaml_blocks = None, 0
     for block in found:
         if block.lang in YAML_LANGS:
@@ -218,9 +219,10 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
                 _read_yaml_block(text, block, out)
             continue
         if block.section != section:
-            variables, section = {}, block.section
+            variables, sourced, section = {}, [], block.section
         problems: list = []
         reader = shell.ShellReader(lines, problems, "shell")
+        reader.sourced = sourced
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
         if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks

@@ -89,6 +89,7 @@ class ShellReader:
         self.budget = Budget.current()  # the file's reading budgets (sources/budget.py), shared with sourced files
         self.depth = 0
         self.placeholders: list[tuple[str, Span]] = []  # documentation placeholders read as unknown
+        self.sourced: list[tuple[str, Span]] = []  # `source FILE` paths so far (Launch.sourced)
 
     def span(self, lo: int, hi: int):
         return self.lines.span(lo, hi)
@@ -500,6 +501,8 @@ class _Walk(Words):
         cannot be read makes every variable it could set unknown from here on (MC023 says so)."""
         span = Span(*_join(argv[0].span, argv[min(len(argv), 2) - 1].span))
         path = argv[1].value if len(argv) > 1 else None
+        if len(argv) > 1 and (path or argv[1].script):
+            self.r.sourced.append((path or argv[1].script, span))
         names = sourced.installed_script_names(argv[1].script or "") if len(argv) == 2 else None
         if names is not None:  # a venv's activate, CANN's set_env.sh: only their own names change
             for name in [n for n in self.vars if sourced.may_set(names, n)]:
@@ -527,6 +530,7 @@ class _Walk(Words):
             if fresh:  # a budget spent inside the sourced file is reported at this `source` line of the script
                 self.r.budget.relocate(span)
         self.r.array_budget = sub.array_budget
+        self.r.sourced.extend(sub.sourced)
         for name, var in result.items():
             if self.vars.get(name) is not var:
                 self.vars[name] = shell_arrays.respan(var, span)
@@ -563,7 +567,9 @@ class _Command:
         env = self.walk.environment(self.prefix, self.wrap.clear)
         for removed in self.wrap.removed:
             env.pop(removed, None)
-        self.walk.r.launches.append(self.walk.r.make_launch([b.word() for b in argv], env))
+        launch = self.walk.r.make_launch([b.word() for b in argv], env)
+        launch.sourced = tuple(self.walk.r.sourced)
+        self.walk.r.launches.append(launch)
 
     def inline_script(self, argv: list) -> bool:
         """`bash -c 'script'`: read the script with this command's environment (depth-limited)."""

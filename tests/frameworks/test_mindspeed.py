@@ -102,6 +102,31 @@ def test_mindspeed_signs(text):
     assert call_of(text).arguments["framework"] == "MindSpeed"
 
 
+@pytest.mark.parametrize("script, mindspeed", [
+    ("source /usr/local/Ascend/ascend-toolkit/set_env.sh", True),  # CANN's script: not read, still a sign
+    (". ${HOME}/Ascend/cann/set_env.sh", True),  # MindSpeed-LLM install_guide.md:147, $HOME unknown
+    ("source /opt/ascend-toolkit/latest/set_env.sh", True),
+    ("source /opt/venv/bin/activate", False),  # a venv says nothing about the hardware
+    ("source /opt/AscendSpeed/env.sh", False),  # `Ascend` only as part of a folder name
+])
+def test_sourced_cann_script_is_an_ascend_sign(script, mindspeed):
+    (call,) = derive(f"{script}\ntorchrun --nproc_per_node 8 {MOE} --expert-model-parallel-size 8").calls
+    assert ("framework" in call.arguments) is mindspeed
+    assert not mindspeed or "set_env.sh" in call.derivation["framework"]
+
+
+def test_cann_script_sourced_after_the_launch_is_no_sign():
+    (call,) = derive(f"torchrun {MOE}\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh").calls
+    assert "framework" not in call.arguments
+
+
+def test_quickstart_set_env_in_its_own_block_of_the_section():
+    from moecfg.core.engine import check_text
+    (r,) = check_text(fixture("quickstart_set_env.md"), "quickstart.md").results
+    assert r.launch["framework"] == "mindspeed" and r.arguments["world_size"] == 8  # torchrun 8 x 1
+    assert "/usr/local/Ascend/cann/set_env.sh (line 7" in r.derivation["framework"]
+
+
 def test_msrun_fixture_world_and_layout():
     a = call_of(fixture("pretrain_deepseek3_671b_4k_A3_ms.sh")).arguments
     # --worker_num $WORLD_SIZE = 16 x 32; TP 2 x PP 8 -> DP 32; ETP = TP 2: expert DP 512 / (2 x 16 x 8) = 2

@@ -124,7 +124,7 @@ def test_qwen3_235b_pd_decode_positional_parameters():
     # `--data-parallel-size $3` / `--tensor-parallel-size $7`: unknown -> MC023 infos on those lines, and the result
     # still names the launch (explain-launch used to say "no framework launch found")
     (r,) = run("vllm-ascend-qwen3-235b-pd-decode.sh")
-    assert r.launch == {"framework": "vllm-ascend", "framework_version": "main", "line": 25, "role": "serve"}
+    assert r.launch == {"framework": "vllm-ascend", "framework_version": "main", "line": 25, "role": "serve", "index": 0}
     # line 2: the tutorial's `<your_nic_name>` / `<your_ip>` placeholders, named once (issue 21 item 2)
     assert sorted(d.line for d in r.diagnostics if d.code == "MC023") == [2, 28, 32]
 

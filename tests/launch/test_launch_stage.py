@@ -145,3 +145,33 @@ def test_launch_finding_covers_the_op_findings_it_explains():
     covered = _judge(OpCall("prefill", "ascend", "mega_moe", args, notes=[note]), 0, "l.sh", START, Options())
     codes = [d.code for d in covered.diagnostics]
     assert "MC952" in codes and "MC864" not in codes and "MC872" not in codes
+
+
+def test_a_launch_without_an_op_call_carries_launch_in_json_and_api(tmp_path):
+    # `$DISTRIBUTED_ARGS` unset: Megatron's arguments are not known (MC023), no op call is derived
+    f = tmp_path / "train.sh"
+    f.write_text("torchrun ${DISTRIBUTED_ARGS} pretrain_gpt.py \\\n    --load $CHECKPOINT_PATH\n")
+    (r,) = check_text(f.read_text(), str(f)).results
+    d = r.to_dict()
+    assert [x.code for x in r.diagnostics] == ["MC023"] and "arguments" not in d and "derivation" not in d
+    assert (d["launch"]["framework"], d["launch"]["line"], d["launch"]["index"]) == ("megatron", 1, 0)
+    import moecfg
+    (dumped,) = moecfg.check(str(f)).model_dump()["results"]
+    assert dumped == d  # the API's model gives the same object as the JSON report
+
+
+def test_launch_index_counts_the_files_launches_and_its_op_calls_share_it():
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+    root = Path(__file__).resolve().parents[2] / "examples" / "launch"
+    out = CliRunner().invoke(cli, ["check", "--format", "json", str(root / "vllm-ascend-dsr1-a3-dp4tp4.sh")])
+    pair = [r["launch"] for r in json.loads(out.output)["results"]]
+    assert len(pair) == 2 and {x["index"] for x in pair} == {0}  # one launch, two op calls (prefill/decode kinds)
+    two = check_text("---\n" + "---\n".join(
+        f"kind: Job\napiVersion: batch/v1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n"
+        f"        command: [torchrun, pretrain_gpt.py, --load, $(X{i})]\n" for i in range(2)), "two.yaml").results
+    assert [(r.document, r.launch["index"]) for r in two] == [(0, 0), (1, 1)]  # counted on across documents

@@ -147,7 +147,7 @@ def recipe_tree(tmp_path: Path, override: str = OVERRIDE) -> Path:
 
 
 def shape(result) -> tuple:
-    launch = {k: v for k, v in result.launch.items() if k != "line"}
+    launch = {k: v for k, v in result.launch.items() if k not in ("line", "index")}  # where, and which of the file
     return (launch, result.kind, result.op, result.arguments, result.derivation,
             sorted((d.code, d.severity, d.message) for d in result.diagnostics))
 

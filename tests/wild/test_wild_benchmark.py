@@ -32,3 +32,24 @@ def test_compare_table_lists_exit_and_errors():
     before = [{"repo": "r", "exit": 1, "error": {"MC020": 3}, "warning": {}}]
     after = [{"repo": "r", "exit": 0, "error": {}, "warning": {"MC042": 1}}]
     assert wild().compare(before, after).splitlines()[-1] == "| r | 1 | 0 | 3 | 0 | 0 | 1 |"
+
+
+# one launch per file unless said: an MC023-only launch (no op call), a launch with an op call, two launches in one
+# script, and a YAML file whose two documents hold one launch each (the file's launches counted on: index 0, 1)
+_TREE = {
+    "unknown.sh": "torchrun ${DISTRIBUTED_ARGS} pretrain_gpt.py \\\n    --load $CHECKPOINT_PATH\n",
+    "moe.sh": "HCCL_BUFFSIZE=400 torchrun --nproc_per_node 8 pretrain_gpt.py --hidden-size 7168 --seq-length 4096 "
+              "--micro-batch-size 1 --num-experts 256 --moe-router-topk 8 --moe-token-dispatcher-type alltoall "
+              "--expert-model-parallel-size 8\n",
+    "two.sh": "torchrun $A pretrain_gpt.py --load $X\ntorchrun $B pretrain_gpt.py --load $Y\n",
+    "two.yaml": "".join(f"---\napiVersion: batch/v1\nkind: Job\nmetadata: {{name: t{i}}}\nspec:\n  template:\n    spec:\n"
+                        f"      containers:\n      - name: c\n        image: x\n        command: [torchrun, $(A{i}), "
+                        f"pretrain_gpt.py, --load, $(X)]\n" for i in range(2)),
+}
+
+
+def test_launches_counted_exactly_also_without_an_op_call(tmp_path):
+    for name, text in _TREE.items():
+        (tmp_path / name).write_text(text)
+    f = wild().measure(str(tmp_path), [sys.executable, "-m", "moecfg"])
+    assert f["launches"] == 6  # 1 + 1 + 2 + 2
