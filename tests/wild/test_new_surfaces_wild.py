@@ -40,3 +40,19 @@ def test_placeholders_beside_a_recognised_launch_are_still_named():
 
     results = lint_text("vllm serve /models/dsr1 --host <host_ip> --enable-expert-parallel\n", "run.sh", Options())
     assert any(d.code == "MC023" and "<host_ip>" in d.message for r in results for d in r.diagnostics)
+
+
+def test_a_directory_tree_or_a_file_command_naming_an_entry_script_is_no_launch():
+    # `├── pretrain_gpt.py  # 预训练流程` in a shell block (MindSpeed-LLM README) and `cp pretrain_gpt.py` name the
+    # script without running it; the torchrun line below them is the one launch
+    import json
+
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    out = CliRunner().invoke(cli, ["check", "--format", "json", str(FIXTURES / "mindspeed-llm-readme-tree.md")]).output
+    launches = {(r["file"], r["launch"]["index"]) for r in json.loads(out)["results"] if r.get("launch")}
+    assert len(launches) == 1
+    [result] = [r for r in json.loads(out)["results"] if r.get("launch")]
+    assert result["launch"]["framework"] in ("megatron", "mindspeed") and result["launch"]["line"] == 14

@@ -18,8 +18,21 @@ VERSIONS = ("core-0.15",)
 _ENTRY = re.compile(r"^(?:pre|post)train_\w+\.py$")  # pretrain_gpt.py, pretrain_mamba.py, MindSpeed-LLM posttrain_gpt.py
 
 
+# Commands that name an entry script without running it: file tools, and a directory tree drawn in a doc
+# (`├── pretrain_gpt.py   # 预训练流程`, MindSpeed-LLM@c77308a README.md:94) that a code block holds.
+_NOT_A_RUNNER = frozenset({"cp", "mv", "rm", "ls", "ll", "cat", "less", "more", "head", "tail", "vi", "vim", "nano",
+                           "git", "diff", "ln", "touch", "chmod", "chown", "find", "grep", "sed", "awk", "wget",
+                           "curl", "scp", "rsync", "echo", "printf", "tar", "zip", "unzip", "du", "wc", "stat", "file",
+                           "tree", "patch", "cd", "pushd", "test", "["})
+_TREE_DRAWING = re.compile(r"^[\u2500-\u257f|`+-]")  # ├ └ │ ─, or an ASCII tree `|--`, `` `-- ``, `+--`
+
+
 def command_start(launch: Launch) -> int | None:
-    """Index of the first argument after the Megatron entry script, or None."""
+    """Index of the first argument after the Megatron entry script, or None (no entry script, or a command that only
+    names it: `cp pretrain_gpt.py ...`, a drawn directory tree)."""
+    first = launch.argv[0].value if launch.argv else None
+    if first is not None and (os.path.basename(first) in _NOT_A_RUNNER or _TREE_DRAWING.match(first)):
+        return None
     for i, word in enumerate(launch.argv):
         text = word.value if word.value is not None else word.pattern  # `${MEGATRON_PATH}/pretrain_gpt.py`
         if text is not None and _ENTRY.match(os.path.basename(text)):
