@@ -79,6 +79,12 @@ class OpCall:
     # them are not reported (no rule judges a value it does not know, and no default stands in for it)
     unknown: tuple[str, ...] = ()
 
+    def not_known(self, note: Note) -> None:
+        """`note` (MC023, `about` the argument) says an argument is set to a value not known statically: the op's
+        findings at it are not reported, and the note names them (core/launch.py)."""
+        self.unknown += (note.about,)
+        self.notes.append(note)
+
 
 @dataclass(slots=True)
 class Derivation:

@@ -139,6 +139,19 @@ def refused(name: str, value, lo: int, framework: str, span, derives: str = "the
                 f"{derives}. Set it to >= {lo} (or drop the flag for the default)", span)
 
 
+def unknown_buffsize(entry, where: str = "HCCL_BUFFSIZE", span=None):
+    """The MC023 note (about env.HCCL_BUFFSIZE) when the launch sets HCCL_BUFFSIZE to a value not known statically
+    (`$BUF`) or no int() reads; None when it is unset (HCCL's default runs) or an integer. HCCL's default never stands
+    in for a value the launch does set (OpCall.not_known)."""
+    from moecfg.frameworks import Note
+
+    if entry is None or (entry.value is not None and integer(entry.value) is not None):
+        return None
+    what = "the value is not known statically" if entry.value is None else \
+        f"{clipped(entry.value)!r}: {why_not(entry.value)}"
+    return Note("MC023", f"{where}: {what}", span or entry.span, about="env.HCCL_BUFFSIZE")
+
+
 def size_notes(flags, names, framework: str, lo: int = 1) -> list:
     """For each of `names` the launch sets: MC023 when its value is unknown or not an integer moecfg reads,
     MC025 when it is below `lo` (the framework refuses it). Empty: every given size is usable."""

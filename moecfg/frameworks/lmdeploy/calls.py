@@ -17,7 +17,7 @@ from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.lmdeploy import dist, rules
 from moecfg.frameworks.lmdeploy.releases import Release
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
-from moecfg.frameworks.values import clipped, finite, integer, refused, size_notes, unreadable_notes, why_not
+from moecfg.frameworks.values import finite, integer, refused, size_notes, unknown_buffsize, unreadable_notes
 
 DL = "DeepLink-org/dlinfer@689f5a0 dlinfer/vendor/ascend/moe.py"
 OPB = "lmdeploy/pytorch/backends/dlinfer/ascend/op_backend.py"
@@ -261,12 +261,11 @@ def _env(c: _Launch, call: OpCall) -> None:
     e = c.launch.env.get("HCCL_BUFFSIZE")
     if e is None:
         return  # unset: HCCL's default is what runs
-    value = integer(e.value) if e.value is not None else None
-    if value is None:  # set, but not known statically (`$BUF`) or no int: no buffer verdict from HCCL's default
-        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
-        call.notes.append(Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, about="env.HCCL_BUFFSIZE"))
-        call.unknown += ("env.HCCL_BUFFSIZE",)
+    unknown = unknown_buffsize(e)
+    if unknown is not None:  # set, but not known statically (`$BUF`) or no int: no buffer verdict from HCCL's default
+        call.not_known(unknown)
         return
+    value = integer(e.value)
     call.arguments["env"] = {"HCCL_BUFFSIZE": value}
     call.sources["env.HCCL_BUFFSIZE"] = (e.span,)
     call.derivation["env.HCCL_BUFFSIZE"] = (f"{value} <- HCCL_BUFFSIZE: LMDeploy creates the EP group without "

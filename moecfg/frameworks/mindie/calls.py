@@ -183,8 +183,7 @@ def _unknown_buffsize(launch: Launch, lay: Layout, buff, calls, out: Derivation)
                 about="env.HCCL_BUFFSIZE")
     ops = [c for c in calls if c.kind == "ascend"]
     for call in ops:
-        call.unknown += ("env.HCCL_BUFFSIZE",)
-        call.notes.append(note)
+        call.not_known(note)
     if not ops:
         out.notes.append(note)
 

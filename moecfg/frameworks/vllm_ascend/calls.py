@@ -60,9 +60,8 @@ def common(b: Builder, c, ep_arg: Arg, why: str) -> None:
             b.call.derivation[f"env.{name}"] = f"{e.value} <- {e.text} (the mc2 group has no pg_options: the op "\
                 f"uses the process HCCL_BUFFSIZE, {c.rel.cite['buffer']})" if name == "HCCL_BUFFSIZE" else e.text
         elif e.text:
-            b.call.notes.append(Note("MC023", f"{name}: the value is not known statically",
-                                     e.spans[0] if e.spans else c.args.start, about=f"env.{name}"))
-            b.call.unknown += (f"env.{name}",)
+            b.call.not_known(Note("MC023", f"{name}: the value is not known statically",
+                                  e.spans[0] if e.spans else c.args.start, about=f"env.{name}"))
     if env:
         b.call.arguments["env"] = env
 

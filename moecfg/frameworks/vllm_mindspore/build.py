@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from moecfg.core.launch_rules import PRODUCT_UNKNOWN
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.frameworks.values import clipped, integer, why_not
+from moecfg.frameworks.values import integer, unknown_buffsize
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
 from moecfg.frameworks.vllm_ascend.tokens import read_sizes, spans
 from moecfg.frameworks.vllm_mindspore import calls as C
@@ -84,9 +84,8 @@ def _calls(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, pure, phas
         if ctx.cann:  # the settings' CANN release picks the op rules (without it: `latest` and MC011)
             call.arguments["cann_version"] = ctx.cann
             call.derivation["cann_version"] = f"{ctx.cann} <- settings"
-        if unknown:  # set to a value not known statically: no buffer verdict from HCCL's default (core/launch.py)
-            call.unknown += ("env.HCCL_BUFFSIZE",)
-            call.notes.extend(unknown)
+        for note in unknown:  # set to a value not known statically: no buffer verdict from HCCL's default
+            call.not_known(note)
         note = C.fixed_bs_note(call, bs, ctx.product, bs.spans[0] if bs.spans else launch.span)
         call.notes.extend(n for n in (split, note) if n is not None)  # per call: it covers the op's own finding
         out.calls.append(call)
@@ -204,7 +203,7 @@ def _env(args: ServeArgs) -> tuple[dict, list[Note]]:
     """HCCL_BUFFSIZE as the launch sets it; a value not known statically is said (MC023, naming the buffer rules
     not checked) and left out: HCCL's default stands only for a variable the launch does not set."""
     e = args.env.get("HCCL_BUFFSIZE")
-    if e is not None and (e.value is None or integer(e.value) is None):  # `$BUF`, or no int (as vllm-ascend)
-        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
-        return {}, [Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, "info", about="env.HCCL_BUFFSIZE")]
+    unknown = unknown_buffsize(e)  # `$BUF`, or no int (as vllm-ascend)
+    if unknown is not None:
+        return {}, [unknown]
     return ({"HCCL_BUFFSIZE": e} if e is not None else {}), []

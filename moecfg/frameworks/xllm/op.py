@@ -5,8 +5,8 @@ aclnnMoeDistributeDispatchV2 (xllm/core/kernels/npu/npu_moe_distribute_dispatch_
 """
 from __future__ import annotations
 
-from moecfg.frameworks import Note, OpCall
-from moecfg.frameworks.values import clipped, integer, why_not
+from moecfg.frameworks import OpCall
+from moecfg.frameworks.values import integer, unknown_buffsize
 from moecfg.frameworks.xllm.calls import COMM, FUSED_MOE, KNOBS, Ctx
 
 F = FUSED_MOE.rsplit("/", 1)[-1]
@@ -115,12 +115,11 @@ def _env(c: Ctx, call: OpCall) -> None:
         call.derivation["env.HCCL_BUFFSIZE"] = f"unset: the dispatch/combine domain gets buffer size 0 from xLLM " \
             f"(moe_ep is the whole world, {where}), so HCCL's default applies"
         return
-    value = integer(e.value) if e.value is not None else None
-    if value is None:  # `$BUF`, or no int: no rule judges it, and HCCL's default does not stand in
-        what = "the value is not known statically" if e.value is None else f"{clipped(e.value)!r}: {why_not(e.value)}"
-        call.notes.append(Note("MC023", f"HCCL_BUFFSIZE: {what}", e.span, about="env.HCCL_BUFFSIZE"))
-        call.unknown += ("env.HCCL_BUFFSIZE",)
+    unknown = unknown_buffsize(e)
+    if unknown is not None:  # `$BUF`, or no int: no rule judges it, and HCCL's default does not stand in
+        call.not_known(unknown)
         return
+    value = integer(e.value)
     call.arguments["env"] = {"HCCL_BUFFSIZE": value}
     call.sources["env.HCCL_BUFFSIZE"] = (e.span,)
     call.derivation["env.HCCL_BUFFSIZE"] = f"{e.value} <- the launch's HCCL_BUFFSIZE: xLLM passes buffer size 0 for " \
