@@ -144,14 +144,7 @@ def _context_parallel(s: Shape) -> dict[str, tuple[int, str]]:
         one = _mb(per_head(s.seq / s.cp * s.mbs * s.hidden))
         text = f"ceil(S {s.seq} / CP {s.cp} x B {s.mbs} x H {s.hidden} / heads {s.heads}{kv} / TP {s.tp} / MiB)"
         cp = (one, f"2 x {text} (send-recv overlap)") if s.overlap else (2 * one, f"2 x 2 x {text}")
-        out = {"cp": (cp[0], f"{cp[1]} (megatron_cp_algo, {_H}:229-297)")}
-        if s.overlap:
-            out["cp2"] = out["cp"]
-        if s.window > 1:
-            out["cp_ring_intra"] = out["cp"]
-            if s.overlap:
-                out["cp_ring_intra_overlap"] = out["cp"]
-        return out
+        return _with_ring_groups({"cp": (cp[0], f"{cp[1]} (megatron_cp_algo, {_H}:229-297)")}, "cp", s)
     if not s.ulysses or s.cp % s.ulysses:
         raise ValueError("hybrid_cp_algo sizes the cp groups by --ulysses-degree-in-cp (a divisor of CP)")
     ring_cp = s.cp // s.ulysses
@@ -163,10 +156,15 @@ def _context_parallel(s: Shape) -> dict[str, tuple[int, str]]:
                                f"MiB) ({_H}:298-309)"),
            "cp_ring": (ring, f"{'' if s.overlap else '2 x '}2 x ceil(S {s.seq} / ring {ring_cp} x B {s.mbs} x H "
                              f"{s.hidden} / heads {s.heads}{kv} / TP {s.tp} / MiB) ({_H}:310-359)")}
+    return _with_ring_groups(out, "cp_ring", s)
+
+
+def _with_ring_groups(out: dict, ring: str, s) -> dict:
+    """The groups sized like the ring group: cp2 (send-recv overlap), cp_ring_intra (a window > 1) and its overlap."""
     if s.overlap:
-        out["cp2"] = out["cp_ring"]
+        out["cp2"] = out[ring]
     if s.window > 1:
-        out["cp_ring_intra"] = out["cp_ring"]
+        out["cp_ring_intra"] = out[ring]
         if s.overlap:
-            out["cp_ring_intra_overlap"] = out["cp_ring"]
+            out["cp_ring_intra_overlap"] = out[ring]
     return out
