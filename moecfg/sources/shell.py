@@ -102,6 +102,7 @@ class ShellReader:
         self.depth = depth
         script, found = shell_repair.placeholders(script)
         self.placeholders.extend((p, self.span(*script.map.locate(o, o + 1)[:2])) for p, o in found)
+        script = shell_repair.literal_dollars(script)
         script = Decoded(shell_repair.final_continuation(script.text), script.map)
         verdict = shell_repair.BashVerdict(script.text)
         budget = [_MAX_BLANKS]  # re-parses left for the whole script, across the chunks after open quotes
@@ -562,6 +563,8 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
+        if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
+            return
         if name in ("source", ".") and len(self.argv) == len(argv):
             self.walk.source(argv)
         env = self.walk.environment(self.prefix, self.wrap.clear)
@@ -583,6 +586,20 @@ class _Command:
             return False
         script = argv[i]
         return self.read_inner(script.value if script.value is not None else script.script, script.map)
+
+    def eval_script(self, args: list) -> bool:
+        """`eval "$CMD"` / `eval $CMD`: bash joins the arguments with blanks and runs the result as a script."""
+        parts, smap = [], SourceMap()
+        for i, w in enumerate(args):
+            text = w.value if w.value is not None else w.script
+            if text is None or w.map.length != len(text):
+                return False
+            if i:
+                parts.append(" ")
+                smap.extend(w.map.slice(0, min(1, w.map.length)).whole(1))
+            parts.append(text)
+            smap.extend(w.map)
+        return self.read_inner("".join(parts), smap)
 
     def heredoc_script(self, argv: list) -> bool:
         """`sbatch <<EOF` / `bash <<EOF` (no script operand): the body, expanded by this shell unless the

@@ -41,6 +41,64 @@ def placeholders(script: Decoded) -> tuple[Decoded, list[tuple[str, int]]]:
     return Decoded("".join(parts), smap), [(m.group(), m.start()) for m in found]
 
 
+# `$` before a character that starts no expansion is literal text to bash (`$PREFILL_NODE0$:5757` keeps `$:`);
+# tree-sitter-bash makes it an ERROR outside double quotes and the whole command would be lost. `$[` is bash's old
+# arithmetic: not here.
+_LITERAL_DOLLAR = re.compile(r"(?<!\\)\$(?=[:%,=/.+^~\]}])")
+
+
+def literal_dollars(script: Decoded) -> Decoded:
+    """`script` with each unquoted literal `$` written `'$'`, which bash and tree-sitter read alike as the one
+    character `$` inside the same word (`\\$` would end the word for tree-sitter after an expansion); the three
+    characters map back to the original `$`."""
+    found = [m.start() for m in _LITERAL_DOLLAR.finditer(script.text)]
+    if not found:
+        return script
+    found = _unquoted(script.text, found)
+    if not found:
+        return script
+    parts, smap, pos = [], SourceMap(), 0
+    for o in found:
+        parts.append(script.text[pos:o])
+        smap.extend(script.map.slice(pos, o))
+        parts.append("'$'")
+        smap.extend(script.map.slice(o, o + 1).whole(3))
+        pos = o + 1
+    parts.append(script.text[pos:])
+    smap.extend(script.map.slice(pos, len(script.text)))
+    return Decoded("".join(parts), smap)
+
+
+def _unquoted(text: str, offsets: list[int]) -> list[int]:
+    """The offsets (sorted) that lie outside quotes and comments, in one pass over the text."""
+    out, want, i, n, dq = [], iter(offsets), 0, len(text), False
+    nxt = next(want, None)
+    while i < n and nxt is not None:
+        if i == nxt:
+            if not dq:
+                out.append(i)
+            nxt = next(want, None)
+            i += 1
+            continue
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            dq = not dq
+            i += 1
+        elif c == "'" and not dq:
+            j = text.find("'", i + 1)
+            i = n if j < 0 else j + 1
+        elif c == "#" and not dq and (i == 0 or text[i - 1] in " \t\n;"):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        else:
+            i += 1
+        while nxt is not None and nxt < i:  # skipped over inside a quote or comment
+            nxt = next(want, None)
+    return out
+
+
 def placeholder_note(found: list):
     """One MC023 info naming the documentation placeholders (`<host_ip>`) a script leaves to fill in, said only
     beside a launch a framework recognises (a verl `torchrun` script's usage line names `<nproc_per_node>`)."""

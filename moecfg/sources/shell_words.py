@@ -50,9 +50,12 @@ class _W:
     def __init__(self):
         self.parts, self.map, self.known, self.split, self.expanded = [], SourceMap(), True, None, False
 
-    def add_partial(self, script: str, smap: SourceMap) -> None:
-        """An unknown value known in parts: the word is unknown, a `bash -c` script still reads the known parts."""
+    def add_partial(self, script: str, smap: SourceMap, splittable: bool = False) -> None:
+        """An unknown value known in parts: the word is unknown, a `bash -c` script still reads the known parts;
+        unquoted (`$CMD` as a command), its blanks split it into words as bash splits it."""
         self.known, self.expanded = False, True
+        if splittable and any(c in _IFS for c in script):
+            self.split = (self.split or []) + [self.map.length + i for i, c in enumerate(script) if c in _IFS]
         self.parts.append(script)
         self.map.extend(smap)
 
@@ -97,7 +100,7 @@ class Words:
         lo, hi, exact = self.c.locate(a, b)
         span = self.r.span(lo, hi)
         exact = exact and not w.expanded and all(s[4] for s in w.map.segs)
-        if not split or not w.split or not w.known:
+        if not split or not w.split:
             return [Built(w.value, w.map, span, exact, w.script)]
         words = _split(w, self.r)
         return words if self.r.budget.words_made(len(words) - 1, span) else [Built(None, SourceMap(), span, False)]
@@ -157,7 +160,8 @@ class Words:
             part = self.partial(node) if text is None else None
             if part is not None:  # a bash -c script's words keep where they were written (PRETRAIN_ARGS=(...))
                 exact = part.map.length == len(part.script)
-                w.add_partial(part.script, part.map if exact else self.c.map_of(a, b).whole(len(part.script)))
+                w.add_partial(part.script, part.map if exact else self.c.map_of(a, b).whole(len(part.script)),
+                              splittable=not quoted)
                 return
             w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
@@ -295,14 +299,18 @@ def _ansi_c_value(body: str) -> str | None:
 
 
 def _split(w: _W, reader) -> list:
-    """Field splitting of unquoted expansions (only at whitespace that came from an expansion)."""
-    value, cuts, out, start = w.value, set(w.split), [], None
+    """Field splitting of unquoted expansions (only at whitespace that came from an expansion). A value known only
+    in parts (`CMD="torchrun $ARGS pretrain_gpt.py ..."`, run as `$CMD`) splits the same way: a field holding an
+    unknown part is an unknown word, the others keep their text and place."""
+    value, cuts, out, start = w.script, set(w.split), [], None
     for i, ch in enumerate(value + " "):
         sep = i == len(value) or (ch in _IFS and i in cuts)
         if sep and start is not None:
             m = w.map.slice(start, i)
             lo, hi, exact = m.locate(0, m.length)
-            out.append(Built(value[start:i], m, reader.span(lo, hi), exact))
+            field = value[start:i]
+            known = w.known or _UNKNOWN not in field
+            out.append(Built(field if known else None, m, reader.span(lo, hi), exact and known, field))
             start = None
         elif not sep and start is None:
             start = i
