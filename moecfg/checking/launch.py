@@ -10,6 +10,7 @@ from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
 from moecfg.core.diagnose import diagnostic  # one builder: messages clipped alike
+from moecfg.frameworks.op_document import LaunchDocument
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.manifests.yaml_source import Span
@@ -17,25 +18,6 @@ from moecfg.sources.manifests.yaml_source import Span
 
 # Per-document infos that are launch-wide for a launch (the CANN version is not pinned): said once per launch.
 _ONCE_PER_LAUNCH = frozenset({"MC011"})
-
-
-class LaunchDocument:
-    """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
-
-    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources")
-
-    def __init__(self, index: int, call: frameworks.OpCall, start: Span):
-        self.index, self.data, self.start = index, dict(call.arguments), start
-        self.raw_scalars, self.duplicates, self.sources = {}, [], call.sources
-
-    def position(self, path: tuple, at_key: bool = False) -> Span:
-        p = tuple(path)
-        while p:
-            spans = self.sources.get(".".join(str(x) for x in p))
-            if spans:
-                return spans[0]
-            p = p[:-1]
-        return self.start
 
 
 def context(policy, options) -> frameworks.LaunchContext:
