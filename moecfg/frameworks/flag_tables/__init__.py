@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from dataclasses import dataclass
 
 from moecfg.frameworks.flags import FlagSpec
@@ -93,10 +92,10 @@ def table(framework: str, release: str) -> Table:
 
 
 def version_tuple(text: str) -> tuple | None:
-    m = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?post(\d+))?", text.strip())
-    if not m:
-        return None
-    return tuple(int(g or 0) for g in m.groups())
+    """(major, minor, micro, post) of a version as written (packaging.version: frameworks/versions.py)."""
+    from moecfg.frameworks.versions import release_post
+
+    return release_post(text)
 
 
 @dataclass(frozen=True, slots=True)
