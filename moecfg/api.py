@@ -65,7 +65,7 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
 
 def _launch_file(command, env: Mapping[str, str]):
     from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
-    from moecfg.sources.manifests.yaml_source import Span
+    from moecfg.sources.textmap import Span
 
     exports = "".join(f"export {k}={_quote(v)}\n" for k, v in env.items())
     if isinstance(command, str):

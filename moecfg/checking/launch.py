@@ -13,7 +13,7 @@ from moecfg.core.diagnose import diagnostic  # one builder: messages clipped ali
 from moecfg.frameworks.op_document import LaunchDocument
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 
 # Per-document infos that are launch-wide for a launch (the CANN version is not pinned): said once per launch.
@@ -96,7 +96,7 @@ def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchConte
     """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
     if ctx.product:
         return ctx
-    from dataclasses import replace
+    from moecfg.core.record import replace
 
     from moecfg.frameworks.hints import product_from_env, product_from_hints
 
@@ -184,7 +184,7 @@ def _with_unchecked(note: frameworks.Note, unchecked: dict[str, list[str]]) -> s
 def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
     """An op finding names op fields (`num_nvl_bytes`); the user sets a flag or a variable: name it beside the field."""
     import re
-    from dataclasses import replace
+    from moecfg.core.record import replace
 
     named: set[str] = set()
 

@@ -11,7 +11,6 @@ the reason. Rules and formulas receive only these values, so no text of a launch
 """
 from __future__ import annotations
 
-import json
 import math
 
 MAX_DIGITS = 19
@@ -114,6 +113,7 @@ def load_json(text: str):
     JsonValueError with a message that quotes no more than a few characters of `text`."""
     if len(text) > MAX_JSON:
         raise JsonValueError(f"longer than {MAX_JSON >> 10} KiB")
+    import json  # only for a JSON flag or a config.json
     try:
         return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=OddNumber)
     except RecursionError:  # json recurses per nesting level: '{"a":' x 50000

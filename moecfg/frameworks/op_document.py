@@ -3,7 +3,7 @@ beside OpCall (frameworks), below the check orchestration, so a framework can ju
 memory reads the fused op's workspace) without importing the part above it."""
 from __future__ import annotations
 
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 
 class LaunchDocument:

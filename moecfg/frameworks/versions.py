@@ -11,14 +11,15 @@ import re
 _RELEASE_PREFIX = re.compile(r"v?\d+(?:\.\d+)*")  # the release part before a suffix PEP 440 refuses
 
 
-def parse(text: str | None):
-    """`text` as a packaging Version, or None when no version can be read from it."""
+def parse(text: str | None, strict: bool = False):
+    """`text` as a packaging Version, or None when no version can be read from it (`strict`: the whole text is a
+    PEP 440 version, no build suffix read past)."""
     if not isinstance(text, str) or not text.strip() or len(text) > 128:
         return None
     from packaging.version import InvalidVersion, Version
 
     text = text.strip().lower()
-    for candidate in (text, _prefix(text)):
+    for candidate in (text,) if strict else (text, _prefix(text)):
         if candidate:
             try:
                 return Version(candidate)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass
 
+from moecfg.core.record import record
 from moecfg.frameworks.flags import FlagSpec
 
 _DIR = os.path.dirname(__file__)
@@ -21,7 +21,7 @@ _DIR = os.path.dirname(__file__)
 CANONICAL = {"sglang": ("--tp-size", "--dp-size", "--ep-size", "--pp-size", "--model-path"), "vllm": ()}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Table:
     framework: str
     release: str  # as published ("0.5.8", "0.11.1")
@@ -98,7 +98,7 @@ def version_tuple(text: str) -> tuple | None:
     return release_post(text)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pick:
     """The flag table a launch is read with: `known` when the version came from the launch or the settings."""
 

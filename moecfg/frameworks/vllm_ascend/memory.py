@@ -77,7 +77,7 @@ def workspace(call) -> list[tuple[str, int, str]]:
         return []
     from moecfg import backends
     from moecfg.frameworks.op_document import LaunchDocument
-    from moecfg.sources.manifests.yaml_source import Span
+    from moecfg.sources.textmap import Span
 
     analysis = backends.load("ascend").analyze(LaunchDocument(0, call, Span(1, 1, 1, 1)), backends.Options())
     ws = (analysis.derived or {}).get("workspace_bytes")

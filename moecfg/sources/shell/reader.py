@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import replace
 
 from moecfg.core import launch_rules as L
+from moecfg.core.record import replace
 from moecfg.sources.shell import arrays as shell_arrays, repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell.words import _UNKNOWN, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 from moecfg.sources.shell.wrappers import Stripper
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 _PARSER = None
 _MAX_RECOVERIES = 50  # re-parses after an unterminated quote swallowed the rest of a script
@@ -38,9 +38,40 @@ def _parser():
     global _PARSER
     if _PARSER is None:
         import tree_sitter
-        import tree_sitter_bash
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(_bash_language()))
     return _PARSER
+
+
+def _bash_language():
+    """tree-sitter-bash's grammar. Its package `__init__` imports importlib.resources (pathlib, tempfile, shutil,
+    random: ~8 ms of a launch check's start-up) for a highlight query moecfg never reads, so the compiled
+    `_binding` module is loaded on its own; the ordinary import when that layout is not there."""
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    binding = sys.modules.get("tree_sitter_bash._binding")
+    if binding is None:
+        package = importlib.util.find_spec("tree_sitter_bash")  # finds the package without running it
+        folder = package.submodule_search_locations if package else None
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES if folder else ():
+            spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", f"{folder[0]}/_binding{suffix}")
+            if spec is not None and spec.origin and _exists(spec.origin):
+                binding = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(binding)
+                break
+    if binding is None:
+        import tree_sitter_bash
+
+        return tree_sitter_bash.language()
+    return binding.language()
+
+
+def _exists(path: str) -> bool:
+    import os
+
+    return os.path.isfile(path)
 
 
 class _Chunk:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 
 from moecfg.sources import framework_words
 from moecfg.sources.textmap import Decoded, SourceMap
@@ -173,6 +172,8 @@ class BashVerdict:
 
 
 def _bash_n(text: str) -> tuple[bool | None, int | None]:
+    import shutil  # only when a script needs repairing (shutil imports bz2, lzma, zlib: start-up)
+
     bash = shutil.which("bash")
     if bash is None:
         return None, None
