@@ -32,6 +32,15 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+")
 
 
+# Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
+# manifest bundle holding none of them unparsed): every word of the lists above, as plain text. Over-matching only
+# costs a parse; a framework or trainer whose launch holds none of these words must add its own here
+# (tests/sources/test_sniff.py checks that each list above is covered).
+MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
+                  "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
+                  "torch.distributed")
+
+
 def _either(parts) -> str:
     return "|".join(parts)
 

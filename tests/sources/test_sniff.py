@@ -1,0 +1,89 @@
+"""Cheap classification before a full parse (sources/sniff.py): a big file of Kubernetes objects with no launch word
+and no accelerator is skipped unparsed; anything that may hold a launch or a moecfg document is parsed."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from moecfg.checking.engine import check_text
+from moecfg.sources import framework_words, sniff
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller-{i}
+  namespace: operator-system
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: example.com/operator/manager:v1.{i}.0
+        command: ["/manager"]
+        args: ["--leader-elect", "--metrics-bind-address=:8443"]
+        resources: {{limits: {{cpu: 500m, memory: 128Mi}}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: settings-{i}}}
+data:
+  config.yaml: |
+    level: info
+    retries: {i}
+---
+"""
+
+
+def bundle(n: int = 200, extra: str = "") -> str:
+    return "".join(DEPLOYMENT.format(i=i) for i in range(n)) + extra
+
+
+def test_a_big_bundle_without_launch_words_is_skipped_unparsed():
+    text = bundle()
+    assert len(text) > sniff.SNIFFED
+    start = time.process_time()
+    checked = check_text(text, "install.yaml")
+    elapsed = time.process_time() - start
+    assert checked.results == [] and len(checked.skipped) == 1
+    assert checked.skipped[0].reason == ("Kubernetes ConfigMap, Deployment: no launch word and no accelerator in it, "
+                                         "holds no launch (not parsed)")
+    assert elapsed < 0.2  # composing it with positions takes about a second
+
+
+@pytest.mark.parametrize("extra", [
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: x, command: [vllm, serve, m]}\n",
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+    "    resources: {limits: {nvidia.com/gpu: 8}}\n",  # an accelerator workload: parsed, whatever it runs
+    "kind: ascend\nproduct: A3\nbs: 128\n",  # a moecfg document (no apiVersion)
+    "apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata: {name: m}\nspec: {parallelism: {tensor: 8}}\n",
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: x, command: [torchrun, train.py]}\n",
+])
+def test_a_bundle_with_anything_for_moecfg_is_parsed(extra):
+    assert sniff.foreign_without_parsing(bundle(extra=extra)) is None
+
+
+def test_small_files_are_always_parsed():
+    assert sniff.foreign_without_parsing(bundle(n=2)) is None
+
+
+def test_many_kinds_are_named_briefly():
+    kinds = "".join(f"apiVersion: v1\nkind: Kind{i}\nmetadata: {{name: x}}\ndata: {{a: '{'x' * 400}'}}\n---\n"
+                    for i in range(100))
+    why = sniff.foreign_without_parsing(kinds)
+    assert why.startswith("Kubernetes Kind0, Kind1, Kind10, Kind11, Kind12, Kind13 and 94 more kinds: ")
+
+
+def _literal(alternative: str) -> str:
+    """A pattern alternative's literal text, lowercased: `\\bvllm\\s+serve\\b` -> `vllm serve`."""
+    return re.sub(r"\\[bsSwWd]|[\\^$(){}?+*|\[\]]", " ", alternative).lower()
+
+
+@pytest.mark.parametrize("name", ["COMMANDS", "PYTHON_MODULES", "TRAINING_SCRIPTS", "TEMPLATE_WORDS", "MARKDOWN_WORDS"])
+def test_every_launch_word_list_is_covered_by_the_manifest_words(name):
+    missing = [alt for alt in getattr(framework_words, name)
+               if not any(w.replace(".", " ") in _literal(alt) or w in _literal(alt)
+                          for w in framework_words.MANIFEST_WORDS)]
+    assert missing == []
