@@ -20,6 +20,13 @@ if TYPE_CHECKING:
 Config = Union[Mapping[str, Any], str, "os.PathLike[str]", Any]  # dict, pydantic model, YAML text or a path
 
 
+def _options(cann: str | None, product: str | None):
+    """The engine's Options (used by preflight and explain-error as well): models/check.py builds them."""
+    from moecfg.models.check import options
+
+    return options(cann, product)
+
+
 def check(config: Config, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:
     """Check a deployment: a dict, a moecfg pydantic model, YAML text or a path (file or folder; launch files
     too). `cann` overrides the documents' cann_version; `product` is the hardware of launch files."""

@@ -1,6 +1,7 @@
 """`moecfg check`: the linter. Imported only when `check` runs (cli/__init__.py loads commands lazily)."""
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -32,8 +33,12 @@ from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, opti
               "no launch) and why, on stderr.")
 @click.option("--no-respect-gitignore", is_flag=True, default=None,
               help="Also walk what .gitignore files ignore (default: respected; setting `respect-gitignore`).")
+@click.option("--quiet", "-q", is_flag=True,
+              help="Text output: the findings and the summary only (no buffer table of each document that is fine).")
+@click.option("--statistics", is_flag=True,
+              help="Text output: how many findings of each code (most frequent first), then the summary.")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
-          product, markdown, verbose, no_respect_gitignore):
+          product, markdown, verbose, no_respect_gitignore, quiet, statistics):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin)."""
     from moecfg.checking.settings import Cli, ConfigError, Settings, code_or_prefix
@@ -50,8 +55,13 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             return
         if not paths:
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
-        report = check_paths(paths, options(cann, product.upper() if product else None), settings,
-                             progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+        opts = options(cann, product.upper() if product else None)
+        text = _text_to_stdout(fmt, output) and (plain.streamed(paths) or quiet or statistics)
+        if text:  # streamed: each file's lines as soon as it is done
+            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+            report = plain.stream_text(paths, opts, settings, color=color, quiet=quiet, statistics=statistics)
+        else:
+            report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
         failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)
@@ -59,8 +69,16 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         raise ConfigFailure(f"config: {exc}") from None
-    emit(report, fmt, output, "check", auto_github=True)
+    if not text:
+        emit(report, fmt, output, "check", auto_github=True)
     sys.exit(0 if exit_zero else int(failing))
+
+
+def _text_to_stdout(fmt, output) -> bool:
+    """The output is text on stdout alone (what is streamed): no --format but text, no --output, not on GitHub."""
+    from moecfg.cli.common import targets
+
+    return targets(fmt, output, True) == [("text", None)]
 
 
 def _list_skipped(report) -> None:
