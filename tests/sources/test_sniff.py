@@ -87,3 +87,32 @@ def test_every_launch_word_list_is_covered_by_the_manifest_words(name):
                if not any(w.replace(".", " ") in _literal(alt) or w in _literal(alt)
                           for w in framework_words.MANIFEST_WORDS)]
     assert missing == []
+
+
+POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: decode}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+       "    env: [{name: HCCL_BUFFSIZE, value: '100'}]\n    command: [vllm, serve, /models/DeepSeek-V3, --tensor-parallel-size,"
+       " '8', --enable-expert-parallel, --quantization, ascend]\n    resources: {limits: {huawei.com/ascend-1980: 16}}\n")
+
+
+@pytest.mark.parametrize("head,tail", [("", ""), ("# a bundle\n---\n", "---\n"), ("---\n", "\n---\n# end\n")])
+def test_a_big_stream_parses_only_the_documents_that_may_launch_with_the_files_positions(head, tail, monkeypatch):
+    text = head + bundle(60) + POD + "---\n" + bundle(60) + tail
+    assert len(text) > sniff.SNIFFED
+    pieces = sniff.pieces(text)
+    assert [p.index for p in pieces if p.why is None] == [120]  # the Pod alone: 2 documents per DEPLOYMENT x 60
+    start = time.process_time()
+    some = check_text(text, "bundle.yaml")
+    elapsed = time.process_time() - start
+    monkeypatch.setattr(sniff, "pieces", lambda text: None)
+    whole = check_text(text, "bundle.yaml")
+
+    def shown(checked):
+        return [(r.document, [(d.code, d.line, d.column, d.message) for d in r.diagnostics]) for r in checked.results]
+    assert shown(some) == shown(whole) and shown(some)[0][0] == 120 and shown(some)[0][1]  # same findings, same lines
+    assert [s.document for s in some.skipped] == [s.document for s in whole.skipped]
+    assert all("not parsed" in s.reason for s in some.skipped) and elapsed < 0.5
+
+
+def test_content_on_a_separator_line_parses_the_whole_stream():
+    assert sniff.pieces(bundle() + "--- {apiVersion: v1, kind: Pod}\n") is None
+    assert sniff.pieces(bundle() + "...\n") is None
