@@ -99,6 +99,8 @@ def no_buffer(r) -> str:
     above" when there is none)."""
     if any(d.severity == "error" for d in r.diagnostics):
         return "  (no buffer: fix the errors above first)"
+    if r.launch and r.op == "none":
+        return "  (no buffer: this phase of the launch makes no dispatch/combine call (the info above says why))"
     if r.launch:
         return ("  (no buffer: the launch's op arguments are not all known (the findings above say which); "
                 "`moecfg explain-launch FILE` shows what was derived)")
