@@ -25,6 +25,8 @@ device: H100
 device-memory-gb: 80
 markdown: true
 respect-gitignore: true
+exclude: [vendor/, build/]
+extend-exclude: []
 """
 
 
