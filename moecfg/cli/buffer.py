@@ -72,9 +72,9 @@ def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, pro
            fail_on, **fields):
     """Required buffer sizes with the formula and its terms, from FILE and/or --set / field flags. FILE may be a
     launch (script, manifest): its settings file, --product and --framework-version apply as in `check`."""
-    from moecfg.core.calculator import run_buffer
+    from moecfg.checking.calculator import run_buffer
     from moecfg.core.record import replace
-    from moecfg.core.settings import Cli, ConfigError, Settings
+    from moecfg.checking.settings import Cli, ConfigError, Settings
 
     overrides = [f"{k}={v}" for k, v in fields.items() if v is not None] + list(sets)
     if hccl_buffsize is not None:

@@ -33,8 +33,8 @@ def check(paths, fmt, output, cann, fail_on, product, framework_versions, config
           no_inline_suppressions, show_config, markdown, verbose, no_respect_gitignore):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin). No PATH: the current folder, as `moecfg check .`."""
-    from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
-    from moecfg.core.engine import PathError, check_paths
+    from moecfg.checking.settings import Cli, ConfigError, Settings, code_or_prefix
+    from moecfg.checking.engine import PathError, check_paths
 
     try:
         cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
@@ -69,7 +69,7 @@ def _list_skipped(report) -> None:
 def _show_config(settings, paths) -> None:
     import json
 
-    from moecfg.core.settings import effective
+    from moecfg.checking.settings import effective
 
     out = [effective(settings, p) for p in paths]
     write_stdout(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")

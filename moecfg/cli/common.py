@@ -92,8 +92,8 @@ def _framework_versions(ctx, param, values) -> tuple:
     `framework-versions:` are (the same names, the same version forms)."""
     if not values:
         return ()
-    from moecfg.core.settings.config import _framework_versions as parse
-    from moecfg.core.settings.errors import ConfigError
+    from moecfg.checking.settings.config import _framework_versions as parse
+    from moecfg.checking.settings.errors import ConfigError
 
     table = {}
     for value in values:

@@ -16,8 +16,8 @@ from moecfg.cli.runner import not_empty
               help="CANN release whose rules apply.")
 def explain_launch(paths, product, framework_versions, config_path, cann):
     """Show the op calls each launch makes: every argument, how the framework derives it, and the buffers."""
-    from moecfg.core.engine import PathError, check_paths
-    from moecfg.core.settings import Cli, ConfigError, Settings
+    from moecfg.checking.engine import PathError, check_paths
+    from moecfg.checking.settings import Cli, ConfigError, Settings
     from moecfg.render.launch_view import render
 
     try:

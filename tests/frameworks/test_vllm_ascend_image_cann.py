@@ -10,7 +10,7 @@ from importlib.resources import files
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 
 TABLE = json.loads(files("moecfg.frameworks.vllm_ascend").joinpath("image_cann.json").read_text())["images"]
 

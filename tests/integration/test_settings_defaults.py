@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from moecfg.core.settings.config import _KEYS
+from moecfg.checking.settings.config import _KEYS
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
