@@ -39,3 +39,37 @@ def test_no_rule_page_names_a_module_of_moecfg():
              for d in all_docs()}
     assert {code: paths for code, paths in found.items() if paths} == {}
     assert not re.search(r"the derivation is calls\.py|releases\.py cites", "".join(map(explain_text, all_docs())))
+
+
+SGLANG = """export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256
+python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 16 --dp 16 --enable-dp-attention \\
+  --moe-a2a-backend deepep --deepep-mode low_latency --cuda-graph-max-bs 128 --nnodes 2 --node-rank 0
+"""
+
+
+@pytest.mark.parametrize("version, dtype", [("0.5.8", "bf16"), (None, "fp8")])
+def test_the_sizing_dtype_says_it_is_the_sizing_not_the_dispatch(version, dtype):
+    # before: `dtype = bf16 <- fp8 dispatch: ...` (the value contradicted its first reason)
+    from moecfg.backends import Options
+    from moecfg.checking.engine import lint_text
+
+    versions = (("sglang", version),) if version else ()
+    (r,) = lint_text(SGLANG, "s.sh", Options(device="H800", framework_versions=versions))
+    text = r.derivation["dtype"]
+    assert text.startswith(f"{dtype} <- the buffer sizes: SGLang sizes them with params_bytes {1 if dtype == 'fp8' else 2}")
+    assert "here fp8" in text and not text.startswith(f"{dtype} <- fp8 dispatch")
+    assert r.launch["framework_version"] == (version or "main-2026-08")
+
+
+def test_a_sweep_series_says_what_runs_and_which_rules():
+    # before: "default @ 9.1.0" (neither the algorithm that runs nor what 9.1.0 is)
+    import json
+
+    from click.testing import CliRunner
+
+    from moecfg.cli import cli
+
+    res = CliRunner().invoke(cli, ["sweep", "--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--bs", "1:64",
+                                   "--cann", "9.1.0", "--comm-alg", ",fullmesh_v2", "--format", "json"])
+    labels = [s["label"] for s in json.loads(res.stdout)["series"]]
+    assert labels == ["comm_alg unset = fullmesh_v1, CANN 9.1.0 rules", "fullmesh_v2, CANN 9.1.0 rules"]
