@@ -156,3 +156,20 @@ def test_the_schema_agrees_with_check_on_model_documents(run, tmp_path, doc, val
     input_errors = [d for r in json.loads(res.stdout)["results"] for d in r["diagnostics"]
                     if d["code"] in ("MC003", "MC004", "MC005", "MC006")]
     assert (input_errors == []) == valid, input_errors
+
+
+def test_the_documented_vscode_glob_takes_only_moecfg_documents():
+    # issue 36 item 5: `deploy/**/*.yaml` also took the manifests and compose files there (launches, not documents)
+    import re
+
+    import pathspec  # `**/` as VS Code's globs read it: any folder depth, the top folder included
+
+    page = (ROOT / "docs" / "editors.md").read_text()
+    (glob,) = re.findall(r'"yaml\.schemas": \{"\./moecfg\.schema\.json": "([^"]+)"\}', page)
+    spec = pathspec.GitIgnoreSpec.from_lines([glob])
+    launches = [p.relative_to(ROOT).as_posix() for p in (ROOT / "examples" / "launch").iterdir()]
+    assert launches and not [p for p in launches if spec.match_file(p)]
+    assert spec.match_file("deploy/a3/dsv3.moe.yaml") and spec.match_file("x.moe.yaml")
+    assert not spec.match_file("deploy/k8s/decode.yaml")
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]["files"]
+    assert re.search(hook, "deploy/a3/dsv3.moe.yaml") and re.search(hook, "x.moe.yaml")  # the hook takes them too
