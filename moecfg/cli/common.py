@@ -92,7 +92,7 @@ def _framework_versions(ctx, param, values) -> tuple:
     `framework-versions:` are (the same names, the same version forms)."""
     if not values:
         return ()
-    from moecfg.checking.settings.config import _framework_versions as parse
+    from moecfg.checking.settings.config import framework_versions as parse
     from moecfg.checking.settings.errors import ConfigError
 
     table = {}

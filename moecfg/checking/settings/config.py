@@ -69,7 +69,7 @@ def parse(table: dict, path: str | None) -> Config:
             per_path_ignores=_per_path(values.get("per_path_ignores", {}), root),
             severity=_severities(values.get("severity", {})),
             inline_suppressions=_bool(values.get("inline_suppressions"), "inline-suppressions"),
-            framework_versions=_framework_versions(values.get("framework_versions", {})),
+            framework_versions=framework_versions(values.get("framework_versions", {})),
             models=_models(values.get("models", {})),
             device=_device(values.get("device")),
             device_memory_gb=_memory(values.get("device_memory_gb")),
@@ -93,7 +93,8 @@ def _version(v):
     return text
 
 
-def _framework_versions(v) -> dict:
+def framework_versions(v) -> dict:
+    """`framework-versions` (and `--framework-version NAME=VERSION`): framework -> version; ConfigError if not."""
     if not isinstance(v, dict):
         raise ConfigError(f"`framework-versions` must be a mapping such as {{vllm-ascend: 0.13.0}}, got {type(v).__name__}")
     out = {}
