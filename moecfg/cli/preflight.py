@@ -84,7 +84,7 @@ def _given_versions(facts, given) -> None:
 def _settings(config_path, facts):
     """The working directory's settings (.moecfg.yaml / pyproject.toml, or --config): they fill only what the
     machine could not tell. A broken file is said under "not read", never the end of the launch."""
-    from moecfg.core.settings import Cli, ConfigError, Settings
+    from moecfg.checking.settings import Cli, ConfigError, Settings
 
     try:
         return Settings(Cli(config=config_path)).for_file(os.getcwd())

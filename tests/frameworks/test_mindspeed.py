@@ -121,7 +121,7 @@ def test_cann_script_sourced_after_the_launch_is_no_sign():
 
 
 def test_quickstart_set_env_in_its_own_block_of_the_section():
-    from moecfg.core.engine import check_text
+    from moecfg.checking.engine import check_text
     (r,) = check_text(fixture("quickstart_set_env.md"), "quickstart.md").results
     assert r.launch["framework"] == "mindspeed" and r.arguments["world_size"] == 8  # torchrun 8 x 1
     assert "/usr/local/Ascend/cann/set_env.sh (line 7" in r.derivation["framework"]
