@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from moecfg.preflight.machine import Facts
+from moecfg.preflight.tools import read_small
 
 MAX_WORDS = 4096  # argv words looked at for a model directory
 
@@ -57,28 +58,6 @@ def shell_script(argv: list[str]) -> str | None:
     if i >= len(argv):
         return None
     return read_small(argv[i], SCRIPT_CAP)
-
-
-def read_small(path: str, cap: int) -> str | None:
-    """A regular file's text, opened non-blocking (a FIFO or a device never blocks preflight), at most `cap`
-    bytes; None when it is not a regular file or cannot be read."""
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, cap + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > cap or b"\x00" in data:
-        return None
-    return data.decode("utf-8", "replace")
 
 
 def _words(script: str) -> list[str]:
