@@ -57,3 +57,13 @@ def test_a_default_the_op_does_not_take_is_not_added(run, tmp_path):
     (tmp_path / ".moecfg.yaml").write_text("cann_version: 9.1.0\n")
     res = run("check", "--format", "json", "ll.yaml", cwd=tmp_path)
     assert res.exit_code == 0 and "MC003" not in res.stdout
+
+
+def test_every_key_is_documented():
+    import re
+
+    import yaml
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", page, re.S).group(1)
+    assert {k.replace("-", "_") for k in yaml.safe_load(block)} == set(_KEYS)
