@@ -52,7 +52,9 @@ def context(policy, options) -> frameworks.LaunchContext:
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
-                     first_index: int = 0) -> list[DocumentResult]:
+                     first_index: int = 0, coverage=None) -> list[DocumentResult]:
+    """`coverage` (optional, core/coverage.Coverage): told each recognised launch's lines and what its
+    derivation did not read (issue 30)."""
     results: list[DocumentResult] = []
     # a valueFrom / template-value info is about a launch: said only when one is recognised
     about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
@@ -68,6 +70,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
             break
         derivation = module.derive(launch, launch_ctx)
+        if coverage is not None:
+            coverage.recognised(launch, derivation)
         about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
         ordinal, recognised = recognised, recognised + 1
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]

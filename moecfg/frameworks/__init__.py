@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from moecfg.optional import optional_module
-from moecfg.sources.launch import Launch
+from moecfg.sources.launch import Launch, Unread  # noqa: F401  (Unread: for frameworks, Derivation.unread)
 from moecfg.sources.yaml_source import Span
 
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
@@ -92,6 +92,9 @@ class Derivation:
     version: str
     calls: list[OpCall] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)  # launch-wide notes (version assumed, unknown flags)
+    # what this launch holds that is not derived (an RL trainer's rollout engine): listed in the report's
+    # `unread`, never a finding (issue 30, /work/notes/COVERAGE.md)
+    unread: list[Unread] = field(default_factory=list)
 
 
 def load(name: str):

@@ -78,7 +78,16 @@ def _buffer_rows(buffers: dict):
 def _summary(report) -> str:
     s = report.summary()
     return (f"Checked {_plural(s['files'], 'file')} ({_plural(s['documents'], 'document')}): "
-            f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}.")
+            f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}; "
+            f"{coverage_line(report)}.")
+
+
+def coverage_line(report) -> str:
+    """What the run read and did not (issue 30): `12 launches read (3 with op calls), 53 launches not read
+    (ms-swift megatron 53): -v lists them`."""
+    from moecfg.core.coverage import summary_text
+
+    return summary_text(report) if hasattr(report, "unread") else "0 launches read (0 with op calls)"
 
 
 def _explain_lines(r):
