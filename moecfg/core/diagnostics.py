@@ -178,14 +178,15 @@ class Report:
             "errors": self.count(ERROR),
             "warnings": self.count(WARNING),
             "infos": self.count(INFO),
-            **self._launches(),
         }
 
-    def _launches(self) -> dict:
-        from moecfg.core.coverage import launch_counts
+    def coverage(self) -> dict:
+        """The run's launch counts (issue 30): the JSON report's `coverage` object."""
+        from moecfg.core.coverage import by_launcher, launch_counts
 
         read, with_ops = launch_counts(self.results)
-        return {"launches_read": read, "launches_with_op_calls": with_ops, "launches_unread": len(self.unread)}
+        return {"launches_read": read, "launches_with_op_calls": with_ops, "launches_unread": len(self.unread),
+                "unread_by_launcher": by_launcher(self.unread)}
 
     def worst_rank(self) -> int:
         ranks = [SEVERITY_RANK[d.severity] for r in self.results for d in r.diagnostics]

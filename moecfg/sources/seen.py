@@ -30,17 +30,15 @@ def surface_of(name: str, text: str) -> str | None:
     return None
 
 
+def _candidates(text: str, surface: str) -> tuple:
+    """The launchers of this surface one of whose words the text holds (a few `in` tests per file)."""
+    return tuple(i for i, launcher in enumerate(W.LAUNCHERS)
+                 if surface in launcher.surfaces and any(w in text for w in launcher.words))
+
+
 @functools.cache
-def _pattern(surface: str) -> tuple[re.Pattern, tuple]:
-    """One alternation per surface, a named group per pattern; the group's index -> its Launcher."""
-    parts, owners = [], []
-    for launcher in W.LAUNCHERS:
-        if surface not in launcher.surfaces:
-            continue
-        for p in launcher.patterns:
-            parts.append(f"(?P<g{len(owners)}>{p})")
-            owners.append(launcher)
-    return re.compile("|".join(parts), re.M), tuple(owners)
+def _compiled(index: int) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, re.M) for p in W.LAUNCHERS[index].patterns)
 
 
 class Seen:
@@ -56,34 +54,56 @@ class Seen:
 
 
 def seen(text: str, surface: str | None) -> list[Seen]:
-    """Every launch line of `text` (one per line, first launcher that matches), in line order."""
+    """Every launch line of `text` (one per line: the first launcher of the table that matches it), in line order.
+    Only the lines holding one of the candidate launchers' words are searched with their patterns."""
     if surface is None:
         return []
-    pattern, owners = _pattern(surface)
+    candidates = _candidates(text, surface)
+    if not candidates:
+        return []
     fences = _fenced(text) if surface == W.MARKDOWN else None
     required: dict[int, bool] = {}
     out: list[Seen] = []
-    last = -1
-    for m in pattern.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
-        if start == last:
+    line_no, counted_to = 1, 0
+    for start in _lines_with(text, candidates):
+        end = text.find("\n", start)
+        line = text[start:end if end >= 0 else len(text)]
+        launcher = _first_match(line, candidates, text, required)
+        if launcher is None or not _counts(surface, line, fences, start):
             continue
-        launcher = owners[int(m.lastgroup[1:])]
-        if launcher.requires and not required.setdefault(id(launcher), bool(re.search(launcher.requires, text))):
-            continue
-        line_text = text[start:text.find("\n", m.start()) if "\n" in text[m.start():] else len(text)]
-        if not _counts(surface, line_text, m.start() - start, fences, start):
-            continue
-        last = start
-        out.append(Seen(text.count("\n", 0, start) + 1, launcher))
+        line_no += text.count("\n", counted_to, start)
+        counted_to = start
+        out.append(Seen(line_no, launcher))
     return out
 
 
-def _counts(surface: str, line: str, column: int, fences, offset: int) -> bool:
+def _first_match(line: str, candidates: tuple, text: str, required: dict):
+    for i in candidates:
+        launcher = W.LAUNCHERS[i]
+        if not any(w in line for w in launcher.words) or not any(p.search(line) for p in _compiled(i)):
+            continue
+        if launcher.requires and not required.setdefault(i, bool(re.search(launcher.requires, text))):
+            continue
+        return launcher
+    return None
+
+
+def _lines_with(text: str, candidates: tuple) -> list[int]:
+    """The start offsets of the lines holding a word of these launchers, sorted."""
+    starts = set()
+    for word in {w for i in candidates for w in W.LAUNCHERS[i].words}:
+        at = text.find(word)
+        while at >= 0:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            at = text.find(word, at + len(word))
+    return sorted(starts)
+
+
+def _counts(surface: str, line: str, fences, offset: int) -> bool:
     if surface == W.SHELL or surface == W.YAML:
         return not _SHELL_COMMENT.match(line)
-    if surface == W.PY:  # a launch a Python file builds is a string: a quote before the launcher's word
-        return not _PY_SKIPPED.match(line) and any(q in line[:column + 1] for q in "\"'")
+    if surface == W.PY:  # an import or a comment names a module, it does not launch it
+        return not _PY_SKIPPED.match(line)
     if surface == W.MARKDOWN:
         return any(a <= offset < b for a, b in fences)
     return True
