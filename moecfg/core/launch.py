@@ -6,6 +6,8 @@ the flag or env entry that fed the failing argument (`OpCall.sources`).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
@@ -60,6 +62,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
+    if ctx.file is None:
+        ctx = dataclasses.replace(ctx, file=name)
     recognised = 0  # the launch's ordinal in this call (`launch.index`; core/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)

@@ -42,6 +42,7 @@ class LaunchContext:
     settings_dir: str | None = None  # model config paths are relative to it
     device_memory_gb: float | None = None
     device: str | None = None  # GPU model for GPU frameworks (settings `device:`); `product` stays the Ascend one
+    file: str | None = None  # the checked file's path as shown: evidence of the model when a launch does not name it
 
     def version_for(self, framework: str) -> str | None:
         return dict(self.framework_versions).get(framework)
