@@ -2,7 +2,7 @@
 (dangling links: tests/coverage/test_report.py and tests/hardening/test_walk.py)."""
 from __future__ import annotations
 
-from moecfg.core.engine import check_paths, check_text
+from moecfg.checking.engine import check_paths, check_text
 from moecfg.frameworks import LaunchContext
 from moecfg.frameworks.flag_tables import unversioned_tag
 from moecfg.frameworks.models import PLACEHOLDER_PRESET, suggested_preset

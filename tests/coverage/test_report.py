@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from moecfg.cli import cli
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 
 LIGHTLLM = "#!/bin/bash\npython -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe\n"
 VLLM = "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel\n"
@@ -146,7 +146,7 @@ def test_a_dangling_symlink_met_walking_is_skipped_not_an_error(tmp_path):
 
 
 def test_a_dangling_symlink_named_on_the_command_line_is_still_a_usage_error(tmp_path):
-    from moecfg.core.engine import PathError
+    from moecfg.checking.engine import PathError
 
     link = tmp_path / "index.yaml"
     link.symlink_to(tmp_path / "nothere.yaml")
