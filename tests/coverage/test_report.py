@@ -152,3 +152,16 @@ def test_a_dangling_symlink_named_on_the_command_line_is_still_a_usage_error(tmp
     link.symlink_to(tmp_path / "nothere.yaml")
     with pytest.raises(PathError):
         check_paths([str(link)])
+
+
+def test_the_pydantic_report_holds_coverage_and_dumps_as_the_json_report(tmp_path):
+    import moecfg
+    from moecfg.models import Report
+
+    _repo(tmp_path)
+    as_json = json.loads(_run(tmp_path, "--format", "json").stdout)
+    assert Report.model_validate(as_json).model_dump() == as_json
+    report = moecfg.check("#!/bin/bash\npython -m lightllm.server.api_server --tp 8\n", name="x.sh")
+    assert [(u.line, u.launcher) for u in report.unread] == [(2, "LightLLM")]
+    assert [(f.state, f.reason) for f in report.files] == [("unread", "1 launch not read (LightLLM 1)")]
+    assert report.coverage.launches_unread == 1 and report.valid

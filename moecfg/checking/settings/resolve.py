@@ -109,6 +109,7 @@ def effective(settings: Settings, path: str) -> dict:
         "framework_versions": dict(cfg.framework_versions),
         "models": dict(cfg.models),
         "respect_gitignore": settings.respect_gitignore(path),
+        "unread": fs.unread,
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else
             ("config (default for documents without cann_version)" if cfg.cann_version else "documents (else latest)"),
@@ -118,5 +119,6 @@ def effective(settings: Settings, path: str) -> dict:
                 c for _, _, cs in cfg.per_path_ignores for c in cs)),
             "inline_suppressions": src(cli.inline_suppressions, cfg.inline_suppressions),
             "respect_gitignore": src(cli.respect_gitignore, cfg.respect_gitignore),
+            "unread": src(cli.unread, cfg.unread),
         },
     }
