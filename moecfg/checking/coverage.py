@@ -42,7 +42,7 @@ class Coverage:
 
         said = {u.line for u in self.unread}
         for s in seen(text, surface):
-            if s.line in said or any(a <= s.line <= b for a, b in self.extents):
+            if s.line in said or any(a <= line <= b for line in s.matched for a, b in self.extents):
                 continue
             self.unread.append(UnreadLaunch(self.name, s.line, s.launcher.name, reason or s.launcher.reason))
 

@@ -109,6 +109,7 @@ LAUNCHERS = (
     Launcher("verl", "trainer", ("verl.trainer",),
              (r"\bverl\.trainer\.(?:main_\w+|fsdp_sft_trainer|sft_trainer)\b",)),
     Launcher("verl", "trainer", ("verl.experimental.",), (r"\bverl\.experimental\.\w+\.\w*main\w*\b",)),
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.\w+\.main_\w+\b",)),  # verl recipes: -m recipe.dapo.main_dapo
     Launcher("verl", "trainer", ("actor_rollout_ref",), (r"^actor_rollout_ref[ \t]*:",), surfaces=frozenset((YAML,)),
              reason="RL trainer config not read: verl"),
     Launcher("slime", "trainer", ("train.py", "train_async.py"),
@@ -129,6 +130,8 @@ LAUNCHERS = (
               r"\b(?:hf_to_megatron_\w+|hf_megatron_roundtrip\w*)\.py\b", r"\bmegatron\.bridge\.recipes\.\w+")),
     Launcher("Megatron-Bridge", "trainer", ("examples/conversion/",), (r"\bexamples/conversion/\w+\.py\b",),
              requires=r"\bmegatron\.bridge\b|Megatron-Bridge|megatron-bridge"),
+    Launcher("Megatron-Bridge", "trainer", ("convert.sh", "CONVERT_SH"),
+             (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export)\b",)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),
              (r"\btorchtitan[./]train\b", r"--job\.config[_-]file\b")),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---

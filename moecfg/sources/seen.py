@@ -42,20 +42,22 @@ def _compiled(index: int) -> tuple[re.Pattern, ...]:
 
 
 class Seen:
-    """A line that looks like a launch of `launcher`."""
+    """A command that looks like a launch of `launcher`: its first line, and the lines a pattern matched (a launch
+    a framework read covers one of these)."""
 
-    __slots__ = ("line", "launcher")
+    __slots__ = ("line", "launcher", "matched")
 
-    def __init__(self, line: int, launcher: W.Launcher):
-        self.line, self.launcher = line, launcher
+    def __init__(self, line: int, launcher: W.Launcher, matched: tuple = ()):
+        self.line, self.launcher, self.matched = line, launcher, matched or (line,)
 
     def __repr__(self):
         return f"Seen({self.line}, {self.launcher.name!r})"
 
 
 def seen(text: str, surface: str | None) -> list[Seen]:
-    """Every launch line of `text` (one per line: the first launcher of the table that matches it), in line order.
-    Only the lines holding one of the candidate launchers' words are searched with their patterns."""
+    """Every launch of `text`, one per command (lines joined by a trailing `\\` are one command, reported at its
+    first line; the first launcher of the table matching any of its lines names it), in line order. Only the lines
+    holding one of the candidate launchers' words are searched with their patterns."""
     if surface is None:
         return []
     candidates = _candidates(text, surface)
@@ -63,28 +65,51 @@ def seen(text: str, surface: str | None) -> list[Seen]:
         return []
     fences = _fenced(text) if surface == W.MARKDOWN else None
     required: dict[int, bool] = {}
-    out: list[Seen] = []
-    line_no, counted_to = 1, 0
+    found: dict[int, int] = {}  # command start offset -> table index of its launcher
+    matched: dict[int, list[int]] = {}  # command start offset -> offsets of the lines a pattern matched
     for start in _lines_with(text, candidates):
         end = text.find("\n", start)
         line = text[start:end if end >= 0 else len(text)]
-        launcher = _first_match(line, candidates, text, required)
-        if launcher is None or not _counts(surface, line, fences, start):
+        index = _first_match(line, candidates, text, required)
+        if index is None or not _counts(surface, line, fences, start):
             continue
-        line_no += text.count("\n", counted_to, start)
-        counted_to = start
-        out.append(Seen(line_no, launcher))
+        command = _command_start(text, start)
+        found[command] = min(index, found.get(command, index))
+        matched.setdefault(command, []).append(start)
+    out: list[Seen] = []
+    line_no, counted_to = 1, 0
+    for command in sorted(found):
+        line_no += text.count("\n", counted_to, command)
+        counted_to = command
+        lines = tuple(line_no + text.count("\n", command, at) for at in matched[command])
+        out.append(Seen(line_no, W.LAUNCHERS[found[command]], lines))
     return out
 
 
-def _first_match(line: str, candidates: tuple, text: str, required: dict):
+_MAX_JOINED = 400  # lines: a longer run of continuations is not one command worth walking back through
+
+
+def _command_start(text: str, start: int) -> int:
+    """The offset of the first line of the command the line at `start` belongs to (continuations: `\\` at the end)."""
+    for _ in range(_MAX_JOINED):
+        if start == 0:
+            break
+        previous = text.rfind("\n", 0, start - 1) + 1
+        if not text[previous:start - 1].rstrip().endswith("\\"):
+            break
+        start = previous
+    return start
+
+
+def _first_match(line: str, candidates: tuple, text: str, required: dict) -> int | None:
+    """The table index of the first launcher matching this line."""
     for i in candidates:
         launcher = W.LAUNCHERS[i]
         if not any(w in line for w in launcher.words) or not any(p.search(line) for p in _compiled(i)):
             continue
         if launcher.requires and not required.setdefault(i, bool(re.search(launcher.requires, text))):
             continue
-        return launcher
+        return i
     return None
 
 

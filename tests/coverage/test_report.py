@@ -165,3 +165,9 @@ def test_the_pydantic_report_holds_coverage_and_dumps_as_the_json_report(tmp_pat
     assert [(u.line, u.launcher) for u in report.unread] == [(2, "LightLLM")]
     assert [(f.state, f.reason) for f in report.files] == [("unread", "1 launch not read (LightLLM 1)")]
     assert report.coverage.launches_unread == 1 and report.valid
+
+
+def test_a_read_launch_with_an_env_prefix_line_is_not_listed(tmp_path):
+    (tmp_path / "vllm.sh").write_text("#!/bin/bash\nVLLM_USE_V1=1 \\\n" + VLLM)
+    report = check_paths([str(tmp_path)])
+    assert report.unread == [] and [s.state for s in report.states] == ["read"]
