@@ -71,7 +71,7 @@ def seen(text: str, surface: str | None) -> list[Seen]:
         end = text.find("\n", start)
         line = text[start:end if end >= 0 else len(text)]
         index = _first_match(line, candidates, text, required)
-        if index is None or not _counts(surface, line, fences, start):
+        if index is None or not _counts(surface, line, fences, start, W.LAUNCHERS[index]):
             continue
         command = _command_start(text, start)
         found[command] = min(index, found.get(command, index))
@@ -124,18 +124,53 @@ def _lines_with(text: str, candidates: tuple) -> list[int]:
     return sorted(starts)
 
 
-def _counts(surface: str, line: str, fences, offset: int) -> bool:
+_PY_ARGUMENTS = re.compile(r"--|(?:^|[\s'\"])-m\b|=|\.py\b")
+
+
+def _counts(surface: str, line: str, fences, offset: int, launcher) -> bool:
     if surface == W.SHELL or surface == W.YAML:
         return not _SHELL_COMMENT.match(line)
-    if surface == W.PY:  # an import or a comment names a module, it does not launch it
-        return not _PY_SKIPPED.match(line)
-    if surface == W.MARKDOWN:
-        return any(a <= offset < b for a, b in fences)
+    if surface == W.PY:  # an import or a comment names a module, it does not launch it; a launch a Python file
+        # builds has arguments (`elif 'swift rlhf' in task:` compares a name, ms-swift@3602360a5 swift/ui/llm_train/
+        # runtime.py:554), unless the entry is a Python call itself (slime's execute_train)
+        return not _PY_SKIPPED.match(line) and (launcher.surfaces == {W.PY} or bool(_PY_ARGUMENTS.search(line)))
+    if surface == W.MARKDOWN:  # a code block's comment or Python import is no launch either (Megatron-Bridge@067f987df
+        # docs/training/mixed-precision.md:125 `from megatron.bridge.recipes.llama import ...`)
+        return not _PY_SKIPPED.match(line) and any(a <= offset < b for a, b in fences)
     return True
 
 
+_RST_BLOCK = re.compile(r"^([ \t]*)(?:\.\.[ \t]+(?:code-block|code|sourcecode)::.*|.*::)[ \t]*$", re.M)
+
+
+def _rst_blocks(text: str) -> list[tuple[int, int]]:
+    """Offsets of reStructuredText literal blocks (`::`, `.. code-block::`): the lines indented below them."""
+    out = []
+    for m in _RST_BLOCK.finditer(text):
+        indent, at, end = len(m.group(1).expandtabs()), m.end() + 1, m.end() + 1
+        while at < len(text):
+            nl = text.find("\n", at)
+            nl = len(text) if nl < 0 else nl
+            line = text[at:nl]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            at = end = nl + 1
+        if end > m.end() + 1:
+            out.append((m.end() + 1, end))
+    return out
+
+
 def _fenced(text: str) -> list[tuple[int, int]]:
-    """Offsets of the bodies of fenced code blocks (``` / ~~~): prose outside them is never a launch."""
+    """Offsets of the bodies of code blocks (Markdown ``` / ~~~ fences, reStructuredText literal blocks): prose
+    outside them is never a launch."""
+    if "::" in text:
+        rst = _rst_blocks(text)
+        if rst:
+            return rst + _fenced_markdown(text)
+    return _fenced_markdown(text)
+
+
+def _fenced_markdown(text: str) -> list[tuple[int, int]]:
     out, opened = [], None
     for m in _FENCE.finditer(text):
         if opened is None:

@@ -97,3 +97,22 @@ def test_one_entry_per_line_and_line_numbers():
                                            ("x.rst", "markdown"), ("run.py", "py"), ("LICENSE", None)])
 def test_surface_of(name, surface):
     assert surface_of(name, "") == surface
+
+
+def test_restructuredtext_literal_blocks_are_code_and_paragraphs_are_prose():
+    text = ("Serving\n=======\n\nWe run python -m lightllm.server.api_server in production.\n\n"
+            ".. code-block:: bash\n\n   python -m lightllm.server.api_server --tp 8 \\\n      --enable_ep_moe\n\n"
+            "Or::\n\n    trtllm-serve deepseek-ai/DeepSeek-V3 --ep_size 8\n\nDone.\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "markdown")] == [(8, "LightLLM"), (13, "TensorRT-LLM")]
+
+
+def test_a_python_string_naming_a_command_without_arguments_is_no_launch():
+    """ms-swift@3602360a5 swift/ui/llm_train/runtime.py:554 compares a task name with a command name."""
+    text = "    elif 'swift rlhf' in task:\n        cmd = 'swift rlhf --model Qwen/Qwen3-8B --rlhf_type grpo'\n"
+    assert [(s.line, s.launcher.name) for s in seen(text, "py")] == [(2, "ms-swift")]
+
+
+def test_an_import_in_a_markdown_code_block_is_no_launch():
+    """NVIDIA-NeMo/Megatron-Bridge@067f987df docs/training/mixed-precision.md:125."""
+    text = "```python\nfrom megatron.bridge.recipes.llama import llama32_1b_peft_config\n```\n"
+    assert seen(text, "markdown") == []
