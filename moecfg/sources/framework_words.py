@@ -132,6 +132,8 @@ LAUNCHERS = (
              requires=r"\bmegatron\.bridge\b|Megatron-Bridge|megatron-bridge"),
     Launcher("Megatron-Bridge", "trainer", ("convert.sh", "CONVERT_SH"),
              (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export)\b",)),
+    Launcher("Megatron-Bridge", "trainer", ("scripts/performance/",),
+             (r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b",)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),
              (r"\btorchtitan[./]train\b", r"--job\.config[_-]file\b")),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---

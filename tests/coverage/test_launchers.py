@@ -32,6 +32,8 @@ CASES = [
      "Megatron-Bridge has recipes"),
     ("Megatron-Bridge", "shell", './scripts/conversion/convert.sh export --hf-model stepfun-ai/Step-3.7-Flash --ep 4',
      "See scripts/conversion/convert.sh for the conversion."),
+    ("Megatron-Bridge", "shell", "uv run python scripts/performance/run_script.py -m qwen -mr qwen3_30b_a3b -ng 16",
+     "The scripts/performance/ folder holds the benchmarks."),
     ("torchtitan", "shell", "torchrun --nproc_per_node 8 -m torchtitan.train --job.config_file deepseek_v3.toml",
      "torchtitan trains DeepSeek"),
     ("LightLLM", "shell", "python -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe",
