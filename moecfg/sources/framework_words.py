@@ -131,7 +131,7 @@ LAUNCHERS = (
     Launcher("Megatron-Bridge", "trainer", ("examples/conversion/",), (r"\bexamples/conversion/\w+\.py\b",),
              requires=r"\bmegatron\.bridge\b|Megatron-Bridge|megatron-bridge"),
     Launcher("Megatron-Bridge", "trainer", ("convert.sh", "CONVERT_SH"),
-             (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export)\b",)),
+             (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export|roundtrip)\b",)),
     Launcher("Megatron-Bridge", "trainer", ("scripts/performance/",),
              (r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b",)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),

@@ -34,6 +34,7 @@ CASES = [
      "See scripts/conversion/convert.sh for the conversion."),
     ("Megatron-Bridge", "shell", "uv run python scripts/performance/run_script.py -m qwen -mr qwen3_30b_a3b -ng 16",
      "The scripts/performance/ folder holds the benchmarks."),
+    ("Megatron-Bridge", "shell", '"${CONVERT_SH}" roundtrip \\', 'CONVERT_SH="${REPO_ROOT}/scripts/conversion/convert.sh"'),
     ("torchtitan", "shell", "torchrun --nproc_per_node 8 -m torchtitan.train --job.config_file deepseek_v3.toml",
      "torchtitan trains DeepSeek"),
     ("LightLLM", "shell", "python -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe",
