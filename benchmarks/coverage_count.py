@@ -15,7 +15,7 @@ LAUNCH = re.compile(r"torchrun|python[0-9.]*\s+(?:-m\s+)?\S|\bserve\b|api_server
                     r"|ray\s+job\s+submit|execute_train\(|trtllm-serve|srun|main_ppo|run_recipe")
 name = sys.argv[1]
 root = f"/tmp/wild/{name}"
-d = json.load(open(f"/tmp/wild/{name}.json"))
+d = json.load(open(os.environ.get("REPORT", f"/tmp/wild/{name}.json")))
 states = {f["file"].removeprefix("./"): f["state"] for f in d["files"]}
 unread_files = {u["file"].removeprefix("./") for u in d["unread"]}
 ep_files = []
