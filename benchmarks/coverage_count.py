@@ -3,7 +3,7 @@ found by grep, not by moecfg) vs the files moecfg read or listed as unread. Libr
 examples/, scripts/, recipes/) is not a launch. The misses it prints are then inspected by hand (docs/wild.md).
 
     cd /tmp/wild/slime && moecfg check . --format json > /tmp/wild/slime.json
-    python benchmarks/coverage_count.py slime 20          # reads /tmp/wild/slime and /tmp/wild/slime.json
+    REPORT=/tmp/wild/slime.json python benchmarks/coverage_count.py slime 20   # the tree is /tmp/wild/slime
 """
 import json
 import os
