@@ -29,7 +29,7 @@ from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, opti
               help="Read launch commands in documentation (*.md, *.mdx, *.rst code blocks) while walking folders "
               "(default: yes, except at a repository's top folder).")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
-              "no launch) and why, on stderr.")
+              "no launch) and why, and each launch seen but not read with its launcher and why, on stderr.")
 @click.option("--fail-on-unread", is_flag=True, default=None,
               help="Exit 1 when a launch was seen but not read (default: listed only; setting `unread: error`).")
 @click.option("--no-respect-gitignore", is_flag=True, default=None,

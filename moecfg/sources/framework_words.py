@@ -109,7 +109,8 @@ LAUNCHERS = (
     Launcher("verl", "trainer", ("verl.trainer",),
              (r"\bverl\.trainer\.(?:main_\w+|fsdp_sft_trainer|sft_trainer)\b",)),
     Launcher("verl", "trainer", ("verl.experimental.",), (r"\bverl\.experimental\.\w+\.\w*main\w*\b",)),
-    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.\w+\.main_\w+\b",)),  # verl recipes: -m recipe.dapo.main_dapo
+    # verl's recipes: `python3 -m recipe.dapo.main_dapo`
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.\w+\.main_\w+\b",)),
     Launcher("verl", "trainer", ("actor_rollout_ref",), (r"^actor_rollout_ref[ \t]*:",), surfaces=frozenset((YAML,)),
              reason="RL trainer config not read: verl"),
     Launcher("slime", "trainer", ("train.py", "train_async.py"),
@@ -145,6 +146,6 @@ LAUNCHERS = (
               AT_COMMAND + r"trtllm-llmapi-launch\b")),
     # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
     Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
-             (AT_COMMAND + r"(?:torchrun|python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+torch\.distributed\.(?:run|launch))\b",),
+             (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),
              requires=EP_FLAGS, reason="distributed launch of a script moecfg does not know (not read)"),
 )
