@@ -11,7 +11,9 @@ class UnreadLaunch:
     __slots__ = ("file", "line", "launcher", "reason")
 
     def __init__(self, file: str, line: int, launcher: str, reason: str):
-        self.file, self.line, self.launcher, self.reason = file, line, launcher, reason
+        # a reader may name the launcher from the file's text: one printable line, clipped (the summary line and
+        # `github` output print it; nothing from a file reaches a terminal or a CI log raw)
+        self.file, self.line, self.launcher, self.reason = file, line, _one_line(launcher, 60), _one_line(reason, 300)
 
     def __eq__(self, other):
         return isinstance(other, UnreadLaunch) and self.to_dict() == other.to_dict()
@@ -38,6 +40,12 @@ class FileState:
         if self.reason:
             out["reason"] = self.reason
         return out
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = "".join(c if c.isprintable() else " " for c in str(text))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def state_of(name: str, results, skipped, unread) -> FileState:

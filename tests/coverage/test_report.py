@@ -171,3 +171,11 @@ def test_a_read_launch_with_an_env_prefix_line_is_not_listed(tmp_path):
     (tmp_path / "vllm.sh").write_text("#!/bin/bash\nVLLM_USE_V1=1 \\\n" + VLLM)
     report = check_paths([str(tmp_path)])
     assert report.unread == [] and [s.state for s in report.states] == ["read"]
+
+
+def test_a_launcher_named_from_file_text_is_one_printable_line():
+    from moecfg.core.coverage import UnreadLaunch
+
+    u = UnreadLaunch("a.sh", 3, "x\n::error file=a::forged\x1b[31m", "why\r\nnot")
+    assert u.launcher == "x ::error file=a::forged [31m" and u.reason == "why not"
+    assert len(UnreadLaunch("a.sh", 1, "y" * 500, "").launcher) == 60
