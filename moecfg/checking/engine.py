@@ -266,9 +266,13 @@ def _can_fork() -> bool:
 def check_entry(entry, options: kinds.Options, settings) -> Checked:
     """One file's Checked, its state set (core/coverage.py state_of); None state: a sniffed file without launch words."""
     got = _check_entry(entry, options, settings)
-    if got.state is None and not (getattr(entry, "sniff", None) and not got.unread):
-        name = "<stdin>" if entry.path == "-" else entry.path
-        got.state = state_of(name, got.results, got.skipped, got.unread)
+    name = "<stdin>" if entry.path == "-" else entry.path
+    if getattr(entry, "sniff", None) and not got.unread and not got.results:
+        if entry.named:  # named on the command line: said, not silently dropped
+            got.skipped.append(SkippedDocument(name, 0, "Python file without a launch word (sniffed, never parsed)"))
+        else:  # walked for launch words and held none: not one of the checked files
+            return got
+    got.state = state_of(name, got.results, got.skipped, got.unread)
     return got
 
 
@@ -282,10 +286,10 @@ def _check_entry(entry, options: kinds.Options, settings) -> Checked:
         dangling.skipped.append(SkippedDocument(name, 0, str(exc)))
         return dangling
     except Unreadable as exc:
-        if getattr(entry, "sniff", None):  # walked for launch words only: not a file moecfg checks
-            return Checked()
         if entry.named:
             raise PathError(f"{entry.path}: {exc}") from None
+        if getattr(entry, "sniff", None):  # walked for launch words only: not a file moecfg checks
+            return Checked()
         unread = Checked()
         unread.results.append(DocumentResult(file=name, document=0, diagnostics=[
             diagnostic(R.NOT_TEXT.code, str(exc), Span(1, 1, 1, 1))]))

@@ -83,8 +83,8 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
             sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
             found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
             entries.extend(sorted(found, key=lambda e: e.path))
-        elif os.path.lexists(p):
-            entries.append(Entry(p, named=True))
+        elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
+            entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))
         else:
             raise PathError(f"{p}: no such file or directory")
     return entries

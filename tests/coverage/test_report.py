@@ -179,3 +179,13 @@ def test_a_launcher_named_from_file_text_is_one_printable_line():
     u = UnreadLaunch("a.sh", 3, "x\n::error file=a::forged\x1b[31m", "why\r\nnot")
     assert u.launcher == "x ::error file=a::forged [31m" and u.reason == "why not"
     assert len(UnreadLaunch("a.sh", 1, "y" * 500, "").launcher) == 60
+
+
+def test_a_python_file_named_on_the_command_line_is_sniffed_not_parsed(tmp_path):
+    builder, plain = tmp_path / "launch.py", tmp_path / "plain.py"
+    builder.write_text(BUILDER)
+    plain.write_text("x = {1: [\n")  # neither Python nor YAML that parses: never parsed, so no MC001
+    report = check_paths([str(builder), str(plain)])
+    assert report.results == []
+    assert [(s.state, s.reason) for s in report.states] == [
+        ("unread", "1 launch not read (verl 1)"), ("skipped", "Python file without a launch word (sniffed, never parsed)")]
