@@ -189,3 +189,14 @@ def test_a_python_file_named_on_the_command_line_is_sniffed_not_parsed(tmp_path)
     assert report.results == []
     assert [(s.state, s.reason) for s in report.states] == [
         ("unread", "1 launch not read (verl 1)"), ("skipped", "Python file without a launch word (sniffed, never parsed)")]
+
+
+def test_check_launch_names_a_launcher_it_does_not_read():
+    import moecfg
+
+    report = moecfg.check_launch(["trtllm-serve", "deepseek-ai/DeepSeek-R1", "--ep_size", "8"])
+    assert [(u.line, u.launcher, u.reason) for u in report.unread] == [
+        (1, "TensorRT-LLM", "engine not supported: TensorRT-LLM")]
+    assert [f.state for f in report.files] == ["unread"]
+    read = moecfg.check_launch(["vllm", "serve", "deepseek-ai/DeepSeek-V3", "--enable-expert-parallel"])
+    assert read.unread == [] and [f.state for f in read.files] == ["read"] and read.coverage.launches_read == 1
