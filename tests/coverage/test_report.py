@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from moecfg.cli import cli
-from moecfg.checking.engine import check_paths
+from moecfg.checking.engine import check_paths, check_text
 
 LIGHTLLM = "#!/bin/bash\npython -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe\n"
 VLLM = "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel\n"
@@ -200,3 +200,12 @@ def test_check_launch_names_a_launcher_it_does_not_read():
     assert [f.state for f in report.files] == ["unread"]
     read = moecfg.check_launch(["vllm", "serve", "deepseek-ai/DeepSeek-V3", "--enable-expert-parallel"])
     assert read.unread == [] and [f.state for f in read.files] == ["read"] and read.coverage.launches_read == 1
+
+
+def test_a_config_key_entry_is_not_listed_in_a_file_a_framework_read():
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: s\n    image: vllm/vllm-openai:v0.11.0\n"
+           "    command: [vllm, serve, deepseek-ai/DeepSeek-V3, --enable-expert-parallel]\n")
+    alone = check_text("actor_rollout_ref:\n  rollout:\n    name: vllm\n", "ppo.yaml")
+    assert [(u.line, u.launcher, u.reason) for u in alone.unread] == [(1, "verl", "RL trainer config not read: verl")]
+    both = check_text(pod + "---\nactor_rollout_ref:\n  rollout:\n    name: vllm\n", "both.yaml")
+    assert both.unread == [] and any(r.launch for r in both.results)
