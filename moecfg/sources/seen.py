@@ -70,6 +70,8 @@ def seen(text: str, surface: str | None) -> list[Seen]:
     for start in _lines_with(text, candidates):
         end = text.find("\n", start)
         line = text[start:end if end >= 0 else len(text)]
+        if len(line) > MAX_LINE:  # minified data, not a command someone wrote: the patterns never see it
+            continue
         index = _first_match(line, candidates, text, required)
         if index is None or not _counts(surface, line, fences, start, W.LAUNCHERS[index]):
             continue
@@ -86,6 +88,7 @@ def seen(text: str, surface: str | None) -> list[Seen]:
     return out
 
 
+MAX_LINE = 4096  # characters: the longest line the patterns are tried on (bounds their cost on any file)
 _MAX_JOINED = 400  # lines: a longer run of continuations is not one command worth walking back through
 
 

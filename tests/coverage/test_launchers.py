@@ -119,3 +119,12 @@ def test_an_import_in_a_markdown_code_block_is_no_launch():
     """NVIDIA-NeMo/Megatron-Bridge@067f987df docs/training/mixed-precision.md:125."""
     text = "```python\nfrom megatron.bridge.recipes.llama import llama32_1b_peft_config\n```\n"
     assert seen(text, "markdown") == []
+
+
+def test_a_huge_line_costs_little_and_is_no_launch():
+    import time
+
+    line = "ray job submit " + "-- python3 train.py " + "x" * 200_000 + " --rollout-batch-size 8\n"
+    start = time.process_time()
+    assert seen(line * 20, "shell") == []
+    assert time.process_time() - start < 0.5
