@@ -29,6 +29,19 @@ class Coverage:
         if lines:
             self.extents.append((min(lines), max(lines)))
         self.from_records(getattr(derivation, "unread", ()))
+        self._outside(derivation)
+
+    def _outside(self, derivation) -> None:
+        """A file the launch names (a --deepep-config, a model's config.json) that moecfg does not read because
+        it lies outside the checked tree: the launch is read, that part of it is listed (`config outside the tree`)."""
+        from moecfg.sources.contained import OUTSIDE
+
+        notes = list(derivation.notes) + [n for call in derivation.calls for n in call.notes]
+        for note in notes:
+            if OUTSIDE in note.message and note.span.line not in {u.line for u in self.unread}:
+                what = note.message.split(":", 1)[0]
+                self.unread.append(UnreadLaunch(self.name, note.span.line, derivation.framework,
+                                                f"config outside the tree: {what}"))
 
     def from_records(self, records) -> None:
         """`sources.launch.Unread` records from a reader or a framework."""

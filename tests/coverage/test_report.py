@@ -209,3 +209,16 @@ def test_a_config_key_entry_is_not_listed_in_a_file_a_framework_read():
     assert [(u.line, u.launcher, u.reason) for u in alone.unread] == [(1, "verl", "RL trainer config not read: verl")]
     both = check_text(pod + "---\nactor_rollout_ref:\n  rollout:\n    name: vllm\n", "both.yaml")
     assert both.unread == [] and any(r.launch for r in both.results)
+
+
+def test_a_config_outside_the_tree_is_listed_beside_the_launch_that_names_it(tmp_path):
+    outside = tmp_path / "deepep.json"
+    outside.write_text('{"normal_dispatch": {}, "normal_combine": {}}')
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "serve.sh").write_text("#!/bin/bash\npython3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+                                   f"--tp 16 --ep 16 --moe-a2a-backend deepep --deepep-config {outside} --nnodes 2\n")
+    report = check_paths([str(tree)])
+    assert [(u.line, u.launcher, u.reason) for u in report.unread] == [
+        (2, "sglang", f"config outside the tree: --deepep-config {outside}")]
+    assert [s.state for s in report.states] == ["read"]  # the launch is read; the file it names is not
