@@ -25,6 +25,7 @@ device: H100
 device-memory-gb: 80
 markdown: true
 respect-gitignore: true
+unread: list
 exclude: [vendor/, build/]
 extend-exclude: []
 """

@@ -10,10 +10,11 @@ from moecfg.checking.settings.errors import ConfigError
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
+UNREAD = ("list", "error")  # a launch seen but not read: listed (default), or it fails the run (issue 30)
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore", "exclude",
-         "extend_exclude")
+         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore", "unread",
+         "exclude", "extend_exclude")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
               "xllm")
 
@@ -41,6 +42,7 @@ class Config:
     # applies), `extend-exclude` adds to whichever applies. A path named on the command line is always checked.
     exclude: tuple | None = None
     extend_exclude: tuple = ()
+    unread: str | None = None  # "error": a launch seen but not read fails the run (default "list")
 
     @property
     def root(self) -> str:
@@ -77,6 +79,7 @@ def parse(table: dict, path: str | None) -> Config:
             respect_gitignore=_bool(values.get("respect_gitignore"), "respect-gitignore"),
             exclude=None if values.get("exclude") is None else _patterns(values["exclude"], "exclude"),
             extend_exclude=_patterns(values.get("extend_exclude", []), "extend-exclude"),
+            unread=_choice(values.get("unread"), UNREAD, "unread"),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None
