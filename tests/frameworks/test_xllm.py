@@ -268,7 +268,7 @@ def test_atb_backend_is_summarised_not_derived():
     text = "xllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16 --expert_parallel_degree=2\n"
     assert not any(r.op == "dispatch_combine_v2" for r in lint(text))
     summary = message(text, "MC918")
-    assert "xllm_atb_layers" in summary and "deepseek-v3 is a model type AUTO runs on ATB" in summary
+    assert "xllm_atb_layers" in summary and "model type deepseek_v3 is one AUTO runs on ATB" in summary
 
 
 def test_no_direct_dispatch_before_0_10():

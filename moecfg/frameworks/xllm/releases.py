@@ -70,16 +70,27 @@ def modern(release: str) -> bool:
     return release == NEWEST or tuple(int(x) for x in release.split(".")[:2]) >= (0, 10)
 
 
-# moecfg preset names (prefixes) of xLLM's torch-only model types, and those whose type (qwen3_moe) runs on both
-_TORCH_ONLY_0_9 = ("qwen3.5", "qwen3-next")
-_TORCH_ONLY_0_10 = ("deepseek-v4", "qwen3.5", "qwen3-next", "minimax-m2")
-BOTH_BACKENDS = ("qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-coder-480b-a35b")
+# the model types (config.json `model_type`, as xLLM's registry compares them) that run only on TORCH, and those
+# that run on both backends: v0.9.x model_registry.cpp:68-78, 112 (X@ef1543a); v0.10.0 and main :69-82, 116
+# (X@5e814b1, X@87e8d6e); before v0.9 no check
+_TORCH_ONLY_0_9 = ("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_mtp", "qwen3_5_moe_mtp",
+                   "qwen3_next")
+_TORCH_ONLY_0_10 = ("deepseek_v4", "deepseek_v4_mtp") + _TORCH_ONLY_0_9 + ("minimax_m2",)
 
 
 def torch_only(release: str) -> tuple[str, ...]:
     if modern(release):
         return _TORCH_ONLY_0_10
     return _TORCH_ONLY_0_9 if release.startswith("0.9.") else ()
+
+
+def both_backends(release: str) -> tuple[str, ...]:
+    """Model types an explicit ATB or TORCH both accept: qwen3 only in v0.9.x, qwen3 and qwen3_moe from v0.10.0."""
+    return ("qwen3", "qwen3_moe") if modern(release) else ("qwen3",)
+
+
+def registry_lines(release: str) -> str:
+    return "model_registry.cpp:69-82,116-132" if modern(release) else "model_registry.cpp:68-78,112-128"
 
 
 def checks_backend(release: str) -> bool:
