@@ -82,9 +82,9 @@ def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
     gbs = global_bs(c, t, ep_arg)
     b.put("global_bs", gbs)
     if c.product == "A3":
-        b.put("tp_world_size", Arg(1, (), f"A3: group_tp = the EP group, tp_world_size=1 ({c.rel.cite['dispatch']})"))
+        b.put("tp_world_size", Arg(1, (), f"A3: group_tp = the EP group, tp_world_size=1 ({_args_cite(c)})"))
     if _active_mask(c, gbs.value):
-        b.put("x_active_mask", Arg("1d", (), f"mc2_mask passed ({c.rel.cite['dispatch']})"))
+        b.put("x_active_mask", Arg("1d", (), f"mc2_mask passed ({_args_cite(c)})"))
     if c.hierarchical:
         src = c.hier_flag if c.hier_flag.value else c.hier_env
         b.put("expert_scales", Arg(True, src.spans, f"{src.text}: hierarchical communication passes expert_scales"))
@@ -92,6 +92,11 @@ def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
         b.put("comm_alg", Arg("hierarchy", c.hier_flag.spans, f"{c.hier_flag.text} ({c.rel.cite['hierarchy']})"))
     b.put("expert_token_nums_type", Arg(0, (), f"prefix sums ({c.rel.cite['dispatch']})"))
     return b.call
+
+
+def _args_cite(c) -> str:
+    """Where the release passes tp_world_size and x_active_mask (v0.11.0 / v0.13.0: inside the dispatch range)."""
+    return c.rel.cite.get("mc2_args", c.rel.cite["dispatch"])
 
 
 def _active_mask(c, gbs) -> bool:
@@ -129,10 +134,10 @@ def skip_allreduce(c, t, setup, mode: Arg) -> tuple[bool, str]:
     else:
         potential = min(mns * (1 + spec), 512)
     needs = lambda n: C.choose(setup, n, t.capacity.value)[0] in (C.MC2, C.FUSED)  # noqa: E731
-    recompute = c.args.config("--additional-config", "scheduler_config", "recompute_scheduler_enable")
-    if recompute.value is None:
-        recompute = c.args.config("--additional-config", "recompute_scheduler_enable")
-    separate = str(mode.value) in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
+    recompute = c.args.config("--additional-config", *c.rel.recompute_key)
+    # cudagraph_mode.separate_routine() (FULL_AND_PIECEWISE, FULL_DECODE_ONLY) bars the prefill case only from
+    # v0.25.1rc1 (uniform_cudagraph_mode); earlier releases skip whenever both run MC2
+    separate = c.rel.skip_uniform_graphs and str(mode.value) in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
     if not needs(potential):
         return False, f"decode's {potential} tokens leave MC2 ({cite})"
     if needs(mnbt) and not separate:

@@ -16,8 +16,12 @@ ops/fused_moe/moe_comm_method.py. What differs between them here:
   MegaMoE capacity follows max_num_batched_tokens; without it a prefill step overruns the buffer (MC952).
 - the MC2 token capacity: eager steps capped at 512 tokens and no per-rank cap (v0.18-v0.22); per TP rank capped at
   512 (v0.23.0, v0.24.0rc1); per op (MC2 512, dispatch_ffn_combine 512, MegaMoE 4096) from v0.25.1rc1.
-Fields not listed above (graph capture sizes, global_bs / skip-allreduce, mc2_mask, A2's 24 experts per device,
-hierarchy flag, EPLB, the mc2 group) follow main@182b75e: the same code at each tag (see `cite`).
+- global_bs on a kv_consumer (utils.py should_skip_allreduce_across_dp_group): decode and prefill both on MC2 (or
+  recompute_scheduler_enable, top-level in additional_config) up to v0.24.0rc1; from v0.25.1rc1 (PR #14307) the
+  prefill case also needs a cudagraph mode that does not separate decode, and the recompute key moves under
+  scheduler_config. Each release cites its own lines.
+Fields not listed above (graph capture sizes, mc2_mask, A2's 24 experts per device, hierarchy flag, EPLB, the mc2
+group) are main@182b75e's code; `cite` names main's lines for them (moecfg has not re-read each at every tag).
 """
 from __future__ import annotations
 
@@ -31,15 +35,30 @@ def _entry(key: str, ref: str, commit: str, lines: dict, **fields) -> Release:
     cite.update({name: f"{at} {where}" for name, where in lines.items()})
     base = {f: getattr(MAIN, f) for f in MAIN.__slots__ if f not in ("key", "ref", "cite")}
     base.update(fields)
+    if not base["skip_uniform_graphs"]:  # before #14307: the older rule, the top-level recompute key
+        base["recompute_key"] = ("recompute_scheduler_enable",)
     return Release(key=key, ref=ref, cite=cite, **base)
+
+
+_OLD_SKIP = {"skip_uniform_graphs": False}
+
+
+def _args(gbs0: int, extra: int) -> str:
+    """token_dispatcher.py lines that pass x_active_mask (global_bs 0) and tp_world_size 1 (A3/A5 extra args)."""
+    return f"vllm_ascend/ops/fused_moe/token_dispatcher.py:{gbs0}-{gbs0 + 1},{extra}-{extra + 4}"
+
+
+def _skip(first: int, last: int) -> str:
+    return f"vllm_ascend/utils.py:{first}-{last} (should_skip_allreduce_across_dp_group)"
 
 
 _V018_LINES = {
     "capacity": "vllm_ascend/ascend_forward_context.py:170-186 (eager: min(max_num_reqs x query_len, 512))",
     "select": "vllm_ascend/ascend_forward_context.py:233-272", "fused": "vllm_ascend/envs.py:103 + "
     "ascend_forward_context.py:250-272", "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:292 "
-    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129"}
-V018 = _entry("0.18.0", "v0.18.0@e18643f", "e18643f", _V018_LINES, eager_cap=512, prefill_mc2=False,
+    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129",
+    "skip_allreduce": _skip(1002, 1071), "mc2_args": _args(170, 180)}
+V018 = _entry("0.18.0", "v0.18.0@e18643f", "e18643f", _V018_LINES, **_OLD_SKIP, eager_cap=512, prefill_mc2=False,
               tp_rank_limits=False, fused="dfc", fused_values=(0, 1, 2), fused_config_key=False,
               dfc_output=("fixed", 65536), megamoe=False)
 
@@ -47,24 +66,25 @@ V019 = _entry("0.19.1rc1", "v0.19.1rc1@da421af", "da421af", {
     "capacity": "vllm_ascend/ascend_forward_context.py:195-211 (eager: min(max_num_reqs x query_len, 512))",
     "select": "vllm_ascend/ascend_forward_context.py:264-299", "fused": "vllm_ascend/envs.py:103 + "
     "ascend_forward_context.py:277-299", "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:294 "
-    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129"},
+    "(max_output_size=65536)", "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:108-129",
+    "skip_allreduce": _skip(1027, 1096), "mc2_args": _args(173, 183)}, **_OLD_SKIP,
     eager_cap=512, prefill_mc2=False, tp_rank_limits=False, fused="dfc", fused_values=(0, 1, 2),
     fused_config_key=False, dfc_output=("fixed", 65536), megamoe=False)
 
 
-def _v02x(key: str, commit: str, cfg_line: int) -> Release:
+def _v02x(key: str, commit: str, cfg_line: int, skip: tuple[int, int]) -> Release:
     lines = {"capacity": "vllm_ascend/ascend_forward_context.py:198-214 (eager: min(max_num_reqs x query_len, 512))",
              "select": "vllm_ascend/ascend_forward_context.py:283-305",
              "fused": f"vllm_ascend/ascend_config.py:{cfg_line}-{cfg_line + 4} + ascend_forward_context.py:283-305",
              "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:320 (max_output_size=131072)",
-             "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:120-141"}
-    return _entry(key, f"v{key}@{commit}", commit, lines, eager_cap=512, prefill_mc2=False, tp_rank_limits=False,
+             "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:120-141", "skip_allreduce": _skip(*skip), "mc2_args": _args(183, 193)}
+    return _entry(key, f"v{key}@{commit}", commit, lines, **_OLD_SKIP, eager_cap=512, prefill_mc2=False, tp_rank_limits=False,
                   fused="dfc", fused_values=(0, 1, 2), dfc_output=("fixed", 131072), megamoe=False)
 
 
-V020 = _v02x("0.20.2rc1", "367b8e6", 152)
-V021 = _v02x("0.21.0rc1", "80610e4", 146)
-V022 = _v02x("0.22.1rc1", "5f6faa0", 150)
+V020 = _v02x("0.20.2rc1", "367b8e6", 152, (1142, 1211))
+V021 = _v02x("0.21.0rc1", "80610e4", 146, (1083, 1152))
+V022 = _v02x("0.22.1rc1", "5f6faa0", 150, (1083, 1152))
 
 V023 = _entry("0.23.0", "v0.23.0@5cb98ca", "5cb98ca", {
     "capacity": "vllm_ascend/ascend_forward_context.py:202-217 (per TP rank capped at 512)",
@@ -72,8 +92,8 @@ V023 = _entry("0.23.0", "v0.23.0@5cb98ca", "5cb98ca", {
     "fused": "vllm_ascend/ascend_config.py:173-178 + ascend_forward_context.py:255-282",
     "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:321 + ascend_config.py:306-313 "
                             "(mega_moe_max_tokens, default 65536)",
-    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:121-133"},
-    fused="dfc", fused_values=(0, 1, 2), dfc_output=("config", 65536), megamoe=False)
+    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:121-133", "skip_allreduce": _skip(1230, 1275), "mc2_args": _args(182, 192)},
+    **_OLD_SKIP, fused="dfc", fused_values=(0, 1, 2), dfc_output=("config", 65536), megamoe=False)
 
 V024 = _entry("0.24.0rc1", "v0.24.0rc1@412cda2", "412cda2", {
     "capacity": "vllm_ascend/ascend_forward_context.py:201-216 (per TP rank capped at 512)",
@@ -81,8 +101,8 @@ V024 = _entry("0.24.0rc1", "v0.24.0rc1@412cda2", "412cda2", {
     "fused": "vllm_ascend/ascend_config.py:163-169 + ascend_forward_context.py:254-266",
     "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:325 + ascend_config.py:300-307 "
                             "(mega_moe_max_tokens, default 131072)",
-    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:121-133"},
-    fused="dfc", dfc_output=("config", 131072), megamoe=False)
+    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py:121-133", "skip_allreduce": _skip(1173, 1218), "mc2_args": _args(182, 192)},
+    **_OLD_SKIP, fused="dfc", dfc_output=("config", 131072), megamoe=False)
 
 V025 = _entry("0.25.1rc1", "v0.25.1rc1@9bf964c", "9bf964c", {
     "capacity": "vllm_ascend/ascend_forward_context.py:242-262",
@@ -90,7 +110,7 @@ V025 = _entry("0.25.1rc1", "v0.25.1rc1@9bf964c", "9bf964c", {
     "fused": "vllm_ascend/ascend_config.py:152-157 + ascend_forward_context.py:43 (cann_ops_transformer)",
     "mega_moe": "vllm_ascend/ops/fused_moe/moe_comm_method.py:303-355 (max_recv_token_num derived, :336-339)",
     "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:474 + ascend_config.py:263-270 "
-                            "(mega_moe_max_tokens, default 131072)"})
+                            "(mega_moe_max_tokens, default 131072)", "skip_allreduce": _skip(1165, 1214), "mc2_args": _args(196, 206)})
 
 V026 = _entry("0.26.0rc", "releases/v0.26.0rc@cf0baa3", "cf0baa3", {
     "capacity": "vllm_ascend/ascend_forward_context.py:272-295 (MegaMoE: max_num_batched_tokens, #14358 @6be4069)",
@@ -98,7 +118,8 @@ V026 = _entry("0.26.0rc", "releases/v0.26.0rc@cf0baa3", "cf0baa3", {
     "fused": "vllm_ascend/ascend_config.py:150-155 + ascend_forward_context.py:43,106-118 (use_cann_megamoe)",
     "mega_moe": "vllm_ascend/ops/fused_moe/moe_comm_method.py:304-358 (max_recv_token_num derived, :337-340)",
     "dispatch_ffn_combine": "vllm_ascend/ops/fused_moe/moe_comm_method.py:487 + ascend_config.py:273-280 "
-                            "(mega_moe_max_tokens, default 131072)"}, megamoe_prefill_fix=True)
+                            "(mega_moe_max_tokens, default 131072)", "skip_allreduce": _skip(1173, 1234), "mc2_args": _args(198, 208)},
+    megamoe_prefill_fix=True)
 
 _PR = "vllm-project/vllm-ascend#15014 (main, merged 2026-08-26; #14730 on releases/v0.26.0rc)"
 V027 = _entry("0.27", "main after #15014 (PR diff)", "182b75e", {

@@ -37,6 +37,10 @@ class Release:
     megamoe_prefill_fix: bool = False  # "Fix MegaMoe prefill buffer sizing" (#14358 / #14439): nmt from max_num_batched_tokens
     recv_from_config: bool = False  # MegaMoE max_recv_token_num = mega_moe_max_tokens (#14730 / #15014), else derived
     mmt_positive: bool = True  # ascend_config refuses mega_moe_max_tokens <= 0 (else 0 and negatives reach the op)
+    # kv_consumer skip-allreduce with prefill on MC2 needs a cudagraph mode that does not separate decode
+    # (`uniform_cudagraph_mode`, PR #14307: v0.25.1rc1 on); before, prefill on MC2 suffices
+    skip_uniform_graphs: bool = True
+    recompute_key: tuple = ("scheduler_config", "recompute_scheduler_enable")  # additional_config path read
     from_pr: str = ""  # entry read from merged PR diffs, not from a tag (named in every message that uses it)
 
 
@@ -89,6 +93,7 @@ MAIN = Release(
         "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:33-35,176-200",
         "select": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:223-259,280-343",
         "dispatch": f"{VA}@182b75e vllm_ascend/ops/fused_moe/token_dispatcher.py:132-236",
+        "mc2_args": f"{VA}@182b75e vllm_ascend/ops/fused_moe/token_dispatcher.py:198-199,208-212",
         "split": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:150-165 + ops/fused_moe/prepare_finalize.py",
         "capture": f"{VA}@182b75e vllm_ascend/platform.py:289-294,1275-1309 (vLLM's _set_cudagraph_sizes clips "
                    "to max_num_batched_tokens)",
