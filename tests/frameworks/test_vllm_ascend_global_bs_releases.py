@@ -56,3 +56,30 @@ def test_recompute_key_per_release():
 
     assert RELEASES["0.23.0"].recompute_key == ("recompute_scheduler_enable",)
     assert RELEASES["0.25.1rc1"].recompute_key == ("scheduler_config", "recompute_scheduler_enable")
+
+
+# ---- the start-up profile run is not a decode step ----------------------------------------------------------------
+# profile_run: `if self.max_num_tokens > mc2_tokens_capacity and select_moe_comm_method(mc2_tokens_capacity) in
+# {MC2, FUSED_MC2}: self._dummy_run(mc2_tokens_capacity, with_prefill=True, is_profile=True)`
+# (vllm-project/vllm-ascend@5cb98ca vllm_ascend/worker/model_runner_v1.py:3685-3688; @182b75e :3470-3473)
+
+def _serve(seqs: int, sizes: str) -> str:
+    return (f'vllm serve "Qwen/Qwen3-235B-A22B" --data-parallel-size 4 --tensor-parallel-size 4 --max-num-seqs {seqs} '
+            f"--max-num-batched-tokens 8192 --enable-expert-parallel "
+            f"--compilation-config '{{\"cudagraph_capture_sizes\": [{sizes}]}}'\n")
+
+
+@pytest.mark.parametrize("version, lines", [("0.23.0", "model_runner_v1.py:3685-3688"),
+                                            ("main", "model_runner_v1.py:3470-3473")])
+def test_capacity_above_the_decode_batch_is_the_profile_run(version, lines):
+    # capture sizes up to 256 -> capacity 256 (64 per TP rank); decode carries at most 16 tokens
+    roles = {c.role: c for c in derive(_serve(16, "8, 16, 256"), version=version, cann="9.0.1").calls}
+    assert "decode" not in roles and roles["profile"].arguments["bs"] == 64
+    why = roles["profile"].derivation["bs"]
+    assert "start-up profile run" in why and lines in why and "at most max_num_seqs x (1 + spec) = 16" in why
+
+
+def test_capacity_within_the_decode_batch_stays_decode():
+    # 256 sequences fill the 256-token capacity: a decode step reaches it
+    roles = {c.role: c for c in derive(_serve(256, "8, 16, 256"), version="main", cann="9.0.1").calls}
+    assert "profile" not in roles and roles["decode"].arguments["bs"] == 64

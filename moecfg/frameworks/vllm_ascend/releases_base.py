@@ -49,6 +49,7 @@ V011 = Release(
     prefill_mc2=False, tp_rank_limits=False, global_bs="zero", active_mask="a3", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="none", torchair=True, eplb="init_redundancy_expert",
     ep_has_pcp=False, family="0.11.0", megamoe=False, dfc_output=("none", 0), cite={
+        "profile": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:2575-2579 (profile run: _dummy_run of the MC2 capacity)",
         "mc2_group": f"{VA}@2f1aed9 vllm_ascend/distributed/parallel_state.py:61-63",
         "capacity": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:539-552",
         "select": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:1854-1910",
@@ -71,6 +72,7 @@ V013 = Release(
     a2_max_experts_per_device=None, fused="v013", torchair=False, eplb="v013",
     ep_has_pcp=True, family="0.13.0", fused_values=(0, 1, 2), fused_config_key=False, dfc_output=("fixed", 65536),
     megamoe=False, cite={
+        "profile": f"{VA}@6281c12 vllm_ascend/worker/model_runner_v1.py:2354-2356 (profile run: _dummy_run of the MC2 capacity)",
         "mc2_group": f"{VA}@6281c12 vllm_ascend/distributed/parallel_state.py:45-47,96-102",
         "capacity": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:173-186",
         "select": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:209-279",
@@ -89,6 +91,7 @@ MAIN = Release(
     prefill_mc2=True, tp_rank_limits=True, global_bs="kv_consumer", active_mask="global_bs_zero",
     hierarchy_flag=True, a2_max_experts_per_device=24, fused="main", torchair=False, eplb="main",
     ep_has_pcp=True, cite={
+        "profile": f"{VA}@182b75e vllm_ascend/worker/model_runner_v1.py:3470-3473 (profile run: _dummy_run of the MC2 capacity)",
         "mc2_group": f"{VA}@182b75e vllm_ascend/distributed/parallel_state.py:76-87",
         "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:33-35,176-200",
         "select": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:223-259,280-343",
