@@ -13,7 +13,7 @@ import json
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext
 from moecfg.frameworks.models import resolve_model
 from moecfg.presets.hf_config import preset_from_dict
@@ -96,8 +96,8 @@ def test_xllm_qwen3_moe_on_torch_needs_v0_10(tmp_path, release, fails):
 def test_vllm_mindspore_qwen3_moe_from_a_config_json_is_native(tmp_path):
     # registry.py:72 @423bd12 registers Qwen3MoeForCausalLM natively; pure EP on A3 fixes 512 rows per rank
     # (fused_moe.py:241-252), so 2048 batched tokens per rank fail at the first prefill step
-    from moecfg.core.engine import check_bytes
-    from moecfg.core.settings import Cli, Config, FilePolicy
+    from moecfg.checking.engine import check_bytes
+    from moecfg.checking.settings import Cli, Config, FilePolicy
 
     (tmp_path / "config.json").write_text(json.dumps(QWEN3_MOE))
     config = Config(product="A3", cann_version="9.0.1", framework_versions={"vllm-mindspore": "0.6.0rc1"},
