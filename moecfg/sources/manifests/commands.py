@@ -138,6 +138,8 @@ def _yaml_env(r: Y.DocReader, owner: tuple) -> dict:
             for key in _ENV_KEYS:
                 if isinstance(node.get(key), dict):
                     return _env_map(r, p + (key,), node[key])
+                if isinstance(node.get(key), list):
+                    return _env_list(r, p + (key,), node[key])
         if not p:
             return {}
         p = p[:-1]
@@ -149,6 +151,20 @@ def _env_map(r: Y.DocReader, path: tuple, env: dict) -> dict:
         vp = path + (k,)
         value = r.doc.raw_scalars.get(vp) if not isinstance(v, (dict, list)) else None
         out[str(k)] = Var(value if v is not None else "", r.span(vp), exported=True)
+    return out
+
+
+_ENV_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", re.S)
+
+
+def _env_list(r: Y.DocReader, path: tuple, env: list) -> dict:
+    """An env list of `NAME=value` strings (dstack's `env:`, the process environment of `commands:`); a bare `NAME`
+    takes its value from outside the file (dstack: the CLI's environment or a secret): set, value unknown."""
+    out = {}
+    for i, item in enumerate(env):
+        m = _ENV_ITEM.match(item) if isinstance(item, str) else None
+        if m:
+            out[m.group(1)] = Var(m.group(2), r.span(path + (i,)), exported=True)
     return out
 
 
