@@ -65,3 +65,26 @@ def test_sglang_serve_auto_says_the_model_may_be_a_diffusion_model():
     text = "sglang serve --model-path black-forest-labs/FLUX.1-dev --num-gpus 4\n"
     (mc022,) = [d for d in diags(text) if d.code == "MC022"]
     assert "diffusion" in mc022.message
+
+
+# ---- NeMo-Run recipe scripts are not Megatron launches ------------------------------------------------------------
+def _megatron(text: str) -> bool:
+    from moecfg.frameworks import megatron
+    from moecfg.sources.readers import read_shell
+
+    return megatron.recognise(read_shell(text).launches[0])
+
+
+def test_nemo_run_pretrain_script_is_not_a_megatron_launch():
+    # NVIDIA/NeMo scripts/performance/llm/pretrain_deepseek_v3.py: NeMo-Run's own arguments
+    # (scripts/performance/argument_parser.py: -a/--account, -ng/--num_gpus, -tp, -ep); the job is built in Python
+    text = ("python3 scripts/performance/llm/pretrain_deepseek_v3.py --account acct --partition batch -ng 1024 "
+            "-gn 8 -tp 1 -ep 64 --container_image nvcr.io/nvidia/nemo:25.09\n")
+    assert not _megatron(text)
+    assert not [r for r in results(text) if r.launch and r.launch.get("framework") == "megatron"]
+
+
+def test_other_pretrain_scripts_with_megatron_arguments_stay_launches():
+    assert _megatron("torchrun --nproc-per-node 8 pretrain_gpt.py --foo 1\n")  # Megatron-LM's own script
+    assert _megatron("python pretrain_deepseek.py --tensor-model-parallel-size 4 --num-experts 64\n")  # Pai-style
+    assert _megatron("python pretrain_deepseek.py $MEGATRON_ARGS\n")  # arguments not known statically: kept
