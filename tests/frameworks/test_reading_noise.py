@@ -88,3 +88,13 @@ def test_other_pretrain_scripts_with_megatron_arguments_stay_launches():
     assert _megatron("torchrun --nproc-per-node 8 pretrain_gpt.py --foo 1\n")  # Megatron-LM's own script
     assert _megatron("python pretrain_deepseek.py --tensor-model-parallel-size 4 --num-experts 64\n")  # Pai-style
     assert _megatron("python pretrain_deepseek.py $MEGATRON_ARGS\n")  # arguments not known statically: kept
+
+
+# ---- a dense model is not described as having MoE layers ----------------------------------------------------------
+def test_dense_model_without_ep_gets_no_moe_layers_info():
+    # Qwen3-8B is dense (no routed experts): "vllm-ascend runs the MoE layers with all-gather" tells nothing
+    assert not [d for d in diags("vllm serve Qwen/Qwen3-8B --tensor-parallel-size 4\n", product="A3")
+                if d.code == "MC041"]
+    moe = [d for d in diags("vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16\n", product="A3")
+           if d.code == "MC041"]
+    assert moe and "MoE layers" in moe[0].message

@@ -87,7 +87,8 @@ def _derive(c: "Ctx") -> tuple[list, list]:
     if not ep_on.value:
         why = (f"--enable-expert-parallel not given: vllm-ascend runs the MoE layers with all-gather (EP 1), no MC2 "
                f"op ({rel.cite['select']})")
-        return [OpCall("serve", "none", None, {}, why_none=why)], c.notes
+        # a dense model (or one moecfg cannot name) has no MoE layers to speak of: nothing to say (MC041 quiet)
+        return [OpCall("serve", "none", None, {}, why_none=why, quiet=not (dims and dims.num_experts))], c.notes
     by_pcp = f" x PCP {pcp.value}" if pcp.value > 1 else ""
     ep_arg = Arg(ep, spans(t.dp, pcp, t.tp, ep_on), f"DP {t.dp.value}{by_pcp} x TP {t.tp.value} (the mc2 group, "
                  f"{rel.cite['mc2_group']})")
