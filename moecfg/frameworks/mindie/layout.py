@@ -4,7 +4,7 @@ product and the model, each with the spans of the JSON keys that set it (finding
 Sources (Ascend/MindIE-LLM@8b4871a): group sizes runtime/utils/distributed/parallel_info_manager.py:201-226 (absent
 or -1: tp and moe_tp the world size, dp / cp / moe_ep / sp 1, :372-373, :401-402, :223-224); MTP tokens
 text_generator/generator.py:285-299 (plugin_params `num_speculative_tokens`); maxBatchSize is per DP group
-(generator.py:1370-1373 `max_batch_size_per_dp`).
+(generator.py:1370-1373 `max_batch_size_per_dp`, which caps the warm-up's requests at :1417).
 """
 from __future__ import annotations
 
