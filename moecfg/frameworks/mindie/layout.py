@@ -145,3 +145,15 @@ def model_text(lay: Layout) -> Word | None:
     (`/mnt/weights/DeepSeek-V3.2-w8a8-mtp-QuaRot`), else modelName."""
     return lay.word("modelWeightPath") or lay.word("modelName")
 
+
+
+def env_file_label(lay: "Layout") -> str:
+    """The env file the launch's environment was read from, as the user names it (`conf/mindie_env_a3.json`, a Motor
+    deploy_config.mindie_env_path), else MindIE's default name."""
+    import os
+
+    word = lay.word("env-file")
+    if word is None or not word.value:
+        return "conf/mindie_env.json"
+    parent, base = os.path.basename(os.path.dirname(word.value)), os.path.basename(word.value)
+    return f"{parent}/{base}" if parent == "conf" else base

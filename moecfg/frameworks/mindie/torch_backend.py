@@ -20,10 +20,9 @@ from __future__ import annotations
 from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks.mindie import choose as C
 from moecfg.frameworks.mindie import rules
-from moecfg.frameworks.mindie.layout import Layout, Value
+from moecfg.frameworks.mindie.layout import Layout, Value, env_file_label
 
 FUSED_MAX_OUTPUT = 131072  # fused_moe.py:43 MAX_OUTPUT_SIZE = 65536 * 2
-ENV_FILE_KNOB = "HCCL_BUFFSIZE in conf/mindie_env.json"
 
 
 def calls(lay: Layout, dims, ctx, env_buff: tuple[str, str] | None) -> tuple[list[OpCall], list[Note]]:
@@ -141,7 +140,7 @@ def _call(lay: Layout, dims, ctx, env_buff, phase: str, step: Value, tokens: int
             b.put("x_active_mask", Value("1d", (), "910_93 with dispatch_v2: the forward context's mc2_mask "
                                          "(token_dispatcher.py:214-219)"))
     _env(b, env_buff)
-    b.call.knobs = _knobs(phase)
+    b.call.knobs = _knobs(phase, env_file_label(lay))
     return b.call
 
 
@@ -183,7 +182,7 @@ def _env(b, env_buff: tuple[str, str] | None) -> None:
                                               "hccl_buffer_size (parallel_info_manager.py:217-220)")
 
 
-def _knobs(phase: str) -> dict[str, str]:
+def _knobs(phase: str, env_file: str) -> dict[str, str]:
     tokens = "maxPrefillTokens / tp" if phase == "prefill" else "maxBatchSize x (1 + MTP) / tp"
     return {"bs": tokens, "global_bs": f"{tokens} x moe_ep", "ep_world_size": "moe_ep",
-            "HCCL_BUFFSIZE": ENV_FILE_KNOB, "max_output_size": "fixed by MindIE, fused_moe.py:43"}
+            "HCCL_BUFFSIZE": f"HCCL_BUFFSIZE in {env_file}", "max_output_size": "fixed by MindIE, fused_moe.py:43"}
