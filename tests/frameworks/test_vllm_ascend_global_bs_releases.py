@@ -83,3 +83,30 @@ def test_capacity_within_the_decode_batch_stays_decode():
     # 256 sequences fill the 256-token capacity: a decode step reaches it
     roles = {c.role: c for c in derive(_serve(256, "8, 16, 256"), version="main", cann="9.0.1").calls}
     assert "profile" not in roles and roles["decode"].arguments["bs"] == 64
+
+
+# ---- a refused value is MC025, worded as the code words it ---------------------------------------------------------
+# v0.23.0 ascend_config.py:306-313 (@5cb98ca): `if not isinstance(..., int): raise ValueError(f"mega_moe_max_tokens
+# must be an integer, got {type(...).__name__}: {...}")`; `if ... <= 0: raise ValueError(f"mega_moe_max_tokens must
+# be a positive integer, got {...}")`
+
+@pytest.mark.parametrize("value, said", [
+    ('0', "must be a positive integer, got 0"), ('-1', "must be a positive integer, got -1"),
+    ('"65536"', "must be an integer, got str: 65536"), ('1.5', "must be an integer, got float: 1.5"),
+])
+def test_mega_moe_max_tokens_refused_at_start_up(value, said):
+    text = _serve(16, "8, 16").replace("--max-num-batched-tokens 8192",
+                                       f"--max-num-batched-tokens 8192 --additional-config "
+                                       f"'{{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": {value}}}'")
+    notes = [n for n in derive(text, version="0.23.0", cann="9.0.1").notes if "mega_moe_max_tokens" in n.message]
+    (note,) = [n for n in notes if n.code == "MC025"]
+    assert note.severity == "error" and said in note.message and "ascend_config.py:306-313" in note.message
+    assert not [n for n in notes if n.code == "MC023"]
+
+
+@pytest.mark.parametrize("value", ["1", "true"])  # true is an int in Python: isinstance(True, int)
+def test_mega_moe_max_tokens_accepted(value):
+    text = _serve(16, "8, 16").replace("--max-num-batched-tokens 8192",
+                                       f"--max-num-batched-tokens 8192 --additional-config "
+                                       f"'{{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": {value}}}'")
+    assert not [n for n in derive(text, version="0.23.0", cann="9.0.1").notes if n.code == "MC025"]

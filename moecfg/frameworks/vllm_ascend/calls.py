@@ -234,18 +234,38 @@ def mega_moe_max_tokens(b: Builder, c) -> Arg | None:
 
 
 def mega_moe_max_tokens_note(args, rel) -> Note | None:
-    """MC023 when ascend_config refuses mega_moe_max_tokens at start-up (not an int, or `<= 0` where the release
-    checks it: every tag read; cited in the release's `dispatch_ffn_combine`)."""
+    """MC025 when ascend_config refuses mega_moe_max_tokens at start-up, worded as the code words it: not an int
+    ("must be an integer, got str: 65536"), or `<= 0` where the release checks it ("must be a positive integer, got
+    0"): every tag read (v0.23.0 ascend_config.py:306-313 @5cb98ca; cited in the release's `dispatch_ffn_combine`).
+    A JSON bool passes the isinstance(int) check, as in Python."""
     if rel.dfc_output[0] != "config":
         return None
     mmt = args.config("--additional-config", "mega_moe_max_tokens", default=rel.dfc_output[1])
-    is_int = isinstance(mmt.value, int) and not isinstance(mmt.value, bool)
-    if mmt.value is None or (is_int and (mmt.value > 0 or not rel.mmt_positive)):
-        return None  # unknown, fine, or 0 / negative reaching the op (its rules judge them)
-    auto = " (0 = auto is only proposed, vllm-ascend#17162)" if mmt.value == 0 else ""
-    return Note("MC023", f"{mmt.text}: vllm-ascend {rel.ref} raises ValueError at start-up (mega_moe_max_tokens "
-                f"must be a positive integer{auto}; {rel.cite['dispatch_ffn_combine']})",
-                mmt.spans[0] if mmt.spans else args.start, "error")
+    if mmt.value is None:
+        return None  # not known statically
+    if not isinstance(mmt.value, int):
+        said = f"must be an integer, got {_py_type(mmt.value)}: {_py_str(mmt.value)}"
+    elif mmt.value <= 0 and rel.mmt_positive:
+        said = f"must be a positive integer, got {_py_str(mmt.value)}"
+    else:
+        return None  # fine, or 0 / negative reaching the op (its rules judge them)
+    auto = " (0 = auto is only proposed, vllm-ascend#17162)" if mmt.value == 0 and not isinstance(mmt.value, bool) \
+        else ""
+    return Note("MC025", f"{mmt.text}: vllm-ascend {rel.ref} stops at start-up with ValueError(\"mega_moe_max_tokens "
+                f"{said}\"){auto} ({rel.cite['dispatch_ffn_combine']}); set it to a positive integer such as "
+                f"{rel.dfc_output[1]}", mmt.spans[0] if mmt.spans else args.start, "error")
+
+
+def _py_type(value) -> str:
+    """type(value).__name__ of the JSON value as Python loads it."""
+    return {str: "str", float: "float", list: "list", dict: "dict", bool: "bool"}.get(type(value), type(value).__name__)
+
+
+def _py_str(value) -> str:
+    """f"{value}" of the JSON value as Python loads it (True, not true), clipped."""
+    from moecfg.frameworks.values import clipped
+
+    return clipped(str(value), 40)
 
 
 def mega_moe_max_tokens_scope_note(args, rel) -> Note | None:
@@ -256,7 +276,7 @@ def mega_moe_max_tokens_scope_note(args, rel) -> Note | None:
         return None
     mmt = args.config("--additional-config", "mega_moe_max_tokens")
     if not mmt.spans or mega_moe_max_tokens_note(args, rel) is not None:
-        return None  # not set, or refused at start-up (MC023 says so)
+        return None  # not set, or refused at start-up (MC025 says so)
     return Note("MC043", f"{mmt.text}: vllm-ascend {rel.ref} uses it only as dispatch_ffn_combine's max_output_size "
                 f"({rel.cite['dispatch_ffn_combine']}); MegaMoE's max_recv_token_num is derived by vllm-ascend "
                 f"(num_max_tokens_per_rank x EP x min(top-k, experts per rank), {rel.cite['mega_moe']}), whatever "
