@@ -90,3 +90,33 @@ def test_no_cudagraph_condition_before_v0_25_1rc1(commit, lines_):
     # v0.23.0 / v0.18.0 / v0.20.2rc1: the skip-allreduce rule has no cudagraph-mode condition (PR #14307 added it)
     body = lines(VA, commit, "vllm_ascend/utils.py", *lines_)
     assert "def should_skip_allreduce_across_dp_group" in body and "separate_routine" not in body
+
+
+# what each vllm-ascend release's cite[topic] must hold at that release's commit (its first cited file)
+ANCHORS = {
+    "capture": "return min(max_num_seqs * decode_query_len, 512)", "mc2_group": "_MC2 = init_model_parallel_group(",
+    "split": "padded_num_tokens = math.ceil(max_tokens_across_dp / tp_world_size)",
+    "hierarchy": "def is_hierarchical_communication_enabled", "buffer": "def get_hccl_config_for_pg_options",
+    "eplb": "n_redundant = eplb_config.num_redundant_experts if eplb_enable else 0",
+    "skip_allreduce": "def should_skip_allreduce_across_dp_group", "profile": "_dummy_run(mc2_tokens_capacity",
+    "mc2_args": '"x_active_mask"', "dispatch": "self.global_bs = _max_global_bs",
+}
+PINNED = ("0.18.0", "0.19.1rc1", "0.20.2rc1", "0.21.0rc1", "0.22.1rc1", "0.23.0", "0.24.0rc1", "0.25.1rc1", "0.26.0rc")
+
+
+@pytest.mark.parametrize("key", PINNED)
+def test_each_pinned_release_cites_its_own_commit_and_lines(key):
+    from moecfg.frameworks.vllm_ascend.releases import RELEASES
+
+    rel = RELEASES[key]
+    commit = rel.ref.split("@")[1]
+    assert all(commit in text for text in rel.cite.values()), "a topic cites another commit"
+    git = cites.snapshot(VA)
+    if git is None:
+        pytest.skip("no local snapshot of vllm-ascend")
+    for topic, anchor in ANCHORS.items():
+        first = cites.find(rel.cite[topic], topic)[0]
+        path = cites.resolve(git, commit, first.path, None)
+        body = cites._git(git, "show", f"{commit}:{path}").splitlines()
+        cited = "\n".join(line for a, b in first.lines for line in body[a - 1:b])
+        assert anchor in cited, f"{key} cite[{topic}] = {rel.cite[topic]}"
