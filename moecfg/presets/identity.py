@@ -16,7 +16,7 @@ import re
 # (the model types xLLM's registry names: deepseek_v4, qwen3_5_moe, qwen3_next, minimax_m2, qwen3_moe,
 # model_registry.cpp:68-80, 104-106; the architectures vllm-mindspore registers: Qwen3MoeForCausalLM,
 # Qwen3VLMoeForConditionalGeneration, DeepseekV3ForCausalLM, Glm4MoeForCausalLM, registry.py:64-83 @423bd12;
-# the others are the model classes vLLM registers for these families)
+# the others as these families' published config.json write them)
 FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("deepseek-v3.2", "deepseek_v32", ("DeepseekV32ForCausalLM",)),
     ("deepseek-v3", "deepseek_v3", ("DeepseekV3ForCausalLM",)),

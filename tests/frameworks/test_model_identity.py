@@ -108,3 +108,16 @@ def test_vllm_mindspore_qwen3_moe_from_a_config_json_is_native(tmp_path):
     found = [d for r in done.results for d in r.diagnostics]
     assert not any("no native model" in d.message for d in found)
     assert any(d.code == "MC922" and d.severity == "error" and "2048" in d.message for d in found)
+
+
+def test_mindie_atb_picks_the_deepseek_section_by_model_type(tmp_path, monkeypatch):
+    # MindIE ATB merges the served model type's `models` section (examples/atb_models/atb_llm/models/__init__.py:
+    # 70-82 @8b4871a); a config.json whose path names nothing still says model_type deepseek_v3
+    import moecfg.frameworks.mindie.atb as atb
+
+    cfg = {"_name_or_path": "/data/ckpt-7", "model_type": "deepseek_v3", "hidden_size": 7168,
+           "n_routed_experts": 256, "num_experts_per_tok": 8}
+    dims = resolve_model("/data/ckpt-7", ctx_with(tmp_path, cfg))
+    assert dims.is_family("deepseek") and not dims.is_family("qwen")
+    monkeypatch.setattr(atb, "sections", lambda lay: ["qwen_moe", "deepseekv2"])  # the entry's two sections
+    assert atb.applicable(None, dims) == "deepseekv2"
