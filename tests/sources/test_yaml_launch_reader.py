@@ -262,6 +262,7 @@ def test_documents_that_are_not_launch_files_return_none():
 DSTACK = """\
 type: task
 name: sglang-deepep
+image: lmsysorg/sglang:v0.5.3-cu128
 env:
   - MODEL_ID=deepseek-ai/DeepSeek-V3
   - SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256
@@ -275,6 +276,7 @@ def test_dstack_env_list_is_the_process_environment():
     (lf,) = read_yaml(DSTACK)
     (launch,) = lf.launches
     assert launch.env["SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].value == "256"
-    assert pos(launch.env["SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].span)[0] == 5
+    assert pos(launch.env["SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].span)[0] == 6
+    assert launch.image == "lmsysorg/sglang:v0.5.3-cu128"  # the release the command runs comes from its tag
     assert after(launch, "--model-path").value == "deepseek-ai/DeepSeek-V3"
     assert launch.env["HF_TOKEN"].value is None  # set from outside the file: unknown, never ""

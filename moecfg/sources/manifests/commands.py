@@ -41,9 +41,10 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
         owner = path[:-1] if how == "string" else path
         variables = _yaml_env(r, owner)
         name = _entry_name(doc.data, owner)
+        image = _yaml_image(doc.data, owner)
 
-        def make(argv, env, name=name):
-            return Launch(tuple(argv), env, "yaml", None, name, hints)
+        def make(argv, env, name=name, image=image):
+            return Launch(tuple(argv), env, "yaml", image, name, hints)
         if how == "string":
             dec = r.decoded(path)
             if dec is not None and _split_by_shlex(path):  # `server_cmd`: shlex.split, newlines are spaces
@@ -152,6 +153,19 @@ def _env_map(r: Y.DocReader, path: tuple, env: dict) -> dict:
         value = r.doc.raw_scalars.get(vp) if not isinstance(v, (dict, list)) else None
         out[str(k)] = Var(value if v is not None else "", r.span(vp), exported=True)
     return out
+
+
+def _yaml_image(data, owner: tuple) -> str | None:
+    """The container image the command runs in: an `image:` string beside it or on the nearest ancestor (dstack's
+    `image:`, a CI job's `image:`), which carries the framework's release in its tag."""
+    p = owner
+    while True:
+        node = Y.get(data, p) if p else data
+        if isinstance(node, dict) and isinstance(node.get("image"), str):
+            return node["image"][:300]
+        if not p:
+            return None
+        p = p[:-1]
 
 
 _ENV_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", re.S)
