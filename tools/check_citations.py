@@ -147,6 +147,7 @@ def release_tables() -> list[Citation]:
         for topic in rel.cite:
             out += find(rel.at(topic), f"vllm-mindspore {key} cite[{topic}]")
     for release in xr.names():
+        out += find(xr.dp_check(release), f"xllm {release} dp check") + find(xr.ep_check(release), f"xllm {release} ep")
         if xr.checks_backend(release):
             out += find(f"X@{xr.commit(release)} xllm/models/{xr.registry_lines(release)}", f"xllm {release} registry")
     return out

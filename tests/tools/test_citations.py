@@ -120,3 +120,20 @@ def test_each_pinned_release_cites_its_own_commit_and_lines(key):
         body = cites._git(git, "show", f"{commit}:{path}").splitlines()
         cited = "\n".join(line for a, b in first.lines for line in body[a - 1:b])
         assert anchor in cited, f"{key} cite[{topic}] = {rel.cite[topic]}"
+
+
+def test_each_xllm_release_cites_its_own_start_up_checks():
+    # MC915 / MC916: the world-split CHECKs at each release's commit (they moved between files and lines)
+    from moecfg.frameworks.xllm import releases as xr
+
+    git = cites.snapshot(X)
+    if git is None:
+        pytest.skip("no local snapshot of xLLM")
+    for release in xr.names():
+        for text, anchor in ((xr.dp_check(release), "CHECK_EQ((world_size % dp_size), 0)"),
+                             (xr.ep_check(release), "CHECK")):
+            first = cites.find(text, release)[0]
+            assert xr.commit(release) in text
+            body = cites._git(git, "show", f"{first.commit}:{first.path}").splitlines()
+            cited = "\n".join(line for a, b in first.lines for line in body[a - 1:b])
+            assert anchor in cited and ("ep_size" in cited or "moe_ep_" in cited or "dp_size" in cited), (release, text)

@@ -145,12 +145,12 @@ def startup_notes(c: Ctx, world: int | None) -> list[Note]:
     dp, ep = c.int("dp_size"), c.int("ep_size")
     if world is not None and dp and dp >= 1 and world % dp:
         notes.append(Note(rules.WORLD_DP.code, f"world size {world} is not a multiple of {c.said('dp_size')}: xLLM "
-                          f"stops at start-up (CHECK_EQ(world_size % dp_size, 0), dist_manager.cpp:207-209); set "
+                          f"stops at start-up (CHECK_EQ(world_size % dp_size, 0), {R.dp_check(c.release)}); set "
                           f"--dp_size to a divisor of {world} ({_divisors(world)})", c.at("dp_size", "nnodes")))
     if world is not None and ep and ep > 1 and world % ep:
         notes.append(Note(rules.WORLD_EP.code, f"world size {world} is not a multiple of {c.said('ep_size')}: MoE TP = "
                           f"{world} // {ep} = {world // ep} and {world // ep} x {ep} != {world}, a CHECK failure at "
-                          f"start-up ({COMM.rsplit('/', 1)[-1]}:407-408, mapping_npu.cpp:299-311); set --ep_size to a "
+                          f"start-up ({R.ep_check(c.release)}); set --ep_size to a "
                           f"divisor of {world} ({_divisors(world)})", c.at("ep_size", "nnodes")))
     table, backend = c.flags.get("rank_tablefile"), c.text("communication_backend")
     if R.modern(c.release) and table is not None and table.text and backend is not None and backend != "hccl":

@@ -96,3 +96,30 @@ def registry_lines(release: str) -> str:
 def checks_backend(release: str) -> bool:
     """The release resolves AUTO by model type and refuses a backend the model type does not support (v0.9.0+)."""
     return modern(release) or release.startswith("0.9.")
+
+
+# The start-up CHECKs of the world's split, at each release's own lines (read at the flags.json commits):
+# CHECK_EQ((world_size % dp_size), 0) in xllm/core/distributed_runtime/dist_manager.cpp, and the EP split:
+# MappingNPU's CHECK(moe_ep * moe_tp == world_size) (mapping_npu.cpp, from v0.7.0), plus
+# CHECK_EQ(moe_tp_size * ep_size, world_size) in collective_communicator.cpp from v0.10.0; v0.6.x checks it in the
+# MoE decoder layers (deepseek_v2_decoder_layer.cpp:273, qwen3_moe_decoder_layer.cpp:223).
+_DP_CHECK = {"0.6.0": 125, "0.6.1": 125, "0.7.0": 162, "0.7.1": 107, "0.7.2": 107, "0.8.0": 119, "0.9.0": 192,
+             "0.9.1": 205, "0.10.0": 206, "main": 207}
+_EP_CHECK = {"0.6.0": "xllm/core/layers/npu/deepseek_v2_decoder_layer.cpp:273, qwen3_moe_decoder_layer.cpp:223",
+             "0.6.1": "xllm/core/layers/npu/deepseek_v2_decoder_layer.cpp:273, qwen3_moe_decoder_layer.cpp:223",
+             **{r: "xllm/core/framework/parallel_state/mapping_npu.cpp:204-205"
+                for r in ("0.7.0", "0.7.1", "0.7.2", "0.8.0")},
+             "0.9.0": "xllm/core/framework/parallel_state/mapping_npu.cpp:229-230",
+             "0.9.1": "xllm/core/framework/parallel_state/mapping_npu.cpp:229-230",
+             "0.10.0": "xllm/core/framework/parallel_state/collective_communicator.cpp:405-406, "
+                       "mapping_npu.cpp:300-301",
+             "main": "xllm/core/framework/parallel_state/collective_communicator.cpp:407-408, mapping_npu.cpp:300-301"}
+
+
+def dp_check(release: str) -> str:
+    return f"jd-opensource/xllm@{commit(release)} xllm/core/distributed_runtime/dist_manager.cpp:" \
+           f"{_DP_CHECK[release]}-{_DP_CHECK[release] + 2}"
+
+
+def ep_check(release: str) -> str:
+    return f"jd-opensource/xllm@{commit(release)} {_EP_CHECK[release]}"
