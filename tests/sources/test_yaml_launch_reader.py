@@ -280,3 +280,13 @@ def test_dstack_env_list_is_the_process_environment():
     assert launch.image == "lmsysorg/sglang:v0.5.3-cu128"  # the release the command runs comes from its tag
     assert after(launch, "--model-path").value == "deepseek-ai/DeepSeek-V3"
     assert launch.env["HF_TOKEN"].value is None  # set from outside the file: unknown, never ""
+
+
+def test_env_list_of_name_value_items():
+    text = ("jobs:\n  - name: serve\n    env:\n      - name: HCCL_BUFFSIZE\n        value: '1024'\n"
+            "      - name: POD_IP\n        valueFrom: {fieldRef: {fieldPath: status.podIP}}\n"
+            "    run: vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16\n")
+    (lf,) = read_yaml(text)
+    (launch,) = lf.launches
+    assert launch.env["HCCL_BUFFSIZE"].value == "1024" and pos(launch.env["HCCL_BUFFSIZE"].span)[0] == 5
+    assert launch.env["POD_IP"].value is None  # from the cluster: unknown

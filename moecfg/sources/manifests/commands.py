@@ -172,13 +172,19 @@ _ENV_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", re.S)
 
 
 def _env_list(r: Y.DocReader, path: tuple, env: list) -> dict:
-    """An env list of `NAME=value` strings (dstack's `env:`, the process environment of `commands:`); a bare `NAME`
-    takes its value from outside the file (dstack: the CLI's environment or a secret): set, value unknown."""
+    """An env list of `NAME=value` strings (dstack's `env:`, the process environment of `commands:`) or of
+    `{name, value}` items; a bare `NAME` (or a `valueFrom`) takes its value from outside the file (dstack: the CLI's
+    environment or a secret): set, value unknown."""
     out = {}
     for i, item in enumerate(env):
         m = _ENV_ITEM.match(item) if isinstance(item, str) else None
         if m:
             out[m.group(1)] = Var(m.group(2), r.span(path + (i,)), exported=True)
+        elif isinstance(item, dict) and isinstance(item.get("name"), str) and _ENV_ITEM.match(item["name"]):
+            # `- name: X` / `value: Y` (Kubernetes-style, Argo, KServe): a valueFrom is set, value unknown
+            value = r.doc.raw_scalars.get(path + (i, "value")) if "value" in item else None
+            out[item["name"]] = Var(value, r.span(path + (i, "value") if "value" in item else path + (i,)),
+                                    exported=True)
     return out
 
 
