@@ -63,11 +63,21 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
                         models=tuple((models or {}).items()))
     from moecfg.checking.guard import checked
 
+    from moecfg.checking.coverage import Coverage
+    from moecfg.core.coverage import state_of
+
+    coverage = Coverage(name)  # what the framework recognised but did not derive (Derivation.unread)
+
     def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (checking/guard.py)
-        return lint_launch_file(_launch_file(command, env or {}), name, ctx, options(cann, product))
+        return lint_launch_file(_launch_file(command, env or {}), name, ctx, options(cann, product), 0, coverage)
 
     results = checked("<launch>", lint)
-    return to_report(CoreReport(results=results, files=1))
+    if not results:  # no framework recognised it: a launcher of the recognition table is named, not read
+        import shlex
+
+        coverage.sniff(command if isinstance(command, str) else shlex.join(map(str, command)), "shell")
+    return to_report(CoreReport(results=results, files=1, unread=coverage.unread,
+                                 states=[state_of(name, results, [], coverage.unread)]))
 
 
 def _launch_file(command, env: Mapping[str, str]):

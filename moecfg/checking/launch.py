@@ -6,10 +6,12 @@ the flag or env entry that fed the failing argument (`OpCall.sources`).
 """
 from __future__ import annotations
 
+
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
 from moecfg.core.diagnose import diagnostic  # one builder: messages clipped alike
+from moecfg.core.record import replace
 from moecfg.frameworks.op_document import LaunchDocument
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
@@ -22,24 +24,31 @@ _ONCE_PER_LAUNCH = frozenset({"MC011"})
 
 def context(policy, options) -> frameworks.LaunchContext:
     """The LaunchContext of a file: command line first, then its settings file."""
-    product = getattr(options, "product", None) or (policy.product if policy else None)
-    source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
+    given = getattr(options, "product", None) or getattr(options, "device", None)  # --product: Ascend or a GPU
+    product = given or (policy.product if policy else None)
+    source = "--product" if given else ("settings `product`" if product else "")
+    versions = dict(policy.framework_versions if policy else ()) | dict(getattr(options, "framework_versions", ()))
     return frameworks.LaunchContext(
         product=product, product_source=source,
         cann=options.cann or (policy.cann_version if policy else None),
-        framework_versions=policy.framework_versions if policy else (),
+        framework_versions=tuple(sorted(versions.items())),
         models=policy.models if policy else (),
         settings_dir=policy.settings_dir if policy else None,
-        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
+        device=policy.device if policy else None,
+        device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
-                     first_index: int = 0) -> list[DocumentResult]:
+                     first_index: int = 0, coverage=None) -> list[DocumentResult]:
+    """`coverage` (optional, checking/coverage.Coverage): told each recognised launch's lines and what its
+    derivation did not read (issue 30)."""
     results: list[DocumentResult] = []
     # a valueFrom / template-value info is about a launch: said only when one is recognised
     about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
+    if ctx.file is None:
+        ctx = replace(ctx, file=name)
     recognised = 0  # the launch's ordinal in this call (`launch.index`; checking/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -50,6 +59,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
             break
         derivation = module.derive(launch, launch_ctx)
+        if coverage is not None:
+            coverage.recognised(launch, derivation)
         about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
         ordinal, recognised = recognised, recognised + 1
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
@@ -96,8 +107,6 @@ def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchConte
     """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
     if ctx.product:
         return ctx
-    from moecfg.core.record import replace
-
     from moecfg.frameworks.hints import product_from_env, product_from_hints
 
     found = product_from_hints(launch.hints) or product_from_env(launch.env)
@@ -184,8 +193,6 @@ def _with_unchecked(note: frameworks.Note, unchecked: dict[str, list[str]]) -> s
 def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
     """An op finding names op fields (`num_nvl_bytes`); the user sets a flag or a variable: name it beside the field."""
     import re
-    from moecfg.core.record import replace
-
     named: set[str] = set()
 
     def beside(m) -> str:  # one pass over the message: a knob's own text is never rewritten again

@@ -47,13 +47,17 @@ def core_check(config, cann, product, name: str):
     from moecfg.checking.engine import check_paths, check_text
 
     opts = options(cann, product)
-    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
+    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config
+                                             and (os.path.isfile(config) or os.path.isdir(config))):
         from moecfg.checking.settings import Settings
 
         return check_paths([os.fspath(config)], opts, Settings())
     text = config if isinstance(config, str) else _yaml_text(config)
     checked = check_text(text, name, opts)
-    return CoreReport(results=checked.results, files=1, skipped=checked.skipped)
+    from moecfg.core.coverage import state_of
+
+    return CoreReport(results=checked.results, files=1, skipped=checked.skipped, unread=checked.unread,
+                      states=[state_of(name, checked.results, checked.skipped, checked.unread)])
 
 
 def check_config(config: Any, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:
