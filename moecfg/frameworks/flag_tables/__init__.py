@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 
 from moecfg.core.record import record
 from moecfg.frameworks.flags import FlagSpec

@@ -220,6 +220,7 @@ def _line_range(text: str, line: int | None, chunk: _Chunk) -> tuple[int, int] |
 
 
 _MAX_BLANKS = 30  # re-parses of one script while blanking rows tree-sitter cannot parse
+_REPARSE_BYTES = 4 << 20  # and at most this much text re-parsed per chunk (a 2.5 MB installer: once, not 30 times)
 
 
 def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
@@ -227,6 +228,7 @@ def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
     blank the rows of the innermost errors and parse again, so the commands around them are read. `parse(data)`:
     the reader's budgeted parse; tree None when the budget is spent."""
     blanked: set[int] = set()
+    reparsed = 0
     while True:
         tree = parse(chunk.data)
         if tree is None:
@@ -235,7 +237,8 @@ def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
         if not errors or any(e.open_quote is not None for e in errors):
             return chunk, tree, errors, blanked
         rows = _innermost_rows(tree.root_node, blanked)
-        if not rows or budget[0] <= 0:
+        reparsed += len(chunk.data)
+        if not rows or budget[0] <= 0 or reparsed > _REPARSE_BYTES:
             return chunk, tree, errors, blanked
         budget[0] -= 1
         blanked |= rows
