@@ -1,6 +1,7 @@
 """A repository of Kubernetes release bundles that hold no launch (issue 31: 1,000 files, 50 MB, under 10 s).
 
     python benchmarks/bench_bundles.py [--files 1000] [--mb 50] [--runs 1] [--moecfg CMD ...]
+    python benchmarks/bench_bundles.py --dir FOLDER [--moecfg CMD ...]   # an existing folder instead
 
 Generates, in a temporary directory, --files files: bundles `install/v<N>/operator.yaml` (a CRD with a deep
 openAPI schema, the operator's controller Deployment, RBAC, a Service, ConfigMaps; no launch word, no
@@ -123,12 +124,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--moecfg", action="append", metavar="CMD",
                     help="a moecfg command line (repeat to compare, e.g. a baseline venv's bin/moecfg)")
+    ap.add_argument("--dir", help="check this existing folder instead of a generated one")
     args = ap.parse_args()
     cmds = [c.split() for c in (args.moecfg or [f"{sys.executable} -m moecfg"])]
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as root:
-        bundles, size = generate(root, args.files, args.mb)
-        print(f"tree: {args.files} files, {bundles} bundles, {size / 1e6:.1f} MB")
+        if args.dir:
+            root = args.dir
+            print(f"tree: {root}")
+        else:
+            bundles, size = generate(root, args.files, args.mb)
+            print(f"tree: {args.files} files, {bundles} bundles, {size / 1e6:.1f} MB")
         times: dict[int, list] = {i: [] for i in range(len(cmds))}
         for _ in range(args.runs):
             for i, cmd in enumerate(cmds):
