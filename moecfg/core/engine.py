@@ -100,7 +100,23 @@ def _analyse(items: list, text: str | None, name: str, options: kinds.Options, p
         starts.extend([item.start] * len(found))
     if policy is not None:  # in documentation, suppression directives count only inside its launch blocks
         apply_settings(out.results, D.directive_text(text, name), starts, policy)
+    _place_fixes(out.results, text)
     return out
+
+
+def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
+    """Each pending fix becomes edits in `text`, or a sentence in its message saying why it has none."""
+    from moecfg.core.fixes import Pending, place, unplaced
+
+    for r in results:
+        for d in r.diagnostics:
+            if not isinstance(d.fix, Pending):
+                continue
+            got = place(text, d.fix) if text is not None else "the file's text is not known"
+            if isinstance(got, str):
+                d.message, d.fix = unplaced(d.message, got, d.fix.suggestion), None
+            else:
+                d.fix = got
 
 
 def _results_of(item, name: str, options, policy, first: int) -> list[DocumentResult]:
@@ -170,7 +186,14 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     out = []
     for f in findings:
         span = doc.position(f.path, f.at_key)
-        out.append(diagnostic(f.code, f.message, span, f.path, f.severity))
+        d = diagnostic(f.code, f.message, span, f.path, f.severity)
+        if f.fix is not None:  # the value's own node: the only place the document writes it
+            from moecfg.core.fixes import Pending
+
+            at = tuple(f.fix.path)
+            d.fix = Pending(f.fix, (doc.values[at],) if at in doc.values else (), doc.raw_scalars.get(at),
+                            document=True)
+        out.append(d)
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
 

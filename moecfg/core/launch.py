@@ -22,11 +22,22 @@ _ONCE_PER_LAUNCH = frozenset({"MC011"})
 class LaunchDocument:
     """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
 
-    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources")
+    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources", "derivation")
 
     def __init__(self, index: int, call: frameworks.OpCall, start: Span):
         self.index, self.data, self.start = index, dict(call.arguments), start
         self.raw_scalars, self.duplicates, self.sources = {}, [], call.sources
+        self.derivation = call.derivation
+
+    def pending(self, suggestion):
+        """The fix of an op finding: the argument's value and the flag or env entries it was read from."""
+        from moecfg.core.fixes import Pending
+
+        key = ".".join(str(p) for p in suggestion.path)
+        old = self.data
+        for p in suggestion.path:
+            old = old.get(p) if isinstance(old, dict) else None
+        return Pending(suggestion, tuple(self.sources.get(key, ())), old, self.derivation.get(key, ""))
 
     def position(self, path: tuple, at_key: bool = False) -> Span:
         p = tuple(path)
@@ -70,7 +81,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         derivation = module.derive(launch, launch_ctx)
         about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
         ordinal, recognised = recognised, recognised + 1
-        launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
+        launch_notes = [_with_fix(diagnostic(n.code, n.message, n.span, severity=n.severity), n) for n in derivation.notes]
         said: set[tuple] = set()  # one cause, one finding: a phase repeating another's finding word for word
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
@@ -159,7 +170,18 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
 
 
 def _note_diagnostics(call: frameworks.OpCall, unchecked: dict[str, list[str]] | None = None) -> list[Diagnostic]:
-    return [diagnostic(n.code, _with_unchecked(n, unchecked or {}), n.span, severity=n.severity) for n in call.notes]
+    return [_with_fix(diagnostic(n.code, _with_unchecked(n, unchecked or {}), n.span, severity=n.severity), n)
+            for n in call.notes]
+
+
+def _with_fix(d: Diagnostic, note) -> Diagnostic:
+    """A note's fix: its framework already knows where the value is written (Suggestion.spans)."""
+    s = getattr(note, "fix", None)
+    if s is not None:
+        from moecfg.core.fixes import Pending
+
+        d.fix = Pending(s, tuple(s.spans), s.old)
+    return d
 
 
 _BUFFER_SETTINGS = frozenset({"env.HCCL_BUFFSIZE", "env.DEEPEP_HCCL_BUFFSIZE", "hccl_buffer_size"})
@@ -236,4 +258,10 @@ def _missing_required(call: frameworks.OpCall) -> list[str]:
 
 
 def _position(doc: LaunchDocument, findings: list[Finding]) -> list[Diagnostic]:
-    return [diagnostic(f.code, f.message, doc.position(f.path, f.at_key), f.path, f.severity) for f in findings]
+    out = []
+    for f in findings:
+        d = diagnostic(f.code, f.message, doc.position(f.path, f.at_key), f.path, f.severity)
+        if f.fix is not None:
+            d.fix = doc.pending(f.fix)
+        out.append(d)
+    return out

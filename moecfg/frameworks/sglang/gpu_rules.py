@@ -140,7 +140,8 @@ def _v2_prefill(c, t, cap_span) -> list[Note]:
     return [Note(CAP_V2_PREFILL.code, f"--moe-a2a-backend deepep_v2: --chunked-prefill-size {chunk}{per} per DP group "
                  f"over {attn_tp} ranks = {tokens} tokens per rank, above {_var(c)} = {t}: SGLang refuses to start "
                  f"(\"DeepEP v2 per-rank prefill budget exceeds ...\"); set {_var(c)} >= {tokens} or lower "
-                 f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0])]
+                 f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0],
+                 fix=_raise_cap(c, cap_span, tokens, "--chunked-prefill-size", 0))]
 
 
 def _lower(flag: str, value: int) -> str:
@@ -178,6 +179,23 @@ def _fix(c, t: int, tokens: int, flag: str, per: int) -> str:
 _LL_LIMIT = 1024  # DeepEP's largest low-latency cap (the message of _need)
 
 
+def _raise_cap(c, cap_span: tuple, tokens: int, flag: str, per: int):
+    """The fix that keeps the throughput: the cap raised to `tokens` (when DeepEP allows it), the flag named."""
+    if tokens > _LL_LIMIT:
+        return None
+    from moecfg.core.fixes import Suggestion
+
+    var, fits = _var(c), _max_requests(c, _cap(c)) * per
+    entry = c.launch.env.get(var)
+    return Suggestion(("env", var), var, tokens, f"lower {flag} to {fits}" if fits > 0 else "", tuple(cap_span),
+                      entry.value if entry else None)
+
+
+def _cap(c) -> int:
+    entry = c.launch.env.get(_var(c))
+    return integer(entry.value) or 0 if entry and entry.value else 0
+
+
 def _graph(c, t, cap_span) -> list[Note]:
     graph = c.flags.get("--cuda-graph-bs")
     sizes = [integer(v) for v in (graph.values if graph else ()) if v and v.isdigit() and integer(v) is not None]
@@ -195,7 +213,7 @@ def _graph(c, t, cap_span) -> list[Note]:
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
                  f"fails while SGLang captures the CUDA graphs; {_fix(c, t, tokens, flag, 1)}",
-                 _at(cap_span, span, tokens))]
+                 _at(cap_span, span, tokens), fix=_raise_cap(c, cap_span, tokens, flag, 1))]
 
 
 def _pool_clamp(c, reqs: int, text: str) -> tuple[int, str]:
@@ -240,7 +258,8 @@ def _running(c, t, cap_span) -> list[Note]:
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; "
                  f"{_fix(c, t, tokens, '--max-running-requests', dp)}",
-                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning")]
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning",
+                 fix=_raise_cap(c, cap_span, tokens, "--max-running-requests", dp))]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:

@@ -242,15 +242,58 @@ def window_checks(cfg, f):
         if req.sufficient or (req.window_bytes is None and _setting(cfg, req) <= 0):  # MC504's error
             continue
         what, have = req.needed_text, req.configured_text
+        fix, other = _suggestion(req), _smaller_batch(cfg, f, req)
         if req.domain == "tp":
             yield finding(TP_SMALL, req.config_path, f"TP HCCL_BUFFSIZE is too SMALL: tp_world_size = 2 needs {what} in "
-                          f"the TP communicator, configured {have}; {req.fix}")
+                          f"the TP communicator, configured {have}; {req.fix}", fix=fix)
         elif req.enforced == "error":
             yield finding(EP_SMALL, req.config_path, f"{f.limits.window_error}: comm_alg {f.alg} needs {what} in the EP "
-                          f"communicator, configured {have}; {req.fix}")
+                          f"communicator, configured {have}; {req.fix}{other}", fix=fix)
         else:
             yield finding(A2_ADVISORY, req.config_path, f"A2 {f.alg} expects {what} of HCCL buffer, configured {have} "
-                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}")
+                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}{other}",
+                          fix=fix)
+
+
+def _suggestion(req: Requirement):
+    """The one right edit: the compared setting raised to what the window needs (none when no value fits)."""
+    from moecfg.core.fixes import Suggestion
+
+    if req.window_bytes is not None:
+        return Suggestion(req.config_path, "ccl_buffer_size", req.required_bytes + fx.MB)
+    if req.max_mb is not None and req.required_mb > req.max_mb:
+        return None
+    knob = "HCCL_BUFFSIZE" if req.config_path == ("env", "HCCL_BUFFSIZE") else ".".join(req.config_path)
+    return Suggestion(req.config_path, knob, req.required_mb)
+
+
+class _With:
+    """`base` with some attributes replaced (a batch tried against the same window)."""
+
+    def __init__(self, base, **values):
+        self._base, self._values = base, values
+
+    def __getattr__(self, name):
+        return self._values[name] if name in self._values else getattr(self._base, name)
+
+
+def _smaller_batch(cfg, f, req: Requirement) -> str:
+    """The other edit, named: the largest batch the configured window holds (binary search: the window grows
+    with the batch), or nothing when even one token does not fit."""
+    window = req.window_bytes if req.window_bytes is not None else req.configured_mb * fx.MB
+    name = "bs" if f.max_bs == cfg.bs else "max_bs"
+
+    def fits(m: int) -> bool:
+        reqs = requirements(_With(cfg, bs=m), _With(f, max_bs=m))
+        return all(r.required_bytes <= window for r in reqs if r.domain == req.domain)
+
+    lo, hi = 0, min(cfg.bs, f.max_bs) - 1
+    if hi < 1 or not fits(1):
+        return ""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return f" (or lower {name} to {lo})"
 
 
 def _setting(cfg, req) -> int:

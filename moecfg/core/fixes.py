@@ -1,0 +1,155 @@
+"""Fixes as edits the engine applies (docs/fix.md).
+
+A rule knows the right value but not where the file writes it: it attaches a `Suggestion` (the knob's path, the
+value, the other possible edit) to its finding. The engine (core/engine.py, core/launch.py) knows the spans the
+knob was read from and the file's text: `place` turns the suggestion into a `Fix` of exact `Edit`s, or into a
+sentence saying why no edit is safe (the value is written elsewhere, or not at all). The cli applies edits
+(cli/fix.py); nothing here writes a file.
+"""
+from __future__ import annotations
+
+import re
+
+from moecfg.core.record import field, record
+
+SAFE = "safe"  # the edit replaces the one literal that set the value; nothing else changes
+
+
+@record(frozen=True, slots=True)
+class Suggestion:
+    """A rule's one right edit, before it is placed: set `knob` (the user's own name: HCCL_BUFFSIZE,
+    --max-num-seqs, hccl_buffer_size.ep) at document path `path` to `value`. `other`: the other possible edit,
+    named in the message. `spans` / `old`: where and what the file writes, when the rule already knows
+    (a launch note is positioned by its framework); else the engine looks `path` up."""
+
+    path: tuple
+    knob: str
+    value: int | str
+    other: str = ""
+    spans: tuple = ()
+    old: object = None
+
+
+@record(frozen=True, slots=True)
+class Edit:
+    """Replace the text from (line, column) to (end_line, end_column) (1-based, end exclusive) with
+    `replacement`; `original` is the text there when the file was checked (the applier refuses otherwise)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+    original: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "column": self.column, "end_line": self.end_line, "end_column": self.end_column,
+                "original": self.original, "replacement": self.replacement}
+
+
+@record(slots=True)
+class Fix:
+    """A diagnostic's fix: its edits in the file, and the change in the user's own terms (`export HCCL_BUFFSIZE=120`)."""
+
+    message: str
+    edits: list = field(default_factory=list)
+    applicability: str = SAFE
+
+    def to_dict(self) -> dict:
+        return {"message": self.message, "applicability": self.applicability,
+                "edits": [e.to_dict() for e in self.edits]}
+
+
+@record(slots=True)
+class Pending:
+    """A suggestion with the spans the engine found for it, waiting for the file's text (core/engine.py)."""
+
+    suggestion: Suggestion
+    spans: tuple
+    old: object
+    source: str = ""  # how the value was derived (a launch's derivation line), said when it cannot be placed
+    document: bool = False  # a moecfg YAML document: the human form is its own key path (`env.HCCL_BUFFSIZE: 478`)
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets of each line's first character (lines end at \\n; a \\r stays part of its line's text)."""
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    return starts
+
+
+def offset(starts: list[int], text: str, line: int, column: int) -> int | None:
+    if not 1 <= line <= len(starts):
+        return None
+    at = starts[line - 1] + column - 1
+    end = starts[line] if line < len(starts) else len(text)
+    return at if column >= 1 and at <= end else None
+
+
+def position(starts: list[int], at: int) -> tuple[int, int]:
+    """(line, column), 1-based, of offset `at`."""
+    lo, hi = 0, len(starts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if starts[mid] <= at:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo + 1, at - starts[lo] + 1
+
+
+def literal(value) -> str | None:
+    """The text a plain number or word is written as (True/False/None and containers are not placed)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float, str)) and str(value).strip() and "\n" not in str(value):
+        return str(value)
+    return None
+
+
+def place(text: str, pending: Pending) -> Fix | str:
+    """The Fix, or why there is none: the old value must be written exactly once, as a whole token, inside the
+    spans the value was read from (`HCCL_BUFFSIZE=100`, `value: "100"`, `--max-num-seqs 16`, `"key": 100`)."""
+    s = pending.suggestion
+    old, new = literal(pending.old), literal(s.value)
+    if new is None:
+        return ""
+    if not pending.spans:
+        return f"{s.knob} is not set in this file"
+    if old is None:
+        return f"{s.knob} is not written as a value here"
+    starts = line_starts(text)
+    hits = set()
+    token = re.compile(r"(?<![\w$.{-])" + re.escape(old) + r"(?![\w.}])")
+    for span in pending.spans:
+        a = offset(starts, text, span.line, span.column)
+        b = offset(starts, text, span.end_line, span.end_column)
+        if a is None or b is None or b < a:
+            continue
+        hits.update(m.start() for m in token.finditer(text, a, b))
+    if len(hits) != 1:
+        where = f" ({pending.source})" if pending.source else ""
+        return f"{s.knob} = {old} comes from a value not written at its entry{where}"
+    at = hits.pop()
+    line, column = position(starts, at)
+    end_line, end_column = position(starts, at + len(old))
+    edit = Edit(line, column, end_line, end_column, new, old)
+    return Fix(human(text, starts, edit, s, pending.document), [edit])
+
+
+def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: bool = False) -> str:
+    """The change as the user would type it: `export HCCL_BUFFSIZE=120`, `--max-num-seqs 34`, `"key": 1050`."""
+    value = edit.replacement
+    if document:
+        return f"{'.'.join(str(p) for p in s.path)}: {value}"
+    if s.knob.startswith("-"):
+        return f"{s.knob} {value}"
+    if re.fullmatch(r"[A-Z_][A-Z0-9_]*", s.knob):
+        line = text[starts[edit.line - 1]:starts[edit.line] if edit.line < len(starts) else len(text)]
+        return f"export {s.knob}={value}" if re.match(r"\s*export\s", line) else f"{s.knob}={value}"
+    return f"{s.knob}: {value}"
+
+
+def unplaced(message: str, why: str, s: Suggestion) -> str:
+    """The diagnostic's message when the fix cannot be applied automatically: it says where the value comes from."""
+    return f"{message}; no automatic fix: {why}" if why else message
