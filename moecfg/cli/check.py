@@ -32,8 +32,13 @@ from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, opti
               "no launch) and why, on stderr.")
 @click.option("--no-respect-gitignore", is_flag=True, default=None,
               help="Also walk what .gitignore files ignore (default: respected; setting `respect-gitignore`).")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print a unified diff of every automatic fix and change nothing (exit 1 when there is a diff).")
+@click.option("--fix", "apply_fix", is_flag=True,
+              help="Apply every automatic fix to the files checked (only the values named), print what changed on "
+              "stderr, then report what is left.")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
-          product, markdown, verbose, no_respect_gitignore):
+          product, markdown, verbose, no_respect_gitignore, show_diff, apply_fix):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin)."""
     from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
@@ -50,8 +55,14 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             return
         if not paths:
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
-        report = check_paths(paths, options(cann, product.upper() if product else None), settings,
-                             progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+        if show_diff and apply_fix:
+            raise click.UsageError("give --diff or --fix, not both")
+        opts = options(cann, product.upper() if product else None)
+        report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+        if show_diff:
+            sys.exit(_show_diff(report, paths))
+        if apply_fix:
+            report = _apply(report, paths, lambda: check_paths(paths, opts, settings))
         failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)
@@ -61,6 +72,44 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
         raise ConfigFailure(f"config: {exc}") from None
     emit(report, fmt, output, "check", auto_github=True)
     sys.exit(0 if exit_zero else int(failing))
+
+
+FIX_PASSES = 4  # a fix may reveal another (two fixes on one value: the second is judged after the first)
+
+
+def _show_diff(report, paths) -> int:
+    from moecfg.cli import fix
+    from moecfg.render import escape
+
+    found = fix.changes(report, [p for p in paths if p != "-"])
+    text = "".join(fix.diff(c) for c in found if not c.refused and c.after != c.before)
+    if text:  # a file's text is untrusted: control characters shown escaped, as in text output
+        write_stdout(escape.terminal(text))
+    notes = [line for c in found for line in fix.described(c)]
+    if notes:
+        click.echo(escape.lines([f"would fix {line}" if ": not fixed:" not in line else line for line in notes]),
+                   err=True, nl=False)
+    return 1 if text else 0
+
+
+def _apply(report, paths, recheck):
+    from moecfg.cli import fix
+    from moecfg.render import escape
+
+    roots, said = [p for p in paths if p != "-"], []
+    for _ in range(FIX_PASSES):
+        found = fix.changes(report, roots)
+        written = [c for c in found if not c.refused and c.after != c.before]
+        said += [line for c in found for line in fix.described(c) if line not in said]
+        for c in written:
+            fix.write(c)
+        if not written:
+            break
+        report = recheck()
+    if said:
+        click.echo(escape.lines([f"fixed {line}" if ": not fixed:" not in line else line for line in said]),
+                   err=True, nl=False)
+    return report
 
 
 def _list_skipped(report) -> None:
