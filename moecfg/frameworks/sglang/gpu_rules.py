@@ -28,7 +28,7 @@ _OK = ("# SGLang decode, DeepSeek-V3, TP = DP = EP 16, T 256 >= cuda-graph bs 64
        "num_max_dispatch_tokens_per_rank: 256\n")
 CAP_GRAPH = rule(
     "MC975", "sglang-ll-cap-below-cuda-graph", ERROR, "The DeepEP low-latency token cap is below the largest CUDA-graph "
-    "batch x tokens per request (per rank)", family=_F,
+    "batch x tokens per request (per rank)", family=_F, tags=("autofix",),
     source=f"{_DEEPEP}; sgl-project/sglang cuda_graph_runner.py (captures every --cuda-graph-bs at start-up); "
     "sglang PR #14065 (the check, reverted in #14171)",
     why="SGLang captures a CUDA graph for every batch size up to --cuda-graph-max-bs at start-up, each running the "
@@ -41,7 +41,7 @@ CAP_GRAPH = rule(
     "--cuda-graph-max-bs / --cuda-graph-bs.")
 CAP_RUNNING = rule(
     "MC976", "sglang-ll-cap-below-running-requests", ERROR, "The DeepEP low-latency token cap is below the running "
-    "requests one DP rank may decode at once (x tokens per request)", family=_F,
+    "requests one DP rank may decode at once (x tokens per request)", family=_F, tags=("autofix",),
     source=f"{_DEEPEP}; NVIDIA/srt-slurm#42, #44 (DeepSeek-R1 GB200 decode: --max-running-requests 67584 over DP 32 = "
     "2112 per rank > 1024); deepseek-ai/DeepEP#165",
     why="A decode batch holds up to --max-running-requests / dp requests per DP rank; batches above the CUDA-graph "
@@ -70,7 +70,7 @@ CAP_PREFILL = rule(
 
 CAP_V2_PREFILL = rule(
     "MC978", "sglang-deepep-v2-prefill-above-cap", ERROR, "--moe-a2a-backend deepep_v2: a rank's share of a prefill "
-    "chunk exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (SGLang's start-up check)", family=_F,
+    "chunk exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (SGLang's start-up check)", family=_F, tags=("autofix",),
     source="sglang==0.5.23 sglang/srt/arg_groups/moe_hook.py:641-653 (required_deepep_v2_prefill_tokens_per_rank: the "
     "per-DP chunk over tp // attn_dp ranks) and :680-695 (the check); arg_groups/parallel_hook.py:326-331 (the chunk "
     "divided by the attention-DP size); environ.py:1441 (the variable, default 128; SGLang >= 0.5.19)",

@@ -35,7 +35,7 @@ def doc(**changes) -> str:
 _OK = doc()
 BUFFSIZE = rule(
     "MC880", "dfc-hccl-buffsize", "error", "W8A8 dispatch_ffn_combine: HCCL_BUFFSIZE >= M * topK * K * 3 + 10 MB",
-    family=_F, products=("A2", "A3"), source=f"{_DFC} L62-84, L284-290; vllm-ascend PR #6130/#6131", tags=("buffer",),
+    family=_F, products=("A2", "A3"), source=f"{_DFC} L62-84, L284-290; vllm-ascend PR #6130/#6131", tags=("buffer", "autofix"),
     why="The tiling refuses the call at the first forward (before PR #6130 the op ran and failed with 'MTE out of "
         "range'). Its message says '+ 3MB' but the code adds 10 MB; the MB value it prints is the code's.",
     cann_error="HCCL_BUFFSIZE is too SMALL, m = %lu, k = %lu, topK = %lu expected HCCL_BUFFSIZE is ((m * k * topK * "
@@ -85,7 +85,14 @@ def buffsize(cfg, f):
     yield finding(BUFFSIZE, ("env", "HCCL_BUFFSIZE"), f"HCCL_BUFFSIZE is too SMALL for dispatch_ffn_combine: M * topK "
                   f"* K * 3 + 10 MB = {cfg.bs} * {cfg.k} * {cfg.h} * 3 + 10 MiB = {f.least_bytes} bytes = {need} MB, "
                   f"the op reads {f.window_mb} MB; set HCCL_BUFFSIZE >= {need} (the op's message says '+ 3MB', the "
-                  "code adds 10 MB)")
+                  "code adds 10 MB)", fix=_raised("HCCL_BUFFSIZE", need))
+
+
+def _raised(var: str, need: int):
+    """The fix: the variable raised to the window (none past the uint16 the op parses it into)."""
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("env", var), var, need) if need < 65536 else None
 
 
 def ignored(cfg, f):

@@ -23,20 +23,20 @@ from moecfg.backends.ascend.shared.rules import finding, where
 eg = lazy_module("moecfg.backends.ascend.shared.rules.examples_base")
 _F = "ascend-buffers"
 EP_SMALL = rule("MC501", "ep-buffer-too-small", "error", "A3: the EP communicator's HCCL buffer holds the dispatch/combine window", family=_F,
-                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer",),
+                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer", "autofix"),
                 docs=lambda: dict(
                     why=eg.BUFFERS, cann_error="HCCL_BUFFSIZE_EP is too SMALL",
                     fail_example=eg.ex(eg.A3, env={"HCCL_BUFFSIZE": 200}), pass_example=eg.ex(eg.A3),
                     fix="Set HCCL_BUFFSIZE (or hccl_buffer_size.ep) to at least the size the message names."))
 TP_SMALL = rule("MC502", "tp-buffer-too-small", "error", "A3, CANN 8.5-9.1, tp_world_size = 2: the TP communicator's buffer holds the TP window", family=_F,
-                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer",),
+                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer", "autofix"),
                 docs=lambda: dict(
                     why=eg.BUFFERS,
                     fail_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group", hccl_buffer_size={"ep": 1024, "tp": 1}),
                     pass_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group"),
                     fix="Give the TP communicator the buffer the message names."))
 A2_ADVISORY = rule("MC503", "a2-buffer-advisory", "warning", "A2: HCCL_BUFFSIZE below the window the op expects (CANN only warns)", family=_F,
-                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer",),
+                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer", "autofix"),
                    docs=lambda: dict(
                        why="CANN only logs a warning on A2, but a window smaller than the op expects can corrupt or hang "
                            "large batches.", fail_example=eg.ex(eg.A2, env={"HCCL_BUFFSIZE": 64}),
