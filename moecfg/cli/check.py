@@ -83,8 +83,9 @@ def _show_diff(report, paths) -> int:
 
     found = fix.changes(report, [p for p in paths if p != "-"])
     text = "".join(fix.diff(c) for c in found if not c.refused and c.after != c.before)
-    if text:  # a file's text is untrusted: control characters shown escaped, as in text output
-        write_stdout(escape.terminal(text))
+    if text:  # a file's text is untrusted: control characters shown escaped, but a CRLF line ending kept
+        write_stdout("".join(escape.terminal(line[:-2]) + "\r\n" if line.endswith("\r\n") else escape.terminal(line)
+                             for line in text.splitlines(keepends=True)))
     notes = [line for c in found for line in fix.described(c)]
     if notes:
         click.echo(escape.lines([f"would fix {line}" if ": not fixed:" not in line else line for line in notes]),

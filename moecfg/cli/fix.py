@@ -62,7 +62,7 @@ def change(file: str, diagnostics: list, roots) -> Change:
         placed = [_offsets(text, starts, e) for e in d.fix.edits]
         if any(p is None for p in placed):
             return Change(file, text, text, [], "changed since it was checked")
-        if any(a < e2 and s2 < b for a, b, _ in placed for s2, e2, _ in spans):
+        if any(a < e2 and s2 < b or (a, b) == (s2, e2) for a, b, _ in placed for s2, e2, _ in spans):
             continue  # another fix edits the same text: the next check shows what is left
         spans.extend(placed)
         applied.append(d)

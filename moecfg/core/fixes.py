@@ -28,6 +28,7 @@ class Suggestion:
     other: str = ""
     spans: tuple = ()
     old: object = None
+    insert: object = None  # a shell launch's Span: an unset variable is exported on a line of its own before it
 
 
 @record(frozen=True, slots=True)
@@ -69,6 +70,7 @@ class Pending:
     old: object
     source: str = ""  # how the value was derived (a launch's derivation line), said when it cannot be placed
     document: bool = False  # a moecfg YAML document: the human form is its own key path (`env.HCCL_BUFFSIZE: 478`)
+    insert: object = None  # Suggestion.insert
 
 
 def line_starts(text: str) -> list[int]:
@@ -115,7 +117,7 @@ def place(text: str, pending: Pending) -> Fix | str:
     if new is None:
         return ""
     if not pending.spans:
-        return f"{s.knob} is not set in this file"
+        return _export(text, pending, new) or f"{s.knob} is not set in this file"
     if old is None:
         return f"{s.knob} is not written as a value here"
     starts = line_starts(text)
@@ -128,13 +130,47 @@ def place(text: str, pending: Pending) -> Fix | str:
             continue
         hits.update(m.start() for m in token.finditer(text, a, b))
     if len(hits) != 1:
-        where = f" ({pending.source})" if pending.source else ""
-        return f"{s.knob} = {old} comes from a value not written at its entry{where}"
+        return f"{s.knob} = {old} is not written as one literal at {_written(text, starts, pending)}"
     at = hits.pop()
     line, column = position(starts, at)
     end_line, end_column = position(starts, at + len(old))
     edit = Edit(line, column, end_line, end_column, new, old)
     return Fix(human(text, starts, edit, s, pending.document), [edit])
+
+
+ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+
+def _export(text: str, pending: Pending, new: str) -> Fix | None:
+    """An unset variable of a shell launch: `export NAME=value` on its own line before the launch's line, with its
+    indentation and line ending (none after a line continued with a backslash: that line is part of a command)."""
+    s, at = pending.suggestion, pending.insert
+    if at is None or not ENV_NAME.fullmatch(s.knob):
+        return None
+    starts = line_starts(text)
+    if not 1 <= at.line <= len(starts):
+        return None
+    start = starts[at.line - 1]
+    line = text[start:starts[at.line] if at.line < len(starts) else len(text)]
+    before = text[starts[at.line - 2]:start] if at.line > 1 else ""
+    if before.rstrip("\r\n").endswith("\\"):
+        return None
+    indent = line[:len(line) - len(line.lstrip(" \t"))]
+    end = "\r\n" if line.endswith("\r\n") else "\n"
+    edit = Edit(at.line, 1, at.line, 1, f"{indent}export {s.knob}={new}{end}", "")
+    return Fix(f"export {s.knob}={new}", [edit])
+
+
+def _written(text: str, starts: list[int], pending: Pending) -> str:
+    """Where the value comes from, quoted from the file: `HCCL_BUFFSIZE=$BUF` (line 4), or the derivation."""
+    span = pending.spans[0]
+    a = offset(starts, text, span.line, span.column)
+    b = offset(starts, text, span.end_line, span.end_column)
+    quoted = " ".join(text[a:b].split()) if a is not None and b is not None and b > a else ""
+    if quoted:
+        quoted = quoted if len(quoted) <= 80 else quoted[:79] + "…"
+        return f"`{quoted}` (line {span.line}): set the value where it is defined"
+    return pending.source or f"line {span.line}"
 
 
 def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: bool = False) -> str:

@@ -22,12 +22,12 @@ _ONCE_PER_LAUNCH = frozenset({"MC011"})
 class LaunchDocument:
     """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
 
-    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources", "derivation")
+    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources", "derivation", "shell")
 
-    def __init__(self, index: int, call: frameworks.OpCall, start: Span):
+    def __init__(self, index: int, call: frameworks.OpCall, start: Span, shell: bool = False):
         self.index, self.data, self.start = index, dict(call.arguments), start
         self.raw_scalars, self.duplicates, self.sources = {}, [], call.sources
-        self.derivation = call.derivation
+        self.derivation, self.shell = call.derivation, shell
 
     def pending(self, suggestion):
         """The fix of an op finding: the argument's value and the flag or env entries it was read from."""
@@ -37,7 +37,8 @@ class LaunchDocument:
         old = self.data
         for p in suggestion.path:
             old = old.get(p) if isinstance(old, dict) else None
-        return Pending(suggestion, tuple(self.sources.get(key, ())), old, self.derivation.get(key, ""))
+        insert = self.start if self.shell and suggestion.path[:1] == ("env",) else None
+        return Pending(suggestion, tuple(self.sources.get(key, ())), old, self.derivation.get(key, ""), insert=insert)
 
     def position(self, path: tuple, at_key: bool = False) -> Span:
         p = tuple(path)
@@ -85,7 +86,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         said: set[tuple] = set()  # one cause, one finding: a phase repeating another's finding word for word
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
-            result = _judge(call, index, name, launch.span, options)
+            result = _judge(call, index, name, launch.span, options, launch.context == "shell")
             result.launch = {**about, "role": call.role, "index": ordinal}
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
             own = result.diagnostics if i == 0 else [d for d in result.diagnostics if d.code not in _ONCE_PER_LAUNCH]
@@ -136,7 +137,7 @@ def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchConte
     return replace(ctx, product=product, product_source=f"hint {text} (line {span.line})")
 
 
-def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options) -> DocumentResult:
+def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options, shell: bool = False) -> DocumentResult:
     result = DocumentResult(file=name, document=index, kind=call.kind if call.kind != "none" else None,
                             op=call.op if call.kind != "none" else "none")
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
@@ -151,7 +152,7 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
         result.diagnostics = _conditional(_note_diagnostics(call), call.condition)
         return result
-    doc = LaunchDocument(index, call, start)
+    doc = LaunchDocument(index, call, start, shell)
     module = backends.load(call.kind)
     analysis = module.analyze(doc, options)
     result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
@@ -180,7 +181,7 @@ def _with_fix(d: Diagnostic, note) -> Diagnostic:
     if s is not None:
         from moecfg.core.fixes import Pending
 
-        d.fix = Pending(s, tuple(s.spans), s.old)
+        d.fix = Pending(s, tuple(s.spans), s.old, insert=s.insert)
     return d
 
 

@@ -188,7 +188,7 @@ def _raise_cap(c, cap_span: tuple, tokens: int, flag: str, per: int):
     var, fits = _var(c), _max_requests(c, _cap(c)) * per
     entry = c.launch.env.get(var)
     return Suggestion(("env", var), var, tokens, f"lower {flag} to {fits}" if fits > 0 else "", tuple(cap_span),
-                      entry.value if entry else None)
+                      entry.value if entry else None, None if cap_span or c.launch.context != "shell" else c.launch.span)
 
 
 def _cap(c) -> int:
