@@ -1,0 +1,161 @@
+"""`check --diff` / `--fix` on the surfaces users write (issue 37): a vllm-ascend script, its Kubernetes manifest, a
+moecfg YAML document and an SGLang DeepEP script (tests/fix/fixtures), compose files, CRLF and BOM files, a `VAR=`
+prefix, an unset variable; what is never written (a symlink, a value defined elsewhere, stdin)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from moecfg.cli.group import cli
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SGL_GPU = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 16 --dp 16 "
+           "--enable-dp-attention --moe-a2a-backend deepep --deepep-mode low_latency --disaggregation-mode decode "
+           "--cuda-graph-max-bs 64 --speculative-algorithm EAGLE --speculative-num-draft-tokens 2")
+CAP = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, ["check", *args])
+
+
+def report(path) -> list[dict]:
+    got = run("--format", "json", str(path))
+    return [d for r in json.loads(got.stdout)["results"] for d in r["diagnostics"]]
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    shutil.copytree(FIXTURES, tmp_path / "t")
+    return tmp_path / "t"
+
+
+# name -> (code, line edited, the line before, after, the fix in the user's own terms)
+DONE_WHEN = {
+    "serve.sh": ("MC501", 4, "export HCCL_BUFFSIZE=100   # MB", "export HCCL_BUFFSIZE=120   # MB",
+                 "export HCCL_BUFFSIZE=120"),
+    "decode-k8s.yaml": ("MC501", 25, '              value: "100"   # MB', '              value: "120"   # MB',
+                        "HCCL_BUFFSIZE=120"),
+    "op.yaml": ("MC501", 13, '  HCCL_BUFFSIZE: "400"  # MB, shared with the launch script',
+                '  HCCL_BUFFSIZE: "478"  # MB, shared with the launch script', "env.HCCL_BUFFSIZE: 478"),
+    "sglang-decode.sh": ("MC975", 6, f"export {CAP}=64", f"export {CAP}=128", f"export {CAP}=128"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DONE_WHEN))
+def test_each_fixture_fix_diff_apply_recheck(tree, name):
+    code, line, before, after, human = DONE_WHEN[name]
+    path = tree / name
+    original = path.read_bytes()
+    [hit] = [d for d in report(path) if d["code"] == code]
+    assert hit["fix"]["message"] == human
+    assert original.decode().splitlines()[line - 1] == before
+
+    diff = run("--diff", str(path))
+    assert diff.exit_code == 1
+    assert f"-{before}\n+{after}\n" in diff.stdout and path.read_bytes() == original
+
+    fixed = run("--fix", str(path))
+    assert fixed.exit_code == 0, fixed.output  # the second check inside --fix: nothing left
+    assert f"fixed {path}:{line}:" in fixed.stderr
+    old, new = original.decode().splitlines(keepends=True), path.read_bytes().decode().splitlines(keepends=True)
+    assert [i + 1 for i, (a, b) in enumerate(zip(old, new)) if a != b] == [line] and len(old) == len(new)
+    assert new[line - 1].rstrip("\n") == after
+    again = run(str(path))
+    assert again.exit_code == 0 and "0 errors, 0 warnings" in again.stdout
+    assert run("--diff", str(path)).exit_code == 0  # nothing left to fix
+
+
+def test_fix_over_a_folder_fixes_every_file_and_nothing_else(tree):
+    before = {p.name: p.read_bytes() for p in tree.iterdir()}
+    assert run("--fix", str(tree)).exit_code == 0
+    after = {p.name: p.read_bytes() for p in tree.iterdir()}
+    assert set(after) == set(before)  # no temporary file left
+    assert {n for n in after if after[n] != before[n]} == set(DONE_WHEN)
+
+
+def lines_changed(path: Path, text: bytes) -> list[int]:
+    new = path.read_bytes()
+    return [i + 1 for i, (a, b) in enumerate(zip(text.split(b"\n"), new.split(b"\n"))) if a != b]
+
+
+def gpu_tree(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    (tmp_path / ".moecfg.yaml").write_text("framework_versions:\n  sglang: 0.5.4\ndevice: H100\n")
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+def test_crlf_and_bom_are_kept_byte_for_byte(tmp_path):
+    text = f"\ufeffexport {CAP}=64\r\n# keep me\r\n{SGL_GPU}\r\n".encode()
+    path = gpu_tree(tmp_path, {"s.sh": text}) / "s.sh"
+    assert run("--fix", str(path)).exit_code == 0
+    assert path.read_bytes() == text.replace(f"{CAP}=64".encode(), f"{CAP}=128".encode())
+
+
+def test_var_prefix_and_compose_environment(tmp_path):
+    prefix = f"{CAP}=64 {SGL_GPU}\n".encode()
+    listed = (f"services:\n  decode:\n    image: lmsysorg/sglang:v0.5.4\n    environment:\n      - {CAP}=64  # cap\n"
+              f"    command: >\n      {SGL_GPU}\n").encode()
+    mapped = listed.replace(f"      - {CAP}=64  # cap".encode(), f"      {CAP}: '64'  # cap".encode())
+    gpu_tree(tmp_path, {"p.sh": prefix, "c.yaml": listed, "m.yaml": mapped})
+    assert run("--fix", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "p.sh").read_bytes() == prefix.replace(b"=64 ", b"=128 ")
+    assert (tmp_path / "c.yaml").read_bytes() == listed.replace(b"=64  #", b"=128  #")
+    assert (tmp_path / "m.yaml").read_bytes() == mapped.replace(b"'64'", b"'128'")
+
+
+def test_unset_variable_is_exported_before_the_launch(tmp_path):
+    text = f"#!/bin/sh\ncd /srv\n  {SGL_GPU.replace('64', '256')}\n".encode()
+    path = gpu_tree(tmp_path, {"s.sh": text}) / "s.sh"
+    [hit] = [d for d in report(path) if d["code"] == "MC975"]
+    assert hit["fix"]["message"] == f"export {CAP}=512"
+    assert run("--fix", str(path)).exit_code == 0
+    assert path.read_bytes() == text.replace(b"cd /srv\n", f"cd /srv\n  export {CAP}=512\n".encode())
+
+
+def test_value_defined_elsewhere_gets_no_fix_and_says_where(tmp_path):
+    text = f"T=64\nexport {CAP}=$T\n{SGL_GPU}\n".encode()
+    path = gpu_tree(tmp_path, {"s.sh": text}) / "s.sh"
+    [hit] = [d for d in report(path) if d["code"] == "MC975"]
+    assert "fix" not in hit
+    assert f"no automatic fix: {CAP} = 64 is not written as one literal at `{CAP}=$T` (line 2)" in hit["message"]
+    assert run("--diff", str(path)).exit_code == 0 and run("--fix", str(path)).exit_code == 1
+    assert path.read_bytes() == text
+
+
+def test_a_symlink_is_not_written_through(tmp_path):
+    target = gpu_tree(tmp_path, {"real.sh": f"export {CAP}=64\n{SGL_GPU}\n".encode()}) / "real.sh"
+    link = tmp_path / "link.sh"
+    os.symlink(target, link)
+    fixed = run("--fix", str(link))
+    assert "not fixed: a symlink" in fixed.stderr and fixed.exit_code == 1
+    assert target.read_bytes() == f"export {CAP}=64\n{SGL_GPU}\n".encode()
+
+
+def test_a_file_changed_since_the_check_is_left_alone(tmp_path):
+    from moecfg.cli import fix
+    from moecfg.core.engine import check_paths
+
+    path = gpu_tree(tmp_path, {"s.sh": f"export {CAP}=64\n{SGL_GPU}\n".encode()}) / "s.sh"
+    found = check_paths([str(path)])
+    path.write_bytes(f"export {CAP}=96\n{SGL_GPU}\n".encode())
+    [c] = fix.changes(found, [str(tmp_path)])
+    assert c.refused == "changed since it was checked"
+
+
+def test_outside_the_checked_paths_is_refused(tmp_path):
+    from moecfg.cli import fix
+
+    assert fix.inside(str(tmp_path / "a" / "x.sh"), [str(tmp_path / "b")]) == "outside the checked paths"
+    assert fix.inside(str(tmp_path / "a" / "x.sh"), [str(tmp_path / "a")]) == ""
+    assert fix.inside(str(tmp_path / "ab" / "x.sh"), [str(tmp_path / "a")]) == "outside the checked paths"
+
+
+def test_diff_and_fix_together_is_a_usage_error(tree):
+    assert run("--diff", "--fix", str(tree)).exit_code == 2
