@@ -108,7 +108,8 @@ def _op_folder(module: str) -> str | None:
 # backends judge op calls; frameworks derive op calls (with the backends' formulas); core runs the check; the
 # rest presents it. core's vocabulary (findings, field specs, the rule registry) is below every stage.
 FOUNDATION = {"moecfg.core.diagnostics", "moecfg.core.fields", "moecfg.core.registry", "moecfg.core.input_rules",
-              "moecfg.core.examples", "moecfg.core.launch_rules", "moecfg.core.record", "moecfg.optional",
+              "moecfg.core.examples", "moecfg.core.launch_rules", "moecfg.core.record", "moecfg.core.fixes",
+              "moecfg.optional",
               "moecfg.version"}
 STAGES = {"sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "core": 5, "render": 6, "models": 6, "plan": 6,
           "api": 6, "preflight": 6, "explain_error": 6, "cli": 7, "__main__": 7}
