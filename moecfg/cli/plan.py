@@ -285,7 +285,7 @@ def _plan_launch_file(path, product, cann, output, fmt, emit, **ignored) -> None
     if emit == "yaml":
         raise click.UsageError("--emit yaml is for --ep plans; with FILE use --emit launch")
     from moecfg.cli.common import options
-    from moecfg.core.settings import ConfigError, Settings
+    from moecfg.checking.settings import ConfigError, Settings
     from moecfg.plan import launch_report
     from moecfg.plan.launch import plan_file
     from moecfg.sources.files import PathError, Unreadable

@@ -1,7 +1,7 @@
 """Fixes as edits the engine applies (docs/fix.md).
 
 A rule knows the right value but not where the file writes it: it attaches a `Suggestion` (the knob's path, the
-value, the other possible edit) to its finding. The engine (core/engine.py, core/launch.py) knows the spans the
+value, the other possible edit) to its finding. The engine (checking/engine.py, checking/launch.py) knows the spans the
 knob was read from and the file's text: `place` turns the suggestion into a `Fix` of exact `Edit`s, or into a
 sentence saying why no edit is safe (the value is written elsewhere, or not at all). The cli applies edits
 (cli/fix.py); nothing here writes a file.
@@ -63,7 +63,7 @@ class Fix:
 
 @record(slots=True)
 class Pending:
-    """A suggestion with the spans the engine found for it, waiting for the file's text (core/engine.py)."""
+    """A suggestion with the spans the engine found for it, waiting for the file's text (checking/engine.py)."""
 
     suggestion: Suggestion
     spans: tuple

@@ -68,12 +68,12 @@ class Judge:
     """Re-derives one launch with a knob changed and says whether any sizing rule fires."""
 
     def __init__(self, name: str, options, policy):
-        from moecfg.core.launch import context
+        from moecfg.checking.launch import context
 
         self.name, self.options, self.ctx, self.codes = name, options, context(policy, options), sizing_codes()
 
     def results(self, launch) -> list:
-        from moecfg.core.launch import lint_launch_file
+        from moecfg.checking.launch import lint_launch_file
         from moecfg.sources.budget import per_file
         from moecfg.sources.launch import LaunchFile
 
@@ -179,9 +179,9 @@ def largest_batch(judge: Judge, launch, flag: str) -> Knob:
 def plan_file(path: str, options, settings) -> list[LaunchPlan]:
     """One LaunchPlan per recognised launch with an expert-parallel op call."""
     from moecfg import frameworks
-    from moecfg.core.engine import vocabulary
-    from moecfg.core.launch import _with_hints
-    from moecfg.sources import documents as D
+    from moecfg.checking.engine import vocabulary
+    from moecfg.checking.launch import _with_hints
+    from moecfg.sources.documents import classify as D
     from moecfg.sources.budget import per_file
     from moecfg.sources.files import discover, read
 

@@ -140,7 +140,7 @@ def test_a_symlink_is_not_written_through(tmp_path):
 
 def test_a_file_changed_since_the_check_is_left_alone(tmp_path):
     from moecfg.cli import fix
-    from moecfg.core.engine import check_paths
+    from moecfg.checking.engine import check_paths
 
     path = gpu_tree(tmp_path, {"s.sh": f"export {CAP}=64\n{SGL_GPU}\n".encode()}) / "s.sh"
     found = check_paths([str(path)])
