@@ -117,18 +117,22 @@ def place(text: str, pending: Pending) -> Fix | str:
     if new is None:
         return ""
     if not pending.spans:
-        return _export(text, pending, new) or f"{s.knob} is not set in this file"
+        how = f" ({pending.source})" if pending.source else ""
+        return _export(text, pending, new) or f"{s.knob} is not set in this file{how}"
     if old is None:
         return f"{s.knob} is not written as a value here"
     starts = line_starts(text)
     hits = set()
-    token = re.compile(r"(?<![\w$.{-])" + re.escape(old) + r"(?![\w.}])")
+    token = re.compile(r"(?<![\w$.{-])" + re.escape(old) + r"(?![\w.])")
     for span in pending.spans:
         a = offset(starts, text, span.line, span.column)
         b = offset(starts, text, span.end_line, span.end_column)
         if a is None or b is None or b < a:
             continue
         hits.update(m.start() for m in token.finditer(text, a, b))
+    if len(hits) > 1:  # `--additional-config '{"a": 100, "b": 100}'`: the one after the knob's own key
+        key = re.compile(re.escape(s.knob.strip('"\'')) + r"""["']?(?:\s*[:=]\s*|\s+)["']?$""")
+        hits = {h for h in hits if key.search(text, max(0, h - 200), h)}
     if len(hits) != 1:
         return f"{s.knob} = {old} is not written as one literal at {_written(text, starts, pending)}"
     at = hits.pop()
@@ -178,11 +182,16 @@ def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: boo
     value = edit.replacement
     if document:
         return f"{'.'.join(str(p) for p in s.path)}: {value}"
-    if s.knob.startswith("-"):
-        return f"{s.knob} {value}"
-    if re.fullmatch(r"[A-Z_][A-Z0-9_]*", s.knob):
-        line = text[starts[edit.line - 1]:starts[edit.line] if edit.line < len(starts) else len(text)]
+    line = text[starts[edit.line - 1]:starts[edit.line] if edit.line < len(starts) else len(text)]
+    before = line[:edit.column - 1]
+    if ENV_NAME.fullmatch(s.knob):
         return f"export {s.knob}={value}" if re.match(r"\s*export\s", line) else f"{s.knob}={value}"
+    flag = re.search(r"""(--?[\w-]+)[ =]["']?$""", before)
+    if flag:
+        return f"{flag.group(1)} {value}"
+    key = re.search(r"""(["']?)([\w.-]+)\1\s*:\s*["']?$""", before)
+    if key and key.group(1):
+        return f'"{key.group(2)}": {value}'
     return f"{s.knob}: {value}"
 
 

@@ -27,13 +27,25 @@ MINDIE = ('{"BackendConfig": {"npuDeviceIds": [[0,1,2,3,4,5,6,7,8,9,10,11,12,13,
           '  "models": {"deepseekv2": {"parallel_options": {"hccl_moe_ep_buffer": 256}}}}]},\n'
           ' "ScheduleConfig": {"maxBatchSize": 16, "maxPrefillTokens": 4096}}}\n')
 
+K3 = ('{"model_type": "deepseek_v3", "hidden_size": 7168, "n_routed_experts": 384, "num_experts_per_tok": 16, '
+      '"moe_intermediate_size": 2048, "n_shared_experts": 1, "num_hidden_layers": 13}\n')
+# vllm-ascend#17202 (tests/frameworks/test_vllm_ascend_megamoe_recv.py): 512 tokens per rank x min(16, 384 / 16)
+# = 8192 rows > mega_moe_max_tokens 6144, a value inside the --additional-config JSON
+KIMI = ("vllm serve moonshotai/Kimi-K3-W4A8 --quantization ascend --enable-expert-parallel -tp 16 \\\n"
+        "  --max-num-batched-tokens 8192 --kv-transfer-config '{\"kv_role\": \"kv_producer\"}' \\\n"
+        "  --additional-config '{\"enable_fused_mc2\": 1, \"mega_moe_max_tokens\": 6144}'\n")
+KIMI_SETTINGS = ('product: A3\ncann_version: 9.2.0\nframework_versions:\n  vllm-ascend: "0.27"\n'
+                 'models:\n  "*": k3.json\n')
+
 # code -> (files, the file the fix edits, the fix's human form); the op rules' cases are their docs' failing examples
 CASES = {
     "MC501": ({"a.yaml": DOCS["MC501"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
     "MC502": ({"a.yaml": DOCS["MC502"].fail_example}, "a.yaml", "hccl_buffer_size.tp: "),
     "MC503": ({"a.yaml": DOCS["MC503"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
     "MC880": ({"a.yaml": DOCS["MC880"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
+    "MC882": ({"a.yaml": DOCS["MC882"].fail_example}, "a.yaml", "max_output_size: "),
     "MC898": ({"a.yaml": DOCS["MC898"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
+    "MC955": ({"s.sh": KIMI, "k3.json": K3, ".moecfg.yaml": KIMI_SETTINGS}, "s.sh", '"mega_moe_max_tokens": 8192'),
     "MC975": ({"s.sh": SGL.format(graph=64), ".moecfg.yaml": GPU.format("0.5.4")}, "s.sh",
               "export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128"),
     # the CUDA graphs fit (32 x 2 = 64 tokens); 1024 running requests // dp 16 x 2 = 128 do not

@@ -52,7 +52,7 @@ IGNORED = rule(
     fix="Keep HCCL_BUFFSIZE at or below 65535 MB.")
 MAX_OUTPUT = rule(
     "MC882", "dfc-max-output-size", "warning", "max_output_size below bs * ep * min(k, experts/rank): tokens beyond "
-    "it are dropped (error when <= 0 or above INT32_MAX)", family=_F, products=("A2", "A3"),
+    "it are dropped (error when <= 0 or above INT32_MAX)", family=_F, products=("A2", "A3"), tags=("autofix",),
     source="vllm-ascend@182b75e vllm_ascend/ascend_config.py L277-290; dispatch_ffn_combine_tiling.cpp L94, L106",
     why="max_output_size is each rank's room for received tokens; under load imbalance a rank receiving more drops "
         "the excess from the computation (vllm-ascend: 'degrading accuracy'). vllm-ascend rejects values <= 0 and the "
@@ -95,6 +95,12 @@ def _raised(var: str, need: int):
     return Suggestion(("env", var), var, need) if need < 65536 else None
 
 
+def _output_fix(safe: int):
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("max_output_size",), "max_output_size", safe) if safe <= INT32_MAX else None
+
+
 def ignored(cfg, f):
     env = cfg.hccl_buffsize_env
     if env is not None and not 0 <= env <= f.limits.window_max_mb:
@@ -112,7 +118,8 @@ def max_output(cfg, f):
     elif mo < safe:
         yield finding(MAX_OUTPUT, "max_output_size", f"`max_output_size` = {mo} is below bs * ep * min(k, experts/rank)"
                       f" = {cfg.bs} * {cfg.ep_world_size} * {min(cfg.k, f.experts_per_rank)} = {safe}: tokens beyond "
-                      f"it on one rank are dropped from the computation; set it >= {safe}", WARNING)
+                      f"it on one rank are dropped from the computation; set it >= {safe}", WARNING,
+                      fix=_output_fix(safe))
 
 
 def workspace(cfg, f):
