@@ -188,11 +188,13 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
         span = doc.position(f.path, f.at_key)
         d = diagnostic(f.code, f.message, span, f.path, f.severity)
         if f.fix is not None:  # the value's own node: the only place the document writes it
-            from moecfg.core.fixes import Pending
+            from moecfg.core.fixes import Pending, yaml_insert
 
             at = tuple(f.fix.path)
-            d.fix = Pending(f.fix, (doc.values[at],) if at in doc.values else (), doc.raw_scalars.get(at),
-                            document=True)
+            if at in doc.values:
+                d.fix = Pending(f.fix, (doc.values[at],), doc.raw_scalars.get(at), document=True)
+            else:  # a key the document does not write (HCCL_BUFFSIZE unset): a line of its own
+                d.fix = Pending(f.fix, (), None, document=True, insert=yaml_insert(doc.values, doc.keys, at))
         out.append(d)
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out

@@ -145,10 +145,57 @@ def place(text: str, pending: Pending) -> Fix | str:
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
+@record(frozen=True, slots=True)
+class YamlInsert:
+    """Where a missing key of a moecfg document goes: a line of its own after its siblings' last line, at their
+    indentation, under the missing parents `keys[:-1]` (each indented two more)."""
+
+    line: int
+    indent: int
+    keys: tuple
+    parent: object = None  # the parent mapping's Span: a flow mapping (`env: {A: 1}`) is not edited
+
+
+def yaml_insert(values: dict, keys: dict, path: tuple) -> YamlInsert | None:
+    """The YamlInsert of `path` in a document (its values' and keys' spans), or None: only a key of an existing
+    block mapping, or of a new mapping at the top level (`env:` + `  HCCL_BUFFSIZE: 478`), is inserted."""
+    for depth in (len(path) - 1, len(path) - 2):
+        if depth < 0 or (depth and path[:depth] not in values):
+            continue
+        parent = path[:depth]
+        siblings = [p for p in values if len(p) == depth + 1 and p[:depth] == parent]
+        if not siblings or not all(isinstance(k, str) for k in path):
+            return None
+        last = max((values[p] for p in siblings), key=lambda s: (s.end_line, s.end_column))
+        line = last.end_line + (1 if last.end_column > 1 else 0)
+        indent = min(keys[p].column for p in siblings if p in keys) - 1
+        return YamlInsert(line, indent, path[depth:], values.get(parent) if depth else None)
+    return None
+
+
+def _yaml_lines(text: str, pending: Pending, new: str) -> Fix | None:
+    at: YamlInsert = pending.insert
+    starts = line_starts(text)
+    if at.line > len(starts) or (at.line == len(starts) and not text.endswith("\n") and text):
+        return None  # after a last line without a line break: not a line of its own
+    if at.parent is not None:
+        a = offset(starts, text, at.parent.line, at.parent.column)
+        if a is None or text[a:a + 1] in "{[":
+            return None
+    first = text[:starts[1]] if len(starts) > 1 else ""
+    end = "\r\n" if first.endswith("\r\n") else "\n"
+    rows = [" " * (at.indent + 2 * i) + f"{k}:" for i, k in enumerate(at.keys[:-1])]
+    rows.append(" " * (at.indent + 2 * (len(at.keys) - 1)) + f"{at.keys[-1]}: {new}")
+    edit = Edit(at.line, 1, at.line, 1, "".join(r + end for r in rows), "")
+    return Fix(f"{'.'.join(str(p) for p in pending.suggestion.path)}: {new}", [edit])
+
+
 def _export(text: str, pending: Pending, new: str) -> Fix | None:
     """An unset variable of a shell launch: `export NAME=value` on its own line before the launch's line, with its
     indentation and line ending (none after a line continued with a backslash: that line is part of a command)."""
     s, at = pending.suggestion, pending.insert
+    if isinstance(at, YamlInsert):
+        return _yaml_lines(text, pending, new)
     if at is None or not ENV_NAME.fullmatch(s.knob):
         return None
     starts = line_starts(text)

@@ -186,3 +186,32 @@ def test_the_pydantic_report_equals_the_json_with_its_fix(tree):
     data = json.loads(run("--format", "json", str(tree / "op.yaml")).stdout)
     assert Report.model_validate(data).model_dump() == data
     assert data["results"][0]["diagnostics"][0]["fix"]["edits"][0]["original"] == "400"
+
+
+DOC = "product: A3\ncann_version: 9.0.1\nbs: 128\nh: 7168\nk: 8\nep_world_size: 32\nmoe_expert_num: 256\n"
+
+
+# bs 128, h 7168, EP 32, 8 experts per rank, k 8: 2 x (128 x 14848 x 32 x 8 + 128 x 14336 x 8) = 1002438656 B = 956 MiB
+@pytest.mark.parametrize("text, after", [
+    # no env mapping: a new one after the last key (before the next document)
+    (DOC + "---\n" + DOC + "env:\n  HCCL_BUFFSIZE: 1024\n",
+     DOC + "env:\n  HCCL_BUFFSIZE: 956\n---\n" + DOC + "env:\n  HCCL_BUFFSIZE: 1024\n"),
+    # an env mapping without the variable: a line of its own at its siblings' indentation, after a nested value
+    (DOC + "env:\n    HCCL_OP_EXPANSION_MODE: AIV  # kept\n# comment\n",
+     DOC + "env:\n    HCCL_OP_EXPANSION_MODE: AIV  # kept\n    HCCL_BUFFSIZE: 956\n# comment\n"),
+    (DOC.replace("\n", "\r\n"), DOC.replace("\n", "\r\n") + "env:\r\n  HCCL_BUFFSIZE: 956\r\n"),
+])
+def test_moecfg_document_gets_the_missing_key(tmp_path, text, after):
+    path = tmp_path / "a.yaml"
+    path.write_bytes(text.encode())
+    [hit] = [d for d in report(path) if d["code"] == "MC501"]
+    assert hit["fix"]["message"] == "env.HCCL_BUFFSIZE: 956"
+    assert run("--fix", str(path)).exit_code == 0
+    assert path.read_bytes() == after.encode()
+
+
+def test_flow_mapping_is_not_edited(tmp_path):
+    path = tmp_path / "a.yaml"
+    path.write_text(DOC + "env: {HCCL_OP_EXPANSION_MODE: AIV}\n")
+    [hit] = [d for d in report(path) if d["code"] == "MC501"]
+    assert "fix" not in hit and "no automatic fix: HCCL_BUFFSIZE is not set in this file" in hit["message"]
