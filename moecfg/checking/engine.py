@@ -114,7 +114,7 @@ def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
                 continue
             got = place(text, d.fix) if text is not None else "the file's text is not known"
             if isinstance(got, str):
-                d.message, d.fix = unplaced(d.message, got, d.fix.suggestion), None
+                d.message, d.fix = unplaced(d.message, got), None
             else:
                 d.fix = got
 

@@ -1,7 +1,7 @@
 """Fixes as edits the engine applies (docs/fix.md).
 
-A rule knows the right value but not where the file writes it: it attaches a `Suggestion` (the knob's path, the
-value, the other possible edit) to its finding. The engine (checking/engine.py, checking/launch.py) knows the spans the
+A rule knows the right value but not where the file writes it: it attaches a `Suggestion` (the knob's path and
+the value; its message names the other possible edit) to its finding. The engine (checking/engine.py, checking/launch.py) knows the spans the
 knob was read from and the file's text: `place` turns the suggestion into a `Fix` of exact `Edit`s, or into a
 sentence saying why no edit is safe (the value is written elsewhere, or not at all). The cli applies edits
 (cli/fix.py); nothing here writes a file.
@@ -18,14 +18,13 @@ SAFE = "safe"  # the edit replaces the one literal that set the value; nothing e
 @record(frozen=True, slots=True)
 class Suggestion:
     """A rule's one right edit, before it is placed: set `knob` (the user's own name: HCCL_BUFFSIZE,
-    --max-num-seqs, hccl_buffer_size.ep) at document path `path` to `value`. `other`: the other possible edit,
-    named in the message. `spans` / `old`: where and what the file writes, when the rule already knows
+    --max-num-seqs, hccl_buffer_size.ep) at document path `path` to `value`. `spans` / `old`: where and what
+    the file writes, when the rule already knows
     (a launch note is positioned by its framework); else the engine looks `path` up."""
 
     path: tuple
     knob: str
     value: int | str
-    other: str = ""
     spans: tuple = ()
     old: object = None
     insert: object = None  # a shell launch's Span: an unset variable is exported on a line of its own before it
@@ -70,7 +69,7 @@ class Pending:
     old: object
     source: str = ""  # how the value was derived (a launch's derivation line), said when it cannot be placed
     document: bool = False  # a moecfg YAML document: the human form is its own key path (`env.HCCL_BUFFSIZE: 478`)
-    insert: object = None  # Suggestion.insert
+    insert: object = None  # Suggestion.insert (a shell launch's Span), or a YamlInsert for a moecfg document
 
 
 def line_starts(text: str) -> list[int]:
@@ -242,6 +241,6 @@ def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: boo
     return f"{s.knob}: {value}"
 
 
-def unplaced(message: str, why: str, s: Suggestion) -> str:
+def unplaced(message: str, why: str) -> str:
     """The diagnostic's message when the fix cannot be applied automatically: it says where the value comes from."""
     return f"{message}; no automatic fix: {why}" if why else message

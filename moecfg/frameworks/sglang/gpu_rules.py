@@ -141,7 +141,7 @@ def _v2_prefill(c, t, cap_span) -> list[Note]:
                  f"over {attn_tp} ranks = {tokens} tokens per rank, above {_var(c)} = {t}: SGLang refuses to start "
                  f"(\"DeepEP v2 per-rank prefill budget exceeds ...\"); set {_var(c)} >= {tokens} or lower "
                  f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0],
-                 fix=_raise_cap(c, cap_span, tokens, "--chunked-prefill-size", 0))]
+                 fix=_raise_cap(c, cap_span, tokens))]
 
 
 def _lower(flag: str, value: int) -> str:
@@ -179,21 +179,18 @@ def _fix(c, t: int, tokens: int, flag: str, per: int) -> str:
 _LL_LIMIT = 1024  # DeepEP's largest low-latency cap (the message of _need)
 
 
-def _raise_cap(c, cap_span: tuple, tokens: int, flag: str, per: int):
-    """The fix that keeps the throughput: the cap raised to `tokens` (when DeepEP allows it), the flag named."""
+def _raise_cap(c, cap_span: tuple, tokens: int):
+    """The fix that keeps the throughput: the cap raised to `tokens`, when DeepEP allows it (the message names the
+    batch flag to lower instead). An unset cap of a shell script is exported before the launch."""
     if tokens > _LL_LIMIT:
         return None
     from moecfg.core.fixes import Suggestion
 
-    var, fits = _var(c), _max_requests(c, _cap(c)) * per
+    var = _var(c)
     entry = c.launch.env.get(var)
-    return Suggestion(("env", var), var, tokens, f"lower {flag} to {fits}" if fits > 0 else "", tuple(cap_span),
-                      entry.value if entry else None, None if cap_span or c.launch.context != "shell" else c.launch.span)
-
-
-def _cap(c) -> int:
-    entry = c.launch.env.get(_var(c))
-    return integer(entry.value) or 0 if entry and entry.value else 0
+    insert = None if cap_span or c.launch.context != "shell" else c.launch.span
+    return Suggestion(("env", var), var, tokens, spans=tuple(cap_span), old=entry.value if entry else None,
+                      insert=insert)
 
 
 def _graph(c, t, cap_span) -> list[Note]:
@@ -213,7 +210,7 @@ def _graph(c, t, cap_span) -> list[Note]:
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
                  f"fails while SGLang captures the CUDA graphs; {_fix(c, t, tokens, flag, 1)}",
-                 _at(cap_span, span, tokens), fix=_raise_cap(c, cap_span, tokens, flag, 1))]
+                 _at(cap_span, span, tokens), fix=_raise_cap(c, cap_span, tokens))]
 
 
 def _pool_clamp(c, reqs: int, text: str) -> tuple[int, str]:
@@ -259,7 +256,7 @@ def _running(c, t, cap_span) -> list[Note]:
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; "
                  f"{_fix(c, t, tokens, '--max-running-requests', dp)}",
                  _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning",
-                 fix=_raise_cap(c, cap_span, tokens, "--max-running-requests", dp))]
+                 fix=_raise_cap(c, cap_span, tokens))]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:
