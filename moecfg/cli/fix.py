@@ -28,13 +28,15 @@ def fixes_by_file(report) -> dict[str, list]:
     out: dict[str, list] = {}
     for r in report.results:
         for d in r.diagnostics:
-            if d.fix is not None and getattr(d.fix, "applicability", None) == SAFE and r.file != "<stdin>":
+            if d.fix is not None and getattr(d.fix, "applicability", None) == SAFE:
                 out.setdefault(r.file, []).append(d)
     return out
 
 
 def inside(file: str, roots) -> str:
-    """Why `file` may not be written ('' when it may): a symlink, or outside every path given."""
+    """Why `file` may not be written ('' when it may): stdin, a symlink, or outside every path given."""
+    if file == "<stdin>":
+        return "stdin is not a file (--diff shows nothing for it either)"
     if os.path.islink(file):
         return "a symlink (not written through)"
     real = os.path.realpath(file)

@@ -215,3 +215,9 @@ def test_flow_mapping_is_not_edited(tmp_path):
     path.write_text(DOC + "env: {HCCL_OP_EXPANSION_MODE: AIV}\n")
     [hit] = [d for d in report(path) if d["code"] == "MC501"]
     assert "fix" not in hit and "no automatic fix: HCCL_BUFFSIZE is not set in this file" in hit["message"]
+
+
+def test_stdin_is_never_fixed():
+    text = DOC + "env:\n  HCCL_BUFFSIZE: 200\n"
+    got = CliRunner().invoke(cli, ["check", "--fix", "-"], input=text)
+    assert "<stdin>: not fixed: stdin is not a file" in got.stderr and got.exit_code == 1
