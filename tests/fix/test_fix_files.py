@@ -55,6 +55,7 @@ def test_each_fixture_fix_diff_apply_recheck(tree, name):
     [hit] = [d for d in report(path) if d["code"] == code]
     assert hit["fix"]["message"] == human
     assert original.decode().splitlines()[line - 1] == before
+    assert f"    fix: {human}  (moecfg check --fix applies it)\n" in run(str(path)).stdout  # the text format too
 
     diff = run("--diff", str(path))
     assert diff.exit_code == 1
