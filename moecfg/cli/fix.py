@@ -37,6 +37,10 @@ def inside(file: str, roots) -> str:
     """Why `file` may not be written ('' when it may): stdin, a symlink, or outside every path given."""
     if file == "<stdin>":
         return "stdin is not a file (--diff shows nothing for it either)"
+    from moecfg.sources.documents.classify import is_documentation
+
+    if is_documentation(file):  # an example may fail on purpose ("this launch fails: ..."): the report has the fix
+        return "documentation is fixed by hand (the fix is in the report)"
     if os.path.islink(file):
         return "a symlink (not written through)"
     real = os.path.realpath(file)

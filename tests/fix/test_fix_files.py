@@ -222,3 +222,13 @@ def test_stdin_is_never_fixed():
     text = DOC + "env:\n  HCCL_BUFFSIZE: 200\n"
     got = CliRunner().invoke(cli, ["check", "--fix", "-"], input=text)
     assert "<stdin>: not fixed: stdin is not a file" in got.stderr and got.exit_code == 1
+
+
+def test_documentation_is_not_rewritten(tmp_path):
+    text = f"# Serving\n\n```bash\nexport {CAP}=64\n{SGL_GPU}\n```\n"
+    path = gpu_tree(tmp_path, {"guide.md": text.encode()}) / "guide.md"
+    [hit] = [d for d in report(path) if d["code"] == "MC975"]
+    assert hit["fix"]["message"] == f"export {CAP}=128"  # the report still carries it
+    fixed = run("--fix", str(path))
+    assert "guide.md: not fixed: documentation is fixed by hand" in fixed.stderr
+    assert path.read_text() == text and run("--diff", str(path)).exit_code == 0
