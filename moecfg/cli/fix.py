@@ -63,19 +63,31 @@ def change(file: str, diagnostics: list, roots) -> Change:
         text = raw[len(BOM) if bom else 0:].decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return Change(file, "", "", [], f"not read as UTF-8 ({type(exc).__name__})")
-    starts, spans, applied = line_starts(text), [], []
+    starts, spans, applied, found = line_starts(text), [], [], []
     for d in diagnostics:
         placed = [_offsets(text, starts, e) for e in d.fix.edits]
         if any(p is None for p in placed):
             return Change(file, text, text, [], "changed since it was checked")
-        if any(a < e2 and s2 < b or (a, b) == (s2, e2) for a, b, _ in placed for s2, e2, _ in spans):
-            continue  # another fix edits the same text: the next check shows what is left
-        spans.extend(placed)
-        applied.append(d)
+        found.append((placed, d))
+    for placed, d in sorted(found, key=_largest_first):
+        if all(p in spans for p in placed):
+            applied.append(d)  # the same edit as another finding's (MC975 and MC976 raise one cap alike)
+        elif not any(a < e2 and s2 < b or (a, b) == (s2, e2) for a, b, _ in placed for s2, e2, _ in spans):
+            spans.extend(placed)
+            applied.append(d)
+        # else another fix edits the same text: the next check (--fix runs again) shows what is left
     after = text
     for a, b, new in sorted(spans, reverse=True):
         after = after[:a] + new + after[b:]
     return Change(file, text, after, applied)
+
+
+def _largest_first(item) -> tuple:
+    """Fixes of one value (a prefill and a decode call both raising HCCL_BUFFSIZE): the largest number first, so
+    --diff shows the value that satisfies both and --fix needs no second pass."""
+    placed, _ = item
+    a, _, new = placed[0]
+    return (a, -int(new) if new.isdigit() else 0)
 
 
 def _offsets(text: str, starts: list[int], e) -> tuple[int, int, str] | None:

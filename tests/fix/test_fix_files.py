@@ -232,3 +232,21 @@ def test_documentation_is_not_rewritten(tmp_path):
     fixed = run("--fix", str(path))
     assert "guide.md: not fixed: documentation is fixed by hand" in fixed.stderr
     assert path.read_text() == text and run("--diff", str(path)).exit_code == 0
+
+
+def test_two_fixes_of_one_value_take_the_larger(tmp_path):
+    """A prefill and a decode op call both raising HCCL_BUFFSIZE: the value that satisfies both, in one pass."""
+    from moecfg.cli import fix
+    from moecfg.core.diagnostics import Diagnostic
+    from moecfg.core.fixes import Edit, Fix
+
+    path = tmp_path / "s.sh"
+    path.write_text("export HCCL_BUFFSIZE=100\n")
+
+    def finding(code, value):
+        return Diagnostic(code, "n", "error", "m", "", 1, 8, 1, 25,
+                          Fix(f"export HCCL_BUFFSIZE={value}", [Edit(1, 22, 1, 25, str(value), "100")]))
+
+    small, large, again = finding("MC501", 120), finding("MC501", 478), finding("MC503", 120)
+    c = fix.change(str(path), [small, large, again], [str(tmp_path)])
+    assert c.after == "export HCCL_BUFFSIZE=478\n" and c.applied == [large]
