@@ -17,8 +17,9 @@ BUFFER_KNOBS = {"ascend": ("DEEPEP_HCCL_BUFFSIZE", "HCCL_BUFFSIZE"),
 BUFFER_LIMIT = {"HCCL_BUFFSIZE": 65535, "DEEPEP_HCCL_BUFFSIZE": 65535,  # a uint16 of MB for the ops that parse it
                 "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": 1024,  # DeepEP's low-latency limit
                 "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK": 1024}
-BATCH_FLAGS = {"vllm-ascend": ("--max-num-seqs",), "vllm": ("--max-num-seqs",),
-               "sglang": ("--cuda-graph-max-bs", "--max-running-requests")}
+BATCH_FLAGS = {"vllm-ascend": ("--max-num-seqs",), "vllm": ("--max-num-seqs",), "vllm-mindspore": ("--max-num-seqs",),
+               "sglang": ("--cuda-graph-max-bs", "--max-running-requests"), "lmdeploy": ("--max-batch-size",),
+               "xllm": ("--max_seqs_per_batch",)}
 BATCH_MAX = 1 << 16  # a batch flag searched up to here; a launch that passes there is not limited by its buffer
 
 

@@ -96,3 +96,17 @@ def test_plan_missing_file_and_emit_launch_without_file(tree):
     assert invoke("plan", str(tree / "missing.sh")).exit_code == 2
     got = invoke("plan", "--emit", "launch", "--ep", "16", "--bs", "16", "--product", "A3", "--model", "deepseek-v3")
     assert got.exit_code == 2 and "--emit launch needs a FILE" in got.output
+
+
+def test_plan_lmdeploy_in_its_own_flag(tmp_path):
+    (tmp_path / ".moecfg.yaml").write_text("product: A3\ncann_version: 9.0.1\n")
+    path = tmp_path / "a.sh"
+    path.write_text("export HCCL_BUFFSIZE=100\nlmdeploy serve api_server deepseek-ai/DeepSeek-V3 --backend pytorch "
+                    "--device ascend --tp 1 --dp 16 --ep 16 --max-batch-size 256\n")
+    got = invoke("plan", str(path))
+    # 256 tokens per rank, EP 16, 16 experts per rank, k 8: 2 x (256 x 14848 x 16 x 16 + 256 x 14336 x 8) B = 1912 MB
+    assert "HCCL_BUFFSIZE=1912  (set: 100; 1911 fails)" in got.stdout
+    assert "--max-batch-size 13  (set: 256; 14 fails)" in got.stdout
+    assert "MC501" not in codes_after(path, "HCCL_BUFFSIZE=100", "HCCL_BUFFSIZE=1912")
+    assert "MC501" in codes_after(path, "--max-batch-size 256", "--max-batch-size 14")
+    assert "MC501" not in codes_after(path, "--max-batch-size 256", "--max-batch-size 13")
