@@ -43,6 +43,8 @@ CASES = {
     "MC502": ({"a.yaml": DOCS["MC502"].fail_example}, "a.yaml", "hccl_buffer_size.tp: "),
     "MC503": ({"a.yaml": DOCS["MC503"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
     "MC880": ({"a.yaml": DOCS["MC880"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
+    "MC650": ({"a.yaml": DOCS["MC650"].fail_example}, "a.yaml", "num_nvl_bytes: "),
+    "MC651": ({"a.yaml": DOCS["MC651"].fail_example}, "a.yaml", "num_rdma_bytes: "),
     "MC882": ({"a.yaml": DOCS["MC882"].fail_example}, "a.yaml", "max_output_size: "),
     "MC898": ({"a.yaml": DOCS["MC898"].fail_example}, "a.yaml", "env.HCCL_BUFFSIZE: "),
     "MC955": ({"s.sh": KIMI, "k3.json": K3, ".moecfg.yaml": KIMI_SETTINGS}, "s.sh", '"mega_moe_max_tokens": 8192'),
