@@ -165,9 +165,12 @@ def yaml_insert(values: dict, keys: dict, path: tuple) -> YamlInsert | None:
         siblings = [p for p in values if len(p) == depth + 1 and p[:depth] == parent]
         if not siblings or not all(isinstance(k, str) for k in path):
             return None
+        columns = [keys[p].column for p in siblings if p in keys]
+        if not columns:
+            return None
         last = max((values[p] for p in siblings), key=lambda s: (s.end_line, s.end_column))
         line = last.end_line + (1 if last.end_column > 1 else 0)
-        indent = min(keys[p].column for p in siblings if p in keys) - 1
+        indent = min(columns) - 1
         return YamlInsert(line, indent, path[depth:], values.get(parent) if depth else None)
     return None
 
@@ -181,6 +184,9 @@ def _yaml_lines(text: str, pending: Pending, new: str) -> Fix | None:
         a = offset(starts, text, at.parent.line, at.parent.column)
         if a is None or text[a:a + 1] in "{[":
             return None
+    above = text[starts[at.line - 2]:starts[at.line - 1]] if at.line > 1 else ""
+    if above.split("#")[0].rstrip().endswith(("}", "]", ",")):  # the siblings are a flow mapping: not a block line
+        return None
     first = text[:starts[1]] if len(starts) > 1 else ""
     end = "\r\n" if first.endswith("\r\n") else "\n"
     rows = [" " * (at.indent + 2 * i) + f"{k}:" for i, k in enumerate(at.keys[:-1])]

@@ -250,3 +250,11 @@ def test_two_fixes_of_one_value_take_the_larger(tmp_path):
     small, large, again = finding("MC501", 120), finding("MC501", 478), finding("MC503", 120)
     c = fix.change(str(path), [small, large, again], [str(tmp_path)])
     assert c.after == "export HCCL_BUFFSIZE=478\n" and c.applied == [large]
+
+
+def test_flow_document_root_is_not_edited(tmp_path):
+    path = tmp_path / "a.yaml"
+    path.write_text("{product: A3, cann_version: 9.0.1, bs: 128, h: 7168, k: 8, ep_world_size: 32,\n"
+                    " moe_expert_num: 256}\n")
+    [hit] = [d for d in report(path) if d["code"] == "MC501"]
+    assert "fix" not in hit
