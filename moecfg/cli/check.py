@@ -101,9 +101,13 @@ def _apply(report, paths, recheck):
     for _ in range(FIX_PASSES):
         found = fix.changes(report, roots)
         written = [c for c in found if not c.refused and c.after != c.before]
-        said += [line for c in found for line in fix.described(c) if line not in said]
         for c in written:
-            fix.write(c)
+            try:
+                fix.write(c)
+            except OSError as exc:  # a read-only folder or file: said, never a traceback
+                c.refused, c.applied = f"could not be written ({exc.strerror or type(exc).__name__})", []
+        said += [line for c in found for line in fix.described(c) if line not in said]
+        written = [c for c in written if not c.refused]
         if not written:
             break
         report = recheck()

@@ -258,3 +258,15 @@ def test_flow_document_root_is_not_edited(tmp_path):
                     " moe_expert_num: 256}\n")
     [hit] = [d for d in report(path) if d["code"] == "MC501"]
     assert "fix" not in hit
+
+
+def test_a_file_that_cannot_be_written_is_said_and_left_whole(tree, monkeypatch):
+    def refuse(*_):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    before = (tree / "serve.sh").read_bytes()
+    got = run("--fix", str(tree / "serve.sh"))
+    assert "serve.sh: not fixed: could not be written (Permission denied)" in got.stderr and got.exit_code == 1
+    assert (tree / "serve.sh").read_bytes() == before
+    assert sorted(p.name for p in tree.iterdir()) == sorted(p.name for p in FIXTURES.iterdir())  # no temp file
