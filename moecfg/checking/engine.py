@@ -116,7 +116,7 @@ def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
             if isinstance(got, str):
                 d.message, d.fix = unplaced(d.message, got), None
             else:
-                d.fix = got
+                got.file, d.fix = r.file, got
 
 
 def _results_of(item, name: str, options, policy, first: int) -> list[DocumentResult]:

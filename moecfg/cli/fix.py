@@ -24,12 +24,12 @@ class Change:
 
 
 def fixes_by_file(report) -> dict[str, list]:
-    """file -> [(diagnostic, fix)] of the safe fixes, in report order."""
+    """file -> the diagnostics with a safe fix in it, in report order."""
     out: dict[str, list] = {}
     for r in report.results:
         for d in r.diagnostics:
             if d.fix is not None and getattr(d.fix, "applicability", None) == SAFE:
-                out.setdefault(r.file, []).append(d)
+                out.setdefault(d.fix.file or r.file, []).append(d)
     return out
 
 

@@ -54,9 +54,10 @@ class Fix:
     message: str
     edits: list = field(default_factory=list)
     applicability: str = SAFE
+    file: str = ""  # the file the edits are in (the checked file; set by the engine)
 
     def to_dict(self) -> dict:
-        return {"message": self.message, "applicability": self.applicability,
+        return {"message": self.message, "applicability": self.applicability, "file": self.file,
                 "edits": [e.to_dict() for e in self.edits]}
 
 

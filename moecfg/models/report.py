@@ -27,6 +27,7 @@ class Fix(BaseModel):
     model_config = ConfigDict(frozen=True)
     message: str = Field(description="the change as the user types it, e.g. `export HCCL_BUFFSIZE=120`")
     applicability: Literal["safe"]
+    file: str = Field(description="the file the edits are in: the result's file")
     edits: list[Edit]
 
 

@@ -53,7 +53,7 @@ def test_each_fixture_fix_diff_apply_recheck(tree, name):
     path = tree / name
     original = path.read_bytes()
     [hit] = [d for d in report(path) if d["code"] == code]
-    assert hit["fix"]["message"] == human
+    assert hit["fix"]["message"] == human and hit["fix"]["file"] == str(path)
     assert original.decode().splitlines()[line - 1] == before
     assert f"    fix: {human}  (moecfg check --fix applies it)\n" in run(str(path)).stdout  # the text format too
 
