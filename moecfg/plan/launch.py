@@ -32,10 +32,11 @@ class Knob:
     answer: int | None  # None: no value within the search range works
     past: int | None = None  # the first value on the other side (judged failing)
     note: str = ""
+    unlimited: bool = False  # a batch flag the buffer does not limit (answer None, nothing fails up to BATCH_MAX)
 
     def to_json(self) -> dict:
         return {"knob": self.name, "set": self.set, "answer": self.answer, "past": self.past,
-                **({"note": self.note} if self.note else {})}
+                **({"note": self.note} if self.note else {}), **({"unlimited": True} if self.unlimited else {})}
 
 
 @dataclass
@@ -167,8 +168,8 @@ def largest_batch(judge: Judge, launch, flag: str) -> Knob:
         while hi <= BATCH_MAX and ok(hi):
             lo, hi = hi, hi * 2
         if hi > BATCH_MAX:
-            return Knob(flag, written, None, note=f"not limited by the buffer up to {BATCH_MAX} (other flags cap "
-                                                  "the batch the op sees)")
+            return Knob(flag, written, None, note=f"any: not limited by the buffer up to {BATCH_MAX} (other flags "
+                                                  "cap the batch the op sees)", unlimited=True)
         found = _last_passing(ok, lo, hi - 1)
     else:
         found = _last_passing(ok, 1, start - 1) if start > 1 else None

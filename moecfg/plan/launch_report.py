@@ -32,7 +32,9 @@ def plan_text(path: str, plans) -> str:
                 past = f"; {b.past} fails" if b.past else ""
                 out.append(f"  smallest buffer for this batch: {_assign(b.name, b.answer)}  ({_set(b.set)}{past})")
         for b in p.batches:
-            if b.answer is None:
+            if b.unlimited:
+                out.append(f"  largest {b.name} for this buffer: {b.note} ({_set(b.set)})")
+            elif b.answer is None:
                 out.append(f"  largest {b.name} for this buffer: none ({b.note}; {_set(b.set)})")
             else:
                 out.append(f"  largest {b.name} for this buffer: {_assign(b.name, b.answer)}  ({_set(b.set)}; "

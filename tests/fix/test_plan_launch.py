@@ -110,3 +110,12 @@ def test_plan_lmdeploy_in_its_own_flag(tmp_path):
     assert "MC501" not in codes_after(path, "HCCL_BUFFSIZE=100", "HCCL_BUFFSIZE=1912")
     assert "MC501" in codes_after(path, "--max-batch-size 256", "--max-batch-size 14")
     assert "MC501" not in codes_after(path, "--max-batch-size 256", "--max-batch-size 13")
+
+
+def test_a_batch_the_buffer_does_not_limit_says_any():
+    # examples/launch: HCCL_BUFFSIZE 1024 holds the most tokens per rank --max-num-batched-tokens 4096 and the
+    # 512-token graph cap leave (512 / TP 4 = 128 per rank: 956 MB)
+    got = invoke("plan", "--format", "json", str(FIXTURES.parents[2] / "examples/launch/vllm-ascend-dsr1-a3-dp4tp4.sh"))
+    [launch] = json.loads(got.stdout)["launches"]
+    [batch] = launch["batches"]
+    assert batch["unlimited"] and batch["answer"] is None and launch["ok"] and got.exit_code == 0
