@@ -57,6 +57,8 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
         if show_diff and apply_fix:
             raise click.UsageError("give --diff or --fix, not both")
+        if apply_fix and "-" in paths and len(paths) > 1:  # the check after the fixes cannot read stdin again
+            raise click.UsageError("--fix with - (stdin) and files: check stdin on its own (it is never fixed)")
         opts = options(cann, product.upper() if product else None)
         report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
         if show_diff:

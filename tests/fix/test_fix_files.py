@@ -270,3 +270,8 @@ def test_a_file_that_cannot_be_written_is_said_and_left_whole(tree, monkeypatch)
     assert "serve.sh: not fixed: could not be written (Permission denied)" in got.stderr and got.exit_code == 1
     assert (tree / "serve.sh").read_bytes() == before
     assert sorted(p.name for p in tree.iterdir()) == sorted(p.name for p in FIXTURES.iterdir())  # no temp file
+
+
+def test_fix_with_stdin_and_files_is_a_usage_error(tree):
+    got = CliRunner().invoke(cli, ["check", "--fix", "-", str(tree / "serve.sh")], input="product: A3\n")
+    assert got.exit_code == 2 and "check stdin on its own" in got.output
