@@ -295,7 +295,7 @@ def _plan_launch_file(path, product, cann, output, fmt, emit, **ignored) -> None
     except PathError as exc:
         raise click.UsageError(str(exc)) from None
     except (Unreadable, ValueError) as exc:
-        raise click.UsageError(f"{path}: {exc}") from None
+        raise click.UsageError(f"{clip(path)}: {exc}") from None
     except ConfigError as exc:
         raise click.UsageError(f"config: {exc}") from None
     if emit == "launch":

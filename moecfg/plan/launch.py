@@ -20,6 +20,7 @@ BUFFER_LIMIT = {"HCCL_BUFFSIZE": 65535, "DEEPEP_HCCL_BUFFSIZE": 65535,  # a uint
 BATCH_FLAGS = {"vllm-ascend": ("--max-num-seqs",), "vllm": ("--max-num-seqs",), "vllm-mindspore": ("--max-num-seqs",),
                "sglang": ("--cuda-graph-max-bs", "--max-running-requests"), "lmdeploy": ("--max-batch-size",),
                "xllm": ("--max_seqs_per_batch",)}
+MAX_LAUNCHES = 32  # launches planned per file (each is re-derived about a hundred times)
 BATCH_MAX = 1 << 16  # a batch flag searched up to here; a launch that passes there is not limited by its buffer
 
 
@@ -187,6 +188,10 @@ def plan_file(path: str, options, settings) -> list[LaunchPlan]:
     from moecfg.sources.budget import per_file
     from moecfg.sources.files import discover, read
 
+    import os
+
+    if os.path.isdir(path):
+        raise ValueError("plan reads one launch file, not a folder (`moecfg check --diff FOLDER` shows every fix)")
     [entry] = discover([path])
     policy = settings.for_file(path) if settings is not None else None
     with per_file(keep=True):
@@ -195,7 +200,7 @@ def plan_file(path: str, options, settings) -> list[LaunchPlan]:
     plans = []
     for item in items:
         for launch in item.launch_file.launches if isinstance(item, D.Launches) else ():
-            if frameworks.recognise(launch, _with_hints(judge.ctx, launch)) is not None:
+            if len(plans) < MAX_LAUNCHES and frameworks.recognise(launch, _with_hints(judge.ctx, launch)):
                 plans.extend(_plan_launch(judge, launch))
     return plans
 

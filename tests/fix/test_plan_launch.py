@@ -119,3 +119,8 @@ def test_a_batch_the_buffer_does_not_limit_says_any():
     [launch] = json.loads(got.stdout)["launches"]
     [batch] = launch["batches"]
     assert batch["unlimited"] and batch["answer"] is None and launch["ok"] and got.exit_code == 0
+
+
+def test_plan_a_folder_is_a_usage_error(tree):
+    got = invoke("plan", str(tree))
+    assert got.exit_code == 2 and "plan reads one launch file, not a folder" in got.output
