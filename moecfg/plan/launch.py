@@ -8,7 +8,9 @@ window grows with the batch), and the value past it is judged too, so a boundary
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+
+from moecfg.plan.answers import Knob, LaunchPlan
 
 # the knob that sizes the buffer, by kind and framework: the first one the launch sets, else the first
 BUFFER_KNOBS = {"ascend": ("DEEPEP_HCCL_BUFFSIZE", "HCCL_BUFFSIZE"),
@@ -22,42 +24,6 @@ BATCH_FLAGS = {"vllm-ascend": ("--max-num-seqs",), "vllm": ("--max-num-seqs",), 
                "xllm": ("--max_seqs_per_batch",)}
 MAX_LAUNCHES = 32  # launches planned per file (each is re-derived about a hundred times)
 BATCH_MAX = 1 << 16  # a batch flag searched up to here; a launch that passes there is not limited by its buffer
-
-
-@dataclass
-class Knob:
-    """One knob's answer: the value the launch sets, the boundary found, and the value just past it."""
-
-    name: str
-    set: str | None  # as written (None: not set, the framework's default applies)
-    answer: int | None  # None: no value within the search range works
-    past: int | None = None  # the first value on the other side (judged failing)
-    note: str = ""
-    unlimited: bool = False  # a batch flag the buffer does not limit (answer None, nothing fails up to BATCH_MAX)
-
-    def to_json(self) -> dict:
-        return {"knob": self.name, "set": self.set, "answer": self.answer, "past": self.past,
-                **({"note": self.note} if self.note else {}), **({"unlimited": True} if self.unlimited else {})}
-
-
-@dataclass
-class LaunchPlan:
-    line: int
-    framework: str
-    role: str
-    kind: str
-    ok: bool  # the launch as written passes the sizing rules
-    failing: list = field(default_factory=list)  # codes of the sizing findings as written
-    buffer: Knob | None = None
-    batches: list = field(default_factory=list)
-    headroom_bytes: int | None = None  # device memory left at the smallest buffer (the launch's memory budget)
-    device: str = ""
-
-    def to_json(self) -> dict:
-        return {"line": self.line, "framework": self.framework, "role": self.role, "kind": self.kind, "ok": self.ok,
-                "failing": self.failing, "buffer": self.buffer.to_json() if self.buffer else None,
-                "batches": [b.to_json() for b in self.batches], "headroom_bytes": self.headroom_bytes,
-                "device": self.device}
 
 
 def sizing_codes() -> frozenset:
@@ -198,6 +164,10 @@ def plan_file(path: str, options, settings) -> list[LaunchPlan]:
         _, items = D.classify_bytes(read(entry), path, vocabulary(), entry.root)
     judge = Judge(path, options, policy)
     plans = []
+    if any(isinstance(item, D.Owned) for item in items):  # moecfg documents: the solver, in their own keys
+        from moecfg.plan.document import plan_documents
+
+        plans += plan_documents(read(entry).decode("utf-8", "replace"), judge.options.cann, judge.codes)
     for item in items:
         for launch in item.launch_file.launches if isinstance(item, D.Launches) else ():
             if len(plans) < MAX_LAUNCHES and frameworks.recognise(launch, _with_hints(judge.ctx, launch)):

@@ -8,7 +8,9 @@ def _set(value: str | None) -> str:
     return f"set: {value}" if value is not None else "not set: the default applies"
 
 
-def _assign(name: str, value) -> str:
+def _assign(name: str, value, style: str = "launch") -> str:
+    if style == "document":
+        return f"{name}: {value}"
     return f"{name} {value}" if name.startswith("-") else f"{name}={value}"
 
 
@@ -30,17 +32,17 @@ def plan_text(path: str, plans) -> str:
                 out.append(f"  smallest buffer for this batch: none ({b.note}; {_set(b.set)})")
             else:
                 past = f"; {b.past} fails" if b.past else ""
-                out.append(f"  smallest buffer for this batch: {_assign(b.name, b.answer)}  ({_set(b.set)}{past})")
+                out.append(f"  smallest buffer for this batch: {_assign(b.name, b.answer, p.style)}  ({_set(b.set)}{past})")
         for b in p.batches:
             if b.unlimited:
                 out.append(f"  largest {b.name} for this buffer: {b.note} ({_set(b.set)})")
             elif b.answer is None:
                 out.append(f"  largest {b.name} for this buffer: none ({b.note}; {_set(b.set)})")
             else:
-                out.append(f"  largest {b.name} for this buffer: {_assign(b.name, b.answer)}  ({_set(b.set)}; "
+                out.append(f"  largest {b.name} for this buffer: {_assign(b.name, b.answer, p.style)}  ({_set(b.set)}; "
                            f"{b.past} fails)")
         if p.headroom_bytes is not None and p.buffer and p.buffer.answer:
-            out.append(f"  device memory left at {_assign(p.buffer.name, p.buffer.answer)}: "
+            out.append(f"  device memory left at {_assign(p.buffer.name, p.buffer.answer, p.style)}: "
                        f"{_gib(p.headroom_bytes)} ({p.device})")
     return "\n".join(out) + "\n"
 
@@ -56,9 +58,9 @@ def plan_emit(path: str, plans) -> str:
         out.append(f"# line {p.line}: {p.framework} {p.role}")
         b = p.buffer
         if b and b.answer is not None:
-            out.append(f"export {b.name}={b.answer}")
+            out.append("env:\n  HCCL_BUFFSIZE: " + str(b.answer) if p.style == "document" else f"export {b.name}={b.answer}")
         for x in p.batches:
             if x.answer is not None:
-                keep = f"keep {b.name}={b.set} and " if b and b.set is not None else ""
-                out.append(f"# or {keep}set {_assign(x.name, x.answer)}")
+                keep = f"keep {_assign(b.name, b.set, p.style)} and " if b and b.set is not None else ""
+                out.append(f"# or {keep}set {_assign(x.name, x.answer, p.style)}")
     return "\n".join(out) + "\n"

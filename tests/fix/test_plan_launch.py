@@ -124,3 +124,17 @@ def test_a_batch_the_buffer_does_not_limit_says_any():
 def test_plan_a_folder_is_a_usage_error(tree):
     got = invoke("plan", str(tree))
     assert got.exit_code == 2 and "plan reads one launch file, not a folder" in got.output
+
+
+def test_plan_a_moecfg_document_in_its_own_keys(tree):
+    got = invoke("plan", str(tree / "op.yaml"))
+    # per token 2 x (14848 x EP 16 x 16 experts per rank + 14336 x k 8) = 7831552 B: bs 64 -> 501219328 B = 478 MB;
+    # 400 MB holds 53 (415064064 B = 395.8 MiB), not 54 (422903808 B = 403.3 MiB)
+    assert got.exit_code == 1
+    assert "smallest buffer for this batch: env.HCCL_BUFFSIZE: 478  (set: 400; 477 fails)" in got.stdout
+    assert "largest bs for this buffer: bs: 53  (set: 64; 54 fails)" in got.stdout
+    op = tree / "op.yaml"
+    assert "MC501" not in codes_after(op, "bs: &batch 64", "bs: &batch 53")
+    assert "MC501" in codes_after(op, "bs: &batch 64", "bs: &batch 54")
+    emit = invoke("plan", "--emit", "launch", str(op)).stdout
+    assert "env:\n  HCCL_BUFFSIZE: 478\n# or keep env.HCCL_BUFFSIZE: 400 and set bs: 53\n" in emit
