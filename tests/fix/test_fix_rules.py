@@ -114,3 +114,25 @@ def test_fix_in_json_then_diff_then_fix_then_clean(tmp_path, code):
                                            + lines[edit["line"] - 1][edit["end_column"] - 1:])
     assert {k: v for k, v in after.items() if k != edited} == {k: v for k, v in before.items() if k != edited}
     assert code not in [d["code"] for d in diagnostics(tmp_path)]
+
+
+def test_only_autofix_rules_carry_fixes_in_every_failing_example(tmp_path):
+    """Every rule doc's failing document, checked: a fix appears only on a rule tagged autofix (the enumeration
+    above is complete), and each fix's edit replaces exactly the text it names."""
+    from moecfg.checking.engine import check_text
+
+    tagged = {r.code for r in all_rules() if "autofix" in r.tags}
+    seen = set()
+    for code, doc in sorted(DOCS.items()):
+        if not doc.fail_example:
+            continue
+        lines = doc.fail_example.split("\n")
+        for r in check_text(doc.fail_example, f"{code}.yaml").results:
+            for d in r.diagnostics:
+                if d.fix is None:
+                    continue
+                assert d.code in tagged, f"{code}'s example: {d.code} has a fix but no autofix tag"
+                for e in d.fix.edits:
+                    assert lines[e.line - 1][e.column - 1:e.end_column - 1] == e.original
+                seen.add(d.code)
+    assert {"MC501", "MC502", "MC503", "MC650", "MC651", "MC880", "MC882", "MC898"} <= seen
