@@ -99,7 +99,7 @@ def _apply(report, paths, recheck):
     from moecfg.cli import fix
     from moecfg.render import escape
 
-    roots, said = [p for p in paths if p != "-"], []
+    roots, said, files = [p for p in paths if p != "-"], [], set()
     for _ in range(FIX_PASSES):
         found = fix.changes(report, roots)
         written = [c for c in found if not c.refused and c.after != c.before]
@@ -110,12 +110,16 @@ def _apply(report, paths, recheck):
                 c.refused, c.applied = f"could not be written ({exc.strerror or type(exc).__name__})", []
         said += [line for c in found for line in fix.described(c) if line not in said]
         written = [c for c in written if not c.refused]
+        files.update(c.file for c in written)
         if not written:
             break
         report = recheck()
     if said:
-        click.echo(escape.lines([f"fixed {line}" if ": not fixed:" not in line else line for line in said]),
-                   err=True, nl=False)
+        fixed = [line for line in said if ": not fixed:" not in line]
+        lines = [f"fixed {line}" if ": not fixed:" not in line else line for line in said]
+        lines.append(f"Fixed {len(fixed)} finding{'s' * (len(fixed) != 1)} in {len(files)} "
+                     f"file{'s' * (len(files) != 1)}.")
+        click.echo(escape.lines(lines), err=True, nl=False)
     return report
 
 
