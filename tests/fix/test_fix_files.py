@@ -276,3 +276,16 @@ def test_a_file_that_cannot_be_written_is_said_and_left_whole(tree, monkeypatch)
 def test_fix_with_stdin_and_files_is_a_usage_error(tree):
     got = CliRunner().invoke(cli, ["check", "--fix", "-", str(tree / "serve.sh")], input="product: A3\n")
     assert got.exit_code == 2 and "check stdin on its own" in got.output
+
+
+def test_value_from_a_sourced_file_gets_no_fix_and_names_the_source_line(tree):
+    (tree / "env.sh").write_text("export HCCL_BUFFSIZE=100\n")
+    serve = tree / "serve.sh"
+    serve.write_text(serve.read_text().replace("export HCCL_BUFFSIZE=100   # MB", "source ./env.sh"))
+    [hit] = [d for d in report(serve) if d["code"] == "MC501"]
+    assert "fix" not in hit
+    assert "no automatic fix: HCCL_BUFFSIZE = 100 is not written as one literal at `source ./env.sh` (line 4)" \
+        in hit["message"]
+    before = {p.name: p.read_bytes() for p in tree.iterdir()}
+    run("--fix", str(tree))
+    assert (tree / "env.sh").read_bytes() == before["env.sh"] and serve.read_bytes() == before["serve.sh"]
