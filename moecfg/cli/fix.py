@@ -52,7 +52,7 @@ def inside(file: str, roots) -> str:
 
 
 def change(file: str, diagnostics: list, roots) -> Change:
-    """The file's text with every non-overlapping edit applied (the first one wins a shared span)."""
+    """The file's text with every non-overlapping edit applied (of edits to one span, the largest number)."""
     refused = inside(file, roots)
     if refused:
         return Change(file, "", "", [], refused)
