@@ -281,19 +281,22 @@ def _smaller_batch(cfg, f, req: Requirement) -> str:
     """The other edit, named: the largest batch the configured window holds (binary search: the window grows
     with the batch), or nothing when even one token does not fit."""
     window = req.window_bytes if req.window_bytes is not None else req.configured_mb * fx.MB
-    name = "bs" if f.max_bs == cfg.bs else "max_bs"
+    per_rank = f.max_bs == cfg.bs  # else global_bs is set apart from bs: max_bs = global_bs / ep_world_size
 
     def fits(m: int) -> bool:
         reqs = requirements(_With(cfg, bs=m), _With(f, max_bs=m))
         return all(r.required_bytes <= window for r in reqs if r.domain == req.domain)
 
-    lo, hi = 0, min(cfg.bs, f.max_bs) - 1
+    lo, hi = 0, f.max_bs - 1
     if hi < 1 or not fits(1):
         return ""
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
-    return f" (or lower {name} to {lo})"
+    if per_rank:
+        return f" (or lower bs to {lo})"
+    # global_bs below bs x ep_world_size is not a smaller batch but another setting: no alternative then
+    return f" (or lower global_bs to {lo * cfg.ep_world_size})" if lo >= cfg.bs else ""
 
 
 def _setting(cfg, req) -> int:
