@@ -71,7 +71,7 @@ def buffers(lay: Layout, section: str | None, dims, env_buff: int | None) -> tup
                               f"{word.value}: atb's validator needs an integer >= {floor} ({why}) and stops "
                               f"mindie_llm_server with 'RuntimeError: Validation failed' before the model loads; "
                               f"set \"{name}\": {floor} or more in models.{section}.parallel_options", word.span,
-                              fix=_raised(section, name, floor, word)))
+                              fix=_raised(section, name, floor, word) if mb is not None else None))
             mb = None
         out[name] = (mb, f"models.{section}.parallel_options.{name} {word.value} MB")
     return out, notes
