@@ -250,9 +250,10 @@ def plan(launch_file, kind, product, mode, device, model, model_config, cann, re
     --num-rdma-bytes. A rejected candidate lists its rule codes. Exit 0 when at least one candidate is
     valid, 1 when none is.
 
-    FILE (a launch script, manifest, compose file or MindIE config): for each launch, the smallest buffer for the
-    batch it configures and the largest batch for the buffer it sets, in its own flags and variables, with the
-    device memory left; exit 0 when every launch passes as written, 1 otherwise.
+    FILE (a launch script, manifest or compose file; or a moecfg document): for each launch, the smallest buffer
+    for the batch it configures and the largest batch for the buffer it sets, in its own flags and variables (a
+    document: its own keys), with the device memory left; exit 0 when all pass as written, 1 otherwise
+    (docs/fix.md).
     """
     if launch_file is not None:
         _plan_launch_file(launch_file, product, cann, output, fmt, emit, ep=ep, bs=bs, buffer_mb=buffer_mb,
