@@ -106,6 +106,8 @@ def _analyse(items: list, text: str | None, name: str, options: kinds.Options, p
 
 def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
     """Each pending fix becomes edits in `text`, or a sentence in its message saying why it has none."""
+    if not any(d.fix is not None for r in results for d in r.diagnostics):
+        return  # the common case: no sizing finding, nothing to import
     from moecfg.core.fixes import Pending, place, unplaced
 
     for r in results:
