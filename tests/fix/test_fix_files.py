@@ -289,3 +289,11 @@ def test_value_from_a_sourced_file_gets_no_fix_and_names_the_source_line(tree):
     before = {p.name: p.read_bytes() for p in tree.iterdir()}
     run("--fix", str(tree))
     assert (tree / "env.sh").read_bytes() == before["env.sh"] and serve.read_bytes() == before["serve.sh"]
+
+
+def test_assignment_exported_later_is_edited_where_written(tree):
+    serve = tree / "serve.sh"
+    text = serve.read_text().replace("export HCCL_BUFFSIZE=100   # MB", "HCCL_BUFFSIZE=100\nexport HCCL_BUFFSIZE")
+    serve.write_text(text)
+    assert run("--fix", str(serve)).exit_code == 0
+    assert serve.read_text() == text.replace("HCCL_BUFFSIZE=100\n", "HCCL_BUFFSIZE=120\n")
