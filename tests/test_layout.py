@@ -110,7 +110,7 @@ def _op_folder(module: str) -> str | None:
 FOUNDATION = {"moecfg.core.diagnostics", "moecfg.core.fields", "moecfg.core.registry", "moecfg.core.input_rules",
               "moecfg.core.examples", "moecfg.core.launch_rules", "moecfg.core.record", "moecfg.optional",
               "moecfg.version"}
-STAGES = {"sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "core": 5, "render": 6, "models": 6, "plan": 6,
+STAGES = {"sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "trainers": 4, "core": 5, "render": 6, "models": 6, "plan": 6,
           "api": 6, "preflight": 6, "explain_error": 6, "cli": 7, "__main__": 7}
 # frameworks/vllm_ascend/memory.py builds a core.launch LaunchDocument to judge its op calls (issue 19 part 2);
 # presets/hf_config.py reads config.json numbers with frameworks/values.py, the typed value layer (issue 20), which

@@ -164,10 +164,18 @@ class Words:
             value = _arith(node, self)
             text = None if value is None else str(value)
             w.add(text, self.c.map_of(a, b).whole(_width(text)), expanded=True)
+        elif t == "command_substitution" and self._script_folder(node):
+            w.add(".", self.c.map_of(a, b).whole(1), expanded=True)  # `source` resolves "." to the script's folder
         elif node.is_named:
             w.add(None, self.c.map_of(a, b).whole(len(_UNKNOWN)))  # command substitution, brace expansion...
         else:
             self.literal(a, b, w, "unquoted")
+
+    def _script_folder(self, node) -> bool:
+        """`$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)` in the script moecfg was given (sources/sourced.py)."""
+        from moecfg.sources.sourced import names_script_folder
+
+        return self.r.include is not None and self.r.depth == 0 and names_script_folder(self.c.node_text(node))
 
     def literal(self, a: int, b: int, w: _W, mode: str) -> None:
         """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline; in a
