@@ -137,3 +137,14 @@ def megatron_world(world: int | None, how: str, at: Span, sizes: dict[str, tuple
                 f"Megatron {'raises RuntimeError when it builds the expert groups' if bad.expert else 'asserts it at argument parsing'} "
                 f"({P.MEGATRON} {where}); {fix}, or start a multiple of {bad.product} training processes",
                 key.span if key and bad.fit else at)
+
+
+def not_derived(out: Derivation, launch: Launch, reason: str) -> None:
+    """A phase the trainer runs on an engine moecfg does not derive: listed as a launch part not read (coverage,
+    `Derivation.unread`), not a finding. Before the coverage list exists in this build: an MC023 info."""
+    try:
+        from moecfg.sources.launch import Unread
+    except ImportError:
+        out.notes.append(Note("MC023", f"{reason}: not derived by moecfg", launch.span))
+        return
+    out.unread.append(Unread(launch.span, out.framework, reason))
