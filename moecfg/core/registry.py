@@ -31,6 +31,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.lmdeploy.rules",
     "moecfg.trainers.verl.rules",
     "moecfg.trainers.slime.rules",
+    "moecfg.trainers.ms_swift.rules",
 )
 
 
