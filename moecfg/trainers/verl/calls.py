@@ -222,6 +222,9 @@ def _rollout(keys: _Keys, ctx: LaunchContext, out: Derivation) -> None:
         eng.flag("--tp-size", tp, str(t * d) if None not in (t, d) else None)
         eng.flag("--dp-size", dp)
         eng.flag("--ep-size", ep)
+        device = keys.get("trainer.device")
+        if device.value == "npu":  # SGLang on Ascend (frameworks/sglang decides by --device)
+            eng.flag("--device", device)
         framework = "sglang"
     for field, key in keys.under(f"{r}engine_kwargs.{name.value}.").items():
         flag = "--" + field.replace("_", "-")
