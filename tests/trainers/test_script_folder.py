@@ -20,10 +20,24 @@ def test_the_script_folder_idioms(text):
     assert names_script_folder(text)
 
 
-@pytest.mark.parametrize("text", ["$(pwd)", '$(dirname "$1")', '$(cd "$(dirname "$0")/.." && pwd)', "$(cat x)",
+@pytest.mark.parametrize("text", ["$(pwd)", '$(dirname "$1")', '$(cd "$(dirname "$0")/x" && pwd)', "$(cat x)",
                                   '$(dirname "$0"; rm -rf /)'])
 def test_other_substitutions_stay_unknown(text):
     assert not names_script_folder(text)
+
+
+def test_a_folder_above_the_script():
+    from moecfg.sources.sourced import script_folder
+
+    assert script_folder('$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." &>/dev/null && pwd)') == "./../.."
+    assert script_folder('$(cd "$(dirname "$0")" && pwd)') == "."
+
+
+def test_seq_substitution_is_a_list_of_numbers():
+    lf = read_shell('A=(--x $(seq 16 8 40))\nvllm serve m ${A[@]} "$(seq 3)" $(seq 0 0 5) $(seq 1 5000)\n')
+    words = [w.value for w in lf.launches[-1].argv]
+    assert words[3:9] == ["--x", "16", "24", "32", "40", "1\n2\n3"]
+    assert words[9:] == [None, None]  # a zero step, or more than 1024 numbers: unknown
 
 
 def _script(tmp_path: Path, first: str) -> tuple[Path, str]:
