@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.sources.launch import EnvEntry, Launch, Word
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""sources/sourced.py: `SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)"` is the
+"""sources/shell/sourced.py: `SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)"` is the
 script's own folder (THUDM/slime@624b824 scripts/run-deepseek-r1.sh:27), so `source "${SCRIPT_DIR}/models/x.sh"` is
 read; tools/gen_verl_defaults.py reads verl's flattened config with each key's line."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from moecfg.sources.readers import read_shell
-from moecfg.sources.sourced import Includes, names_script_folder
+from moecfg.sources.shell.sourced import Includes, names_script_folder
 
 
 @pytest.mark.parametrize("text", ['$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)',
@@ -27,7 +27,7 @@ def test_other_substitutions_stay_unknown(text):
 
 
 def test_a_folder_above_the_script():
-    from moecfg.sources.sourced import script_folder
+    from moecfg.sources.shell.sourced import script_folder
 
     assert script_folder('$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." &>/dev/null && pwd)') == "./../.."
     assert script_folder('$(cd "$(dirname "$0")" && pwd)') == "."

@@ -11,10 +11,10 @@ from pathlib import Path
 from moecfg import frameworks
 from moecfg.backends import Options
 from moecfg.backends.deepep.arguments import normal_hint_bytes
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_shell
-from moecfg.sources.sourced import Includes
+from moecfg.sources.shell.sourced import Includes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCRIPT = FIXTURES / "slime" / "run-deepseek-r1.sh"

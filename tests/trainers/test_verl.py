@@ -12,7 +12,7 @@ import pytest
 from moecfg import frameworks
 from moecfg.backends import Options
 from moecfg.backends.deepep.arguments import normal_hint_bytes
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_shell
 from moecfg.trainers.verl import releases
