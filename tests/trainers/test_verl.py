@@ -141,3 +141,10 @@ def test_unknown_model_with_expert_parallelism_asks_for_it():
     results = lint_launch_file(read_shell(text), "t", LaunchContext(), Options())
     (d,) = [d for r in results for d in r.diagnostics if d.code == "MC042" and "model.path" in d.message]
     assert d.column == text.index(f"{A}.model.path") + 1
+
+
+def test_unknown_words_said_only_beside_a_derived_buffer():
+    text = BASE.format(name="vllm", extra="$EXTRA")
+    assert any("not known statically" in n.message for n in _derive(text).notes if n.code == "MC023")
+    fsdp = text.replace("--config-name=ppo_megatron_trainer ", "")
+    assert not any("word(s) of the verl command" in n.message for n in _derive(fsdp).notes)

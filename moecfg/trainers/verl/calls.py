@@ -99,14 +99,14 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
     out.notes.append(Note("MC040", f"verl version not given: read as verl {releases.VERSION} ({V}, the newest read; "
                           f"defaults of --config-name {keys.config_name or 'ppo_trainer'} from {keys.source()})",
                           launch.span))
-    if keys.hidden:
-        out.notes.append(Note("MC023", f"{len(keys.hidden)} word(s) of the verl command are not known statically "
-                              "(`$@`, an unset variable): an override in them would change what is derived here",
-                              keys.hidden[0].span))
     _train(keys, ctx, out, "actor", "train")
     if _ref_differs(keys):
         _train(keys, ctx, out, "ref", "ref")
     _rollout(keys, ctx, out)
+    if keys.hidden and any(c.kind != "none" for c in out.calls):  # said where it could change a derived buffer
+        out.notes.append(Note("MC023", f"{len(keys.hidden)} word(s) of the verl command are not known statically "
+                              "(`$@`, an unset variable): an override in them would change what is derived here",
+                              keys.hidden[0].span))
 
 
 def _ref_differs(keys: _Keys) -> bool:
