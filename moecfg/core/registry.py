@@ -32,6 +32,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.verl.rules",
     "moecfg.trainers.slime.rules",
     "moecfg.trainers.ms_swift.rules",
+    "moecfg.trainers.mindspeed_rl.rules",
 )
 
 

@@ -22,6 +22,7 @@ FRAMEWORK_MODULES = {
     "verl": "moecfg.trainers.verl",
     "slime": "moecfg.trainers.slime",
     "ms-swift": "moecfg.trainers.ms_swift",
+    "mindspeed-rl": "moecfg.trainers.mindspeed_rl",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
