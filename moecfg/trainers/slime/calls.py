@@ -115,11 +115,10 @@ def _train(r: _Read, ctx: LaunchContext, out: Derivation) -> None:
     nodes, per = r.key("--actor-num-nodes"), r.key("--actor-num-gpus-per-node")
     n, g = integer(nodes.value), integer(per.value)
     world = n * g if n and g and n > 0 and g > 0 else None
-    how = f"{nodes.said()} {nodes.value if not nodes.default else ''} x {per.said()} {per.value if not per.default else ''}"
+    how = " x ".join(f"{k.name} {k.value}" + (" (slime's default)" if k.default else "") for k in (nodes, per))
     moe = any(w.value == "--num-experts" for w in r.megatron.words)
     if not r.hidden and world is not None:
-        note = phases.megatron_world(world, " ".join(how.split()), (per.span if not per.default else r.launch.span),
-                                     r.sizes, moe)
+        note = phases.megatron_world(world, how, per.span if not per.default else r.launch.span, r.sizes, moe)
         if note is not None:
             out.notes.append(note)
             return
