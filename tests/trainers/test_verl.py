@@ -148,3 +148,34 @@ def test_unknown_words_said_only_beside_a_derived_buffer():
     assert any("not known statically" in n.message for n in _derive(text).notes if n.code == "MC023")
     fsdp = text.replace("--config-name=ppo_megatron_trainer ", "")
     assert not any("word(s) of the verl command" in n.message for n in _derive(fsdp).notes)
+
+
+def _config_launch(text: str):
+    from moecfg.sources.manifests.yaml_source import parse_stream
+    from moecfg.sources.readers import read_yaml_document
+
+    (doc,) = parse_stream(text)
+    return read_yaml_document(doc, text, "c.yaml")
+
+
+def test_a_config_file_is_read_over_its_defaults_base():
+    path = FIXTURE.parent / "geo3k_multiturn_megatron_grpo.yaml"
+    text = path.read_text()
+    (launch,) = _config_launch(text).launches
+    words = [w.value for w in launch.argv]
+    assert words[:5] == ["python3", "-m", "verl.trainer.main_ppo", "--config-name", "ppo_megatron_trainer"]
+    assert f"{A}.rollout.name=sglang" in words and not any(w.startswith("data.") for w in words)
+    d = frameworks.recognise(launch, LaunchContext()).derive(launch, LaunchContext())
+    assert [c.role for c in d.calls] == ["rollout"]  # the model path comes from the base config: not known here
+
+
+def test_a_config_file_with_expert_parallelism_positions_findings_at_its_keys():
+    text = ("defaults:\n  - ppo_megatron_trainer\n  - _self_\nactor_rollout_ref:\n  model:\n    path: Qwen/Qwen3-30B-A3B\n"
+            "  actor:\n    megatron:\n      expert_model_parallel_size: 8\n  rollout:\n    name: vllm\n"
+            "    tensor_model_parallel_size: 8\n    expert_parallel_size: 16\ntrainer:\n  nnodes: 1\n"
+            "  n_gpus_per_node: 8\n")
+    (launch,) = _config_launch(text).launches
+    d = frameworks.recognise(launch, QWEN).derive(launch, QWEN)
+    (n,) = [n for n in d.notes if n.code == "MC709"]
+    assert n.span.line == 13  # expert_parallel_size: 16
+    assert [c.role for c in d.calls if c.kind == "deepep"] == []  # no flex dispatcher: Megatron's default allgather

@@ -14,10 +14,10 @@ import os
 
 from moecfg.sources.launch import Launch, LaunchFile, Word
 from moecfg.sources.manifests.yaml_source import Span, YamlDocument
+from moecfg.sources.recipes.overrides import scalar as _scalar, span as _span, text as _text, words as _words
 
 COMMAND = "mindspeed-rl"
 SECTIONS = ("megatron_training", "actor_config", "rl_config", "generate_config", "ref_config", "reward_config")
-MAX_WORDS = 2000
 
 
 def is_mindspeed_rl(data) -> bool:
@@ -39,37 +39,8 @@ def read_mindspeed_rl(doc: YamlDocument, name: str = "", root: str | None = None
                 words.append(Word(f"model.{key}={_text(value)}", model_at))
         if settings is None:
             words.append(Word(f"model={model}", model_at))  # named, its file not read: the trainer says so
-    for section in SECTIONS:
-        for path, value in _flat(data.get(section), (section,)):
-            words.append(Word(f"{'.'.join(path)}={_text(value)}", _span(doc, path)))
-            if len(words) > MAX_WORDS:
-                return LaunchFile(launches=[Launch(tuple(words), {}, "yaml")])
+    words += _words(doc, SECTIONS)
     return LaunchFile(launches=[Launch(tuple(words), {}, "yaml")])
-
-
-def _flat(value, path: tuple):
-    """(path, scalar) for every scalar under a mapping (lists of scalars joined by commas)."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if isinstance(key, str):
-                yield from _flat(inner, path + (key,))
-    elif _scalar(value):
-        yield path, value
-    elif isinstance(value, list) and all(_scalar(v) for v in value):
-        yield path, ",".join(_text(v) for v in value)
-
-
-def _scalar(value) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
-def _text(value) -> str:
-    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _span(doc: YamlDocument, path: tuple, key: bool = False) -> Span:
-    table = doc.keys if key else doc.values
-    return table.get(path) or doc.keys.get(path) or Span(1, 1, 1, 1)
 
 
 def _model_name(doc: YamlDocument) -> tuple[str | None, Span]:
