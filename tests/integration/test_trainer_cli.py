@@ -26,6 +26,9 @@ def test_check_json_names_the_trainer_and_the_phase(run, tmp_path):
     (tree / ".moecfg.yaml").write_text("models: {'*': qwen3-30b-a3b}\n")
     res = run("check", "--format", "json", tree)
     report = json.loads(res.stdout)
-    phases = sorted((r["launch"]["framework"], r["launch"]["role"], r["kind"]) for r in report["results"])
-    assert phases == [("verl", "rollout", None), ("verl", "train", "deepep")]
+    script = [r for r in report["results"] if r["file"].endswith(".sh")]
+    phases = sorted((r["launch"]["framework"], r["launch"]["role"], r["kind"] or "") for r in script)
+    assert phases == [("verl", "rollout", ""), ("verl", "train", "deepep")]
+    config = [r for r in report["results"] if r["file"].endswith(".yaml")]
+    assert {r["launch"]["framework"] for r in config} == {"verl"}  # the config file beside it: a launch too
     assert res.exit_code == 0
