@@ -179,3 +179,18 @@ def test_a_config_file_with_expert_parallelism_positions_findings_at_its_keys():
     (n,) = [n for n in d.notes if n.code == "MC709"]
     assert n.span.line == 13  # expert_parallel_size: 16
     assert [c.role for c in d.calls if c.kind == "deepep"] == []  # no flex dispatcher: Megatron's default allgather
+
+
+def test_refused_sizes_are_not_judged_by_the_ep_rule():
+    extra = f"{A}.rollout.tensor_model_parallel_size=-1 {A}.rollout.data_parallel_size=0 " \
+            f"{A}.rollout.expert_parallel_size=4"
+    assert "MC709" not in _codes(_derive(BASE.format(name="sglang", extra=extra)))
+
+
+def test_malformed_values_give_findings_not_tracebacks(tmp_path):
+    texts = [BASE.format(name="[vllm]", extra=f"{A}.actor.megatron.expert_model_parallel_size=\x1b[31m =x ~d ++c=1"),
+             "megatron sft --model --expert_model_parallel_size\n",
+             "python3 train.py --sglang-pp-size 0 --rollout-num-gpus-per-engine 0 --actor-num-nodes -1\n"]
+    for text in texts:
+        results = lint_launch_file(read_shell(text), "t", LaunchContext(), Options())
+        assert all(d.code != "MC019" for r in results for d in r.diagnostics)

@@ -21,7 +21,7 @@ import json
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.mindspeed.calls import FLAGS as MINDSPEED_FLAGS
-from moecfg.frameworks.values import integer
+from moecfg.frameworks.values import clipped, integer
 from moecfg.sources.launch import EnvEntry, Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.mindspeed_rl import releases, rules
@@ -70,7 +70,7 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
                               f"drop the {own.split('.', 1)[0]} section", k.keys[own].span))
         return
     if "model" in k.keys:
-        out.notes.append(Note("MC023", f"the model file model/{k.keys['model'].value}.yaml beside the config is not "
+        out.notes.append(Note("MC023", f"the model file model/{clipped(k.keys['model'].value or '', 60)}.yaml beside the config is not "
                               "read (missing, or outside the checked folder): the model's shape is not known",
                               k.keys["model"].span))
     env = _env(k)

@@ -152,7 +152,7 @@ def _train(keys: _Keys, ctx: LaunchContext, out: Derivation, who: str, role: str
             mg.switch(flag, key)
     model = keys.get(f"{A}.model.path")
     ep = sizes.get("--expert-model-parallel-size", (1, None))[0]
-    if not _model(mg, model, ctx, out, keys, ep):
+    if not _model(mg, model, ctx, out, keys, ep, said=who == "actor"):
         return
     nodes, per = keys.get("trainer.nnodes"), keys.get("trainer.n_gpus_per_node")
     n, g = integer(nodes.value), integer(per.value)
@@ -166,11 +166,13 @@ def _train(keys: _Keys, ctx: LaunchContext, out: Derivation, who: str, role: str
                      f"Megatron-LM (verl's {who} worker, {V} verl/workers/config/engine.py McoreEngineConfig)")
 
 
-def _model(mg: EngineArgs, model: Key, ctx, out: Derivation, keys: _Keys, ep: int | None) -> bool:
+def _model(mg: EngineArgs, model: Key, ctx, out: Derivation, keys: _Keys, ep: int | None, said: bool = True) -> bool:
     """The model's MoE shape as Megatron's flags (mbridge builds the TransformerConfig from the HF config). False:
     not known (MC042 when the launch shows expert parallelism, else a dense run is as likely: nothing said)."""
     dims = resolve_model(model.value, ctx)
     if dims is None:
+        if not said:  # the ref twin of an actor whose model is not known: said once, for the actor
+            return False
         if (ep or 1) > 1 or "--moe-token-dispatcher-type" in mg.named:
             out.notes.append(Note("MC042", f"{model.name}: {unresolved_reason(model.value, ctx)}", model.span))
         else:
@@ -199,7 +201,7 @@ def _rollout(keys: _Keys, ctx: LaunchContext, out: Derivation) -> None:
                               f"NotImplementedError ({V} verl/workers/config/rollout.py:262-266); set it to 1",
                               pp.span))
         return
-    if None not in (t, d, e) and e > 1 and e != t * d:
+    if None not in (t, d, e) and min(t, d) >= 1 and e > 1 and e != t * d:
         out.notes.append(Note(rules.ROLLOUT_EP.code, f"{ep.name}={e} is not {tp.name} {t} x {dp.name} {d} = {t * d}: "
                               f"verl asserts it ({V} verl/workers/config/rollout.py:257-260); set "
                               f"{ep.name}={t * d}", ep.span))
