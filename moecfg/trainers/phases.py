@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 
 from moecfg import frameworks
-from moecfg.frameworks import Derivation, LaunchContext, Note
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.sources.launch import EnvEntry, Launch, Word
 from moecfg.sources.manifests.yaml_source import Span
 
@@ -80,7 +80,14 @@ def run_phase(out: Derivation, framework: str, args: EngineArgs, launch: Launch,
         call.notes = [_translated(n, args.named) for n in call.notes]
         call.why_none = in_trainer_terms(call.why_none, args.named) if call.why_none else call.why_none
         out.calls.append(call)
-    out.notes.extend(_translated(n, args.named) for n in derived.notes)
+    notes = [_translated(n, args.named) for n in derived.notes]
+    out.notes.extend(notes)
+    if not derived.calls:  # the phase is still listed (explain-launch, JSON `launch.role`), with why it has no op call
+        why = "; ".join(f"{n.code} line {n.span.line}" for n in notes if n.code != "MC040") or "nothing to derive"
+        name = engine.split(" (", 1)[0]
+        out.calls.append(OpCall(role, "none", None, {"engine": name, "op_call": f"not derived ({why})"},
+                                {"engine": f"{name} <- {engine}"}, why_none=f"{name}: no op call derived ({why})",
+                                quiet=True))
 
 
 def _translated(note: Note, named: dict[str, str]) -> Note:

@@ -112,3 +112,11 @@ def test_check_positions_findings_at_the_slime_flag():
     results = lint_launch_file(read_shell(text), "t", R1, Options())
     (d,) = [d for r in results for d in r.diagnostics if d.code == "MC715"]
     assert d.column == text.index("--sglang-pp-size") + 1 and d.severity == "error"
+
+
+def test_a_phase_with_no_op_call_is_still_listed_with_why():
+    d, _ = _derive(ctx=LaunchContext())  # the model is `$BASE_DIR/DeepSeek-R1/`: not known, SGLang asks (MC042)
+    (rollout,) = [c for c in d.calls if c.role == "rollout"]
+    assert rollout.kind == "none" and rollout.quiet
+    assert rollout.arguments["op_call"].startswith("not derived (MC042 line ")
+    assert any(n.code == "MC042" for n in d.notes)
