@@ -6,7 +6,9 @@ _generated_ppo_megatron_trainer.yaml (verl's own flattened Hydra configs, the de
 (an interpolation such as `${oc.select:actor_rollout_ref.actor.megatron.tensor_model_parallel_size,1}` stays text:
 moecfg resolves the `oc.select` form only) and the line it is on.
 
-Usage: python tools/gen_verl_defaults.py /work/.mirror/volcengine+verl/repo HEAD > moecfg/trainers/verl/defaults.json
+Every release that ships the generated configs (v0.5.0 on) is read, each under its version.
+
+Usage: python tools/gen_verl_defaults.py /work/.mirror/volcengine+verl/repo > moecfg/trainers/verl/defaults.json
 """
 from __future__ import annotations
 
@@ -55,16 +57,25 @@ def wanted(path: str) -> bool:
     return any(path == k or (k.endswith(".") and path.startswith(k)) for k in KEYS)
 
 
-def main(repo: str, ref: str) -> None:
-    commit = git(repo, "rev-parse", ref).strip()
-    out = {"source": f"volcengine/verl@{commit[:7]}", "configs": {}}
+def release(repo: str, ref: str) -> dict:
+    commit = git(repo, "rev-parse", f"{ref}^{{commit}}").strip()
+    configs = {}
     for name, path in CONFIGS.items():
         lines = keyed_lines(git(repo, "show", f"{commit}:{path}"))
-        out["configs"][name] = {"file": path, "keys": {k: {"value": v, "line": n}
-                                                     for k, (v, n) in sorted(lines.items()) if wanted(k)}}
+        configs[name] = {"file": path, "keys": {k: {"value": v, "line": n}
+                                                for k, (v, n) in sorted(lines.items()) if wanted(k)}}
+    return {"source": f"volcengine/verl@{commit[:7]}", "configs": configs}
+
+
+def main(repo: str) -> None:
+    tags = [t for t in git(repo, "tag", "--sort=creatordate").split() if re.match(r"^v\d+\.\d+\.\d+$", t)]
+    out = {"releases": {}}
+    for tag in tags:
+        if CONFIGS["ppo_trainer"] in git(repo, "ls-tree", "-r", "--name-only", tag, "verl/trainer/config"):
+            out["releases"][tag[1:]] = release(repo, tag)
     json.dump(out, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "HEAD")
+    main(sys.argv[1])

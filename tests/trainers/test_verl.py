@@ -194,3 +194,23 @@ def test_malformed_values_give_findings_not_tracebacks(tmp_path):
     for text in texts:
         results = lint_launch_file(read_shell(text), "t", LaunchContext(), Options())
         assert all(d.code != "MC019" for r in results for d in r.diagnostics)
+
+
+def test_the_release_from_the_settings_chooses_its_defaults():
+    from moecfg.trainers import verl
+
+    assert verl.VERSIONS == releases.versions() and releases.newest() == "0.7.0"
+    assert (releases.match("0.6"), releases.match("v0.5.0"), releases.match("0.4.1")) == ("0.6.1", "0.5.0", None)
+    # the rollout TP default was 1 in v0.5.0, 2 from v0.6.0 on (verl/trainer/config/_generated_ppo_megatron_trainer.yaml)
+    from moecfg.trainers.verl import calls
+
+    lf = read_shell(BASE.format(name="vllm", extra=""))
+    tp = f"{A}.rollout.tensor_model_parallel_size"
+    assert calls._Keys(lf.launches[0], 3, "0.5.0").get(tp).value == "1"
+    assert calls._Keys(lf.launches[0], 3, "0.7.0").get(tp).value == "2"
+    text = BASE.format(name="vllm", extra=f"{A}.rollout.expert_parallel_size=2")
+    old = LaunchContext(framework_versions=(("verl", "0.5.0"),))
+    d = _derive(text, old)
+    assert d.version == "0.5.0" and not [n for n in d.notes if n.code == "MC040" and "verl" in n.message]
+    unread = _derive(text, LaunchContext(framework_versions=(("verl", "0.4.1"),)))
+    assert any(n.code == "MC023" and "0.4.1" in n.message for n in unread.notes) and "MC709" not in _codes(unread)

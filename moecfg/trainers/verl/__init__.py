@@ -16,7 +16,7 @@ from moecfg.frameworks import Derivation, LaunchContext
 from moecfg.sources.launch import Launch
 
 NAME = "verl"
-VERSIONS = ("0.7.0",)
+VERSIONS = ("0.5.0", "0.6.0", "0.6.1", "0.7.0")  # releases/defaults.json: those whose defaults moecfg reads
 # `-m verl.trainer.main_ppo`, a recipe's `-m recipe.dapo.main_dapo`, or the file itself
 _MODULE = re.compile(r"^(?:verl\.trainer\.main_ppo|verl\.trainer\.main_generation_server|recipe\.\w+\.main_\w+|"
                      r"verl\.recipe\.\w+\.main_\w+)$")

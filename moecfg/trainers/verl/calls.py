@@ -44,7 +44,7 @@ _SELECT = re.compile(r"^\$\{oc\.select:([\w.]+),([^}]*)\}$")
 class _Keys:
     """The launch's overrides and the config's defaults, key by key."""
 
-    def __init__(self, launch: Launch, start: int):
+    def __init__(self, launch: Launch, start: int, version: str | None):
         self.launch, self.written, self.hidden, self.config_name = launch, {}, [], None
         words = list(launch.argv[start:])
         i = 0
@@ -67,7 +67,7 @@ class _Keys:
             i += 1
         if self.config_name and self.config_name.endswith(".yaml"):
             self.config_name = self.config_name[:-len(".yaml")]  # Hydra takes the file name with its suffix too
-        self.table = releases.config(self.config_name) if self.config_name != "?" else None
+        self.table = releases.config(self.config_name, version) if self.config_name != "?" and version else None
 
     def get(self, name: str, depth: int = 0) -> Key:
         """The key as written, else the config's default (an `oc.select` default follows its key), else unknown."""
@@ -91,14 +91,22 @@ class _Keys:
         return {k[len(prefix):]: v for k, v in self.written.items() if k.startswith(prefix)}
 
     def source(self) -> str:
-        return f"{V} {self.table['file']}" if self.table else "a config moecfg has not read"
+        return f"{self.table['source']} {self.table['file']}" if self.table else "a config moecfg has not read"
 
 
 def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int) -> None:
-    keys = _Keys(launch, start)
-    out.notes.append(Note("MC040", f"verl version not given: read as verl {releases.VERSION} ({V}, the newest read; "
-                          f"defaults of --config-name {keys.config_name or 'ppo_trainer'} from {keys.source()})",
-                          launch.span))
+    given = ctx.version_for("verl")
+    version = releases.match(given) if given else releases.newest()
+    keys = _Keys(launch, start, version)
+    out.version = version or given
+    if not given:
+        out.notes.append(Note("MC040", f"verl version not given (`framework_versions: {{verl: ...}}`): read as verl "
+                              f"{version}, the newest release read (defaults of --config-name "
+                              f"{keys.config_name or 'ppo_trainer'} from {keys.source()})", launch.span))
+    elif version is None:
+        out.notes.append(Note("MC023", f"verl {given} (settings) is a release moecfg has not read (it reads "
+                              f"{', '.join(releases.versions())}): the keys this launch does not write are unknown",
+                              launch.span))
     _train(keys, ctx, out, "actor", "train")
     if _ref_differs(keys):
         _train(keys, ctx, out, "ref", "ref")
@@ -135,7 +143,7 @@ def _train(keys: _Keys, ctx: LaunchContext, out: Derivation, who: str, role: str
     sizes: dict[str, tuple[int | None, Key | None]] = {}
     for field, flag in _SIZES.items():
         key = keys.get(prefix + field)
-        if key.value in (None, "null") and key.default:
+        if key.value in (None, "null", "None") and key.default:
             continue  # expert-TP null: Megatron's own default (TP); an unknown default is not given either
         mg.flag(flag, key)
         sizes[flag] = (integer(key.value), key)
