@@ -69,8 +69,7 @@ def run_phase(out: Derivation, framework: str, args: EngineArgs, launch: Launch,
     (`rollout`, or `rollout-prefill` for an engine that splits into phases), its notes the trainer's."""
     module = frameworks.load(framework)
     if module is None:  # the engine's package is not in this build
-        out.notes.append(Note("MC023", f"the {role} phase runs {engine}, whose derivation is not in this build: "
-                              "not derived", launch.span))
+        not_derived(out, launch, f"{role} engine not derived: {engine} is not in this build")
         return
     derived = module.derive(launch, ctx)
     for call in derived.calls:
@@ -95,8 +94,8 @@ def _translated(note: Note, named: dict[str, str]) -> Note:
 
 
 def in_trainer_terms(text: str, named: dict[str, str]) -> str:
-    """`--expert-model-parallel-size 8` -> `--expert-model-parallel-size (actor_rollout_ref...=) 8`: each engine
-    flag the trainer set is named with its key, once per text."""
+    """`--expert-model-parallel-size 8` -> `--expert-model-parallel-size [actor_rollout_ref.actor.megatron.
+    expert_model_parallel_size] 8`: each engine flag the trainer set is named with its key, once per text."""
     if not named or not text:
         return text
     seen: set[str] = set()
