@@ -120,3 +120,9 @@ def test_a_phase_with_no_op_call_is_still_listed_with_why():
     assert rollout.kind == "none" and rollout.quiet
     assert rollout.arguments["op_call"].startswith("not derived (MC042 line ")
     assert any(n.code == "MC042" for n in d.notes)
+
+
+def test_an_unknown_word_after_a_switch_is_not_its_value():
+    # `--colocate ${MODEL_ARGS[@]}` with MODEL_ARGS unknown: the word may hold the MoE flags, said (MC023), not dense
+    d, _ = _derive("python3 train.py --rollout-num-gpus-per-engine 8 --colocate $UNKNOWN_ARGS")
+    assert any(n.code == "MC023" and "not known statically" in n.message for n in d.notes)

@@ -63,7 +63,8 @@ class _Read:
             if not name.startswith("--"):
                 i += 1
                 continue
-            values, i = self._values(words, i + 1, eq, inline, w)
+            takes = _OWN.get(name, _MEGATRON.get(name, True))  # a switch (--colocate) takes no word after it
+            values, i = self._values(words, i + 1, eq, inline, w) if takes or eq else ([], i + 1)
             if name in _OWN:
                 self.own[name] = Key(name, values[0].value if values and _OWN[name] else "true", w.span)
             elif name.startswith("--sglang-") and name not in _SLIME_SGLANG:
