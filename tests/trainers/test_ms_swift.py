@@ -79,3 +79,10 @@ def test_unknown_model_quiet_without_ep_and_asked_with_it():
     assert "MC042" not in _codes(d)
     d = _derive(RUN.format(n=8, route="sft", extra="").replace("Qwen/Qwen3-30B-A3B", "my/moe"))
     assert "MC042" in _codes(d)
+
+
+def test_an_unknown_word_after_a_switch_may_hold_flags():
+    # `$MORE` may set --moe_token_dispatcher_type flex: ms-swift's default alltoall does not stand in for it
+    d = _derive(RUN.format(n=4, route="sft", extra="--sequence_parallel $MORE"))
+    assert "MC023" in _codes(d) and not [c for c in d.calls if c.kind == "none" and "alltoall" in c.why_none]
+    assert "MC983" not in _codes(d)  # nor is the world checked (EP 8 on 4 processes) over an unknown word

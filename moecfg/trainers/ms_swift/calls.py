@@ -56,8 +56,9 @@ def _read(words: list[Word]) -> tuple[dict[str, Key], list[Word]]:
             continue
         values = []
         j = i + 1
-        while j < len(words) and not (words[j].value or "").startswith("--") and (words[j].value is not None
-                                                                                  or not values):
+        switch = _MEGATRON.get(dashed) is False  # `--sequence_parallel true` or alone: an unknown word after it
+        while j < len(words) and not (words[j].value or "").startswith("--") and (  # may hold flags: not taken
+                words[j].value is not None or not (values or switch)):
             values.append(words[j])
             j += 1
         flags[dashed] = Key(name, values[0].value if values else "true", w.span)
@@ -118,7 +119,7 @@ def _train(launch, ctx, out, flags: dict[str, Key], hidden, world) -> None:
         elif (key.value or "").lower() in _TRUE:
             mg.switch(flag, key)
     for flag, (value, where) in _DEFAULTS.items():
-        if flag not in flags:
+        if flag not in flags and not hidden:  # an unknown word may set it: no default stands in for it
             key = Key(f"--{flag[2:].replace('-', '_')} {value} (ms-swift's default, {S} {where})", value, launch.span)
             mg.flag(flag, key)
             if flag in phases.MEGATRON_SIZES:
