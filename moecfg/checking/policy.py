@@ -23,6 +23,7 @@ class FileSettings:
     settings_dir: str | None = None  # model config paths are relative to the settings file
     device: str | None = None  # GPU model of GPU launches (settings `device`)
     device_memory_gb: float | None = None
+    unread: str = "list"  # "error": a launch seen but not read in this file fails the run (issue 30)
 
 
 def fill_defaults(data: dict, defaults) -> None:

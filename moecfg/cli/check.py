@@ -29,11 +29,13 @@ from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, opti
               help="Read launch commands in documentation (*.md, *.mdx, *.rst code blocks) while walking folders "
               "(default: yes, except at a repository's top folder).")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files and documents skipped (not moecfg documents, "
-              "no launch) and why, on stderr.")
+              "no launch) and why, and each launch seen but not read with its launcher and why, on stderr.")
+@click.option("--fail-on-unread", is_flag=True, default=None,
+              help="Exit 1 when a launch was seen but not read (default: listed only; setting `unread: error`).")
 @click.option("--no-respect-gitignore", is_flag=True, default=None,
               help="Also walk what .gitignore files ignore (default: respected; setting `respect-gitignore`).")
 def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_inline_suppressions, show_config,
-          product, markdown, verbose, no_respect_gitignore):
+          product, markdown, verbose, fail_on_unread, no_respect_gitignore):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin)."""
     from moecfg.checking.settings import Cli, ConfigError, Settings, code_or_prefix
@@ -43,7 +45,8 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
         cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
                            ignore=tuple(code_or_prefix(c, "--ignore") for c in ignore),
                            inline_suppressions=False if no_inline_suppressions else None, markdown=markdown,
-                           respect_gitignore=False if no_respect_gitignore else None)
+                           respect_gitignore=False if no_respect_gitignore else None,
+                           unread="error" if fail_on_unread else None)
         settings = Settings(cli_settings)
         if show_config:
             _show_config(settings, paths or (".",))
@@ -68,6 +71,9 @@ def _list_skipped(report) -> None:
 
     if report.skipped:  # file names and keys are untrusted: escaped as text output is (render/escape.py)
         click.echo(escape.lines(f"skipped {s.file}: {s.reason}" for s in report.skipped), err=True, nl=False)
+    if report.unread:  # launches seen but not read (issue 30), each with its launcher and why
+        click.echo(escape.lines(f"not read {u.file}:{u.line}: {u.launcher}: {u.reason}" for u in report.unread),
+                   err=True, nl=False)
 
 
 def _show_config(settings, paths) -> None:

@@ -77,8 +77,26 @@ def _buffer_rows(buffers: dict):
 
 def _summary(report) -> str:
     s = report.summary()
-    return (f"Checked {_plural(s['files'], 'file')} ({_plural(s['documents'], 'document')}): "
-            f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}.")
+    counts = (f"Checked {_plural(s['files'], 'file')} ({_plural(s['documents'], 'document')}): "
+              f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}")
+    if not _only_documents(report):
+        counts += f"; {coverage_line(report)}"
+    return counts + "."
+
+
+def _only_documents(report) -> bool:
+    """A run over moecfg documents only (every file `checked`, no launch): nothing to say about launches."""
+    states = getattr(report, "states", ())
+    return (all(f.state == "checked" for f in states) and not getattr(report, "unread", ())
+            and not any(r.launch for r in report.results))
+
+
+def coverage_line(report) -> str:
+    """What the run read and did not (issue 30): `12 launches read (3 with op calls), 53 launches not read
+    (ms-swift megatron 53): -v lists them`."""
+    from moecfg.core.coverage import summary_text
+
+    return summary_text(report)
 
 
 def _explain_lines(r):

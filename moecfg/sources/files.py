@@ -42,6 +42,11 @@ class Unreadable(Exception):
     """An entry that exists but is not read (reported as a diagnostic)."""
 
 
+class Dangling(Unreadable):
+    """A symbolic link whose target does not exist, met while walking: no deployment file (skipped, not MC008;
+    docs trees link to pages generated at build time and git-ignored)."""
+
+
 @record(frozen=True, slots=True)
 class Entry:
     """A path to read, found on the command line or while walking a folder."""
@@ -50,6 +55,9 @@ class Entry:
     root: str | None = None  # a symlink must resolve inside this folder (None: the current one or the link's own)
     problem: str | None = None  # found while walking: why it cannot be read
     named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
+    # walked for launch words only (issue 30): "py" (a Python file: never parsed nor run), "markdown" (documentation
+    # at a repository root, not read without --markdown); what it holds is listed as launches not read
+    sniff: str | None = None
 
 
 class Walk:
@@ -72,16 +80,24 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk)
+            sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
             entries.extend(sorted(found, key=lambda e: e.path))
-        elif os.path.lexists(p):
-            entries.append(Entry(p, named=True))
+        elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
+            entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))
         else:
             raise PathError(f"{p}: no such file or directory")
     return entries
 
 
-def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
+PY_SUFFIX = ".py"
+_ROOT_DOCS = {suffix: "markdown" for suffix in DOC_SUFFIXES}
+
+
+def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None) -> list[Entry]:
+    """`sniffed`: suffix -> what a file is walked for when it is only sniffed for launch words (Entry.sniff)."""
+    sniffed = sniffed or {}
+    sniff_suffixes = tuple(sniffed)
     from moecfg.sources.walking import EXCLUDED_DIRS, Ignores  # only when a folder is walked
 
     found, stack = [], [(top, Ignores.none())]
@@ -107,6 +123,8 @@ def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
             elif (item.name.endswith(suffixes) or _service_json(item.name)) and item.name not in CONFIG_NAMES \
                     and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
+            elif sniff_suffixes and item.name.endswith(sniff_suffixes) and not ignores.ignored(item.path, False):
+                found.append(Entry(item.path, top, sniff=sniffed[os.path.splitext(item.name)[1]]))
     return found
 
 
@@ -142,6 +160,8 @@ def read(entry: Entry | str) -> bytes:
     try:
         fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
+        if not entry.named and os.path.islink(entry.path) and not os.path.exists(entry.path):
+            raise Dangling("symbolic link to a missing target (dangling): not a deployment file") from None
         raise Unreadable(f"cannot read ({exc.strerror or exc})") from None
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)

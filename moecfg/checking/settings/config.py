@@ -10,9 +10,10 @@ from moecfg.checking.settings.errors import ConfigError
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
+UNREAD = ("list", "error")  # a launch seen but not read: listed (default), or it fails the run (issue 30)
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore")
+         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore", "unread")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
               "xllm")
 
@@ -35,6 +36,7 @@ class Config:
     device_memory_gb: float | None = None  # memory per device of launches (overrides the catalogue value)
     markdown: bool | None = None  # walking reads documentation (None: unless the walked folder is a repository's top)
     respect_gitignore: bool | None = None  # walking folders honours their .gitignore files (default true)
+    unread: str | None = None  # "error": a launch seen but not read fails the run (default "list")
 
     @property
     def root(self) -> str:
@@ -69,6 +71,7 @@ def parse(table: dict, path: str | None) -> Config:
             device_memory_gb=_memory(values.get("device_memory_gb")),
             markdown=_bool(values.get("markdown"), "markdown"),
             respect_gitignore=_bool(values.get("respect_gitignore"), "respect-gitignore"),
+            unread=_choice(values.get("unread"), UNREAD, "unread"),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None

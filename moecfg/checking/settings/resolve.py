@@ -22,6 +22,7 @@ class Cli:
     inline_suppressions: bool | None = None
     markdown: bool | None = None  # --markdown / --no-markdown
     respect_gitignore: bool | None = None  # --no-respect-gitignore: False
+    unread: str | None = None  # --fail-on-unread: "error"
 
 
 def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettings:
@@ -40,7 +41,8 @@ def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettin
                         framework_versions=tuple(sorted(config.framework_versions.items())),
                         models=tuple(config.models.items()),
                         settings_dir=os.path.dirname(config.path) if config.path else None,
-                        device=config.device, device_memory_gb=config.device_memory_gb)
+                        device=config.device, device_memory_gb=config.device_memory_gb,
+                        unread=cli.unread or config.unread or "list")
 
 
 FilePolicy = resolve  # the name callers used when this was a class
@@ -107,6 +109,7 @@ def effective(settings: Settings, path: str) -> dict:
         "framework_versions": dict(cfg.framework_versions),
         "models": dict(cfg.models),
         "respect_gitignore": settings.respect_gitignore(path),
+        "unread": fs.unread,
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else
             ("config (default for documents without cann_version)" if cfg.cann_version else "documents (else latest)"),
@@ -116,5 +119,6 @@ def effective(settings: Settings, path: str) -> dict:
                 c for _, _, cs in cfg.per_path_ignores for c in cs)),
             "inline_suppressions": src(cli.inline_suppressions, cfg.inline_suppressions),
             "respect_gitignore": src(cli.respect_gitignore, cfg.respect_gitignore),
+            "unread": src(cli.unread, cfg.unread),
         },
     }
