@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.sources.launch import EnvEntry, Launch, Word
+from moecfg.sources.launch import EnvEntry, Launch, Unread, Word
 from moecfg.sources.manifests.yaml_source import Span
 
 
@@ -146,11 +146,6 @@ def megatron_world(world: int | None, how: str, at: Span, sizes: dict[str, tuple
 
 
 def not_derived(out: Derivation, launch: Launch, reason: str) -> None:
-    """A phase the trainer runs on an engine moecfg does not derive: listed as a launch part not read (coverage,
-    `Derivation.unread`), not a finding. Before the coverage list exists in this build: an MC023 info."""
-    try:
-        from moecfg.sources.launch import Unread
-    except ImportError:
-        out.notes.append(Note("MC023", f"{reason}: not derived by moecfg", launch.span))
-        return
+    """A phase the trainer runs on an engine moecfg does not derive: listed as a part of the launch not read
+    (coverage, `Derivation.unread`; /work/notes/COVERAGE.md), not a finding."""
     out.unread.append(Unread(launch.span, out.framework, reason))

@@ -96,5 +96,5 @@ def test_the_shell_launch_names_the_config():
     module = frameworks.recognise(launch, A3)
     assert module.NAME == "mindspeed-rl"
     d = module.derive(launch, A3)
-    said = [n.message for n in d.notes] + [u.reason for u in getattr(d, "unread", [])]
+    said = [u.reason for u in d.unread]
     assert any("grpo_deepseek_r1_671b_A3" in m for m in said) and not d.calls
