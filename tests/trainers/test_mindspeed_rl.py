@@ -87,7 +87,8 @@ def test_model_file_not_beside_the_config_is_said(tmp_path):
     alone.write_text(CONFIG.read_text())
     d = _derive(alone.read_text(), name=str(alone))
     assert any(n.code == "MC023" and "model/deepseekv3_671b.yaml" in n.message for n in d.notes)
-    assert not [c for c in d.calls if c.role == "train"]
+    (train,) = [c for c in d.calls if c.role == "train"]
+    assert train.kind == "none" and "model file is not read" in train.why_none
 
 
 def test_the_shell_launch_names_the_config():
