@@ -166,7 +166,9 @@ def test_a_config_file_is_read_over_its_defaults_base():
     assert words[:5] == ["python3", "-m", "verl.trainer.main_ppo", "--config-name", "ppo_megatron_trainer"]
     assert f"{A}.rollout.name=sglang" in words and not any(w.startswith("data.") for w in words)
     d = frameworks.recognise(launch, LaunchContext()).derive(launch, LaunchContext())
-    assert [c.role for c in d.calls] == ["rollout"]  # the model path comes from the base config: not known here
+    # the model path is the base config's placeholder: not known, no EP set: the train phase is quiet
+    assert [(c.role, c.kind, c.quiet) for c in d.calls][0] == ("train", "none", True)
+    assert [c.role for c in d.calls] == ["train", "rollout"]
 
 
 def test_a_config_file_with_expert_parallelism_positions_findings_at_its_keys():

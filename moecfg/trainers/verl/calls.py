@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from moecfg.frameworks import Derivation, LaunchContext, Note
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
@@ -183,9 +183,9 @@ def _model(mg: EngineArgs, model: Key, ctx, out: Derivation, keys: _Keys, ep: in
             return False
         if (ep or 1) > 1 or "--moe-token-dispatcher-type" in mg.named:
             out.notes.append(Note("MC042", f"{model.name}: {unresolved_reason(model.value, ctx)}", model.span))
-        else:
-            phases.not_derived(out, keys.launch, f"train engine not derived: the model at {model.name} is not known "
-                               "to moecfg and no expert parallelism is set")
+        else:  # EP 1 without the flex dispatcher: no expert-parallel collective, whatever the model
+            out.calls.append(OpCall("train", "none", None, {}, why_none=f"the model at {model.name} is not known and "
+                                    "no expert parallelism is set: no expert-parallel collective", quiet=True))
         return False
     for flag, value in (("--num-experts", dims.num_experts), ("--hidden-size", dims.hidden),
                         ("--moe-router-topk", dims.topk)):
