@@ -326,4 +326,6 @@ def _walk_options(settings, respect_gitignore: bool | None, path: str):
         respect_gitignore = ask(path if path != "-" else ".") if ask is not None else True
     ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
     markdown = ask(path) if ask is not None and os.path.isdir(path) else None
-    return Walk(respect_gitignore=respect_gitignore, markdown=markdown)
+    ask = getattr(settings, "excludes", None)  # settings `exclude` / `extend-exclude`
+    excludes = ask(path if path != "-" else ".") if ask is not None else None
+    return Walk(respect_gitignore=respect_gitignore, markdown=markdown, excludes=excludes)

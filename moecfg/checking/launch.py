@@ -42,15 +42,18 @@ class LaunchDocument:
 
 def context(policy, options) -> frameworks.LaunchContext:
     """The LaunchContext of a file: command line first, then its settings file."""
-    product = getattr(options, "product", None) or (policy.product if policy else None)
-    source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
+    given = getattr(options, "product", None) or getattr(options, "device", None)  # --product: Ascend or a GPU
+    product = given or (policy.product if policy else None)
+    source = "--product" if given else ("settings `product`" if product else "")
+    versions = dict(policy.framework_versions if policy else ()) | dict(getattr(options, "framework_versions", ()))
     return frameworks.LaunchContext(
         product=product, product_source=source,
         cann=options.cann or (policy.cann_version if policy else None),
-        framework_versions=policy.framework_versions if policy else (),
+        framework_versions=tuple(sorted(versions.items())),
         models=policy.models if policy else (),
         settings_dir=policy.settings_dir if policy else None,
-        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
+        device=policy.device if policy else None,
+        device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,

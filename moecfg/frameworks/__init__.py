@@ -42,6 +42,7 @@ class LaunchContext:
     product: str | None = None  # "A2" | "A3" (Ascend); GPU name for GPU frameworks ("H100", ...)
     product_source: str = ""  # where it came from, for derivation texts ("--product", ".moecfg.yaml", hint)
     cann: str | None = None
+    cann_source: str = ""  # where `cann` came from, for derivation texts ("" = the settings or --cann)
     framework_versions: tuple[tuple[str, str], ...] = ()  # (framework, version) from settings
     models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
     settings_dir: str | None = None  # model config paths are relative to it

@@ -88,8 +88,9 @@ def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     version, how = frameworks.pick_version(sys.modules[__name__], launch, ctx, _match)
     given = _given_version(launch, ctx)
-    # One derivation table (the newest code read); the result names the version the launch runs when it says so.
-    out = Derivation(NAME, f"{given} (derived as {version})" if how and given and given != version else version)
+    # The result names the version the launch runs when it says so: its own flag table and release facts
+    # (releases.py) are the ones read; "main-2026-08" only when no version is given (MC040 says so).
+    out = Derivation(NAME, given if how and given else version)
     flags, pick = read_flags(launch, ctx, out.notes)
     if not how:
         out.notes.append(_version_note(launch, version))
