@@ -48,5 +48,10 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.trainers.verl.calls import derive_phases
 
     out = Derivation(NAME, VERSIONS[-1])
-    derive_phases(launch, ctx, out, command_start(launch))
+    start = command_start(launch)
+    entry = launch.argv[start - 1].value or ""
+    # main_ppo's own config is ppo_trainer (verl/trainer/main_ppo.py:35); a recipe's main reads its recipe's config
+    # (recipe/<name>/config/, not read by moecfg) unless --config-name names one of verl's
+    own = "ppo_trainer" if entry.startswith("verl.trainer.") or entry.endswith("verl/trainer/main_ppo.py") else None
+    derive_phases(launch, ctx, out, start, own)
     return out

@@ -44,7 +44,7 @@ _SELECT = re.compile(r"^\$\{oc\.select:([\w.]+),([^}]*)\}$")
 class _Keys:
     """The launch's overrides and the config's defaults, key by key."""
 
-    def __init__(self, launch: Launch, start: int, version: str | None):
+    def __init__(self, launch: Launch, start: int, version: str | None, own_config: str | None = "ppo_trainer"):
         self.launch, self.written, self.hidden, self.config_name = launch, {}, [], None
         words = list(launch.argv[start:])
         i = 0
@@ -67,6 +67,7 @@ class _Keys:
             i += 1
         if self.config_name and self.config_name.endswith(".yaml"):
             self.config_name = self.config_name[:-len(".yaml")]  # Hydra takes the file name with its suffix too
+        self.config_name = self.config_name or own_config or "?"  # "?": the entry's own config, not read
         self.table = releases.config(self.config_name, version) if self.config_name != "?" and version else None
 
     def get(self, name: str, depth: int = 0) -> Key:
@@ -94,15 +95,16 @@ class _Keys:
         return f"{self.table['source']} {self.table['file']}" if self.table else "a config moecfg has not read"
 
 
-def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int) -> None:
+def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int,
+                  own_config: str | None = "ppo_trainer") -> None:
     given = ctx.version_for("verl")
     version = releases.match(given) if given else releases.newest()
-    keys = _Keys(launch, start, version)
+    keys = _Keys(launch, start, version, own_config)
     out.version = version or given
     if not given:
         out.notes.append(Note("MC040", f"verl version not given (`framework_versions: {{verl: ...}}`): read as verl "
-                              f"{version}, the newest release read (defaults of --config-name "
-                              f"{keys.config_name or 'ppo_trainer'} from {keys.source()})", launch.span))
+                              f"{version}, the newest release read (defaults of "
+                              f"{_config_said(keys.config_name)} from {keys.source()})", launch.span))
     elif version is None:
         out.notes.append(Note("MC023", f"verl {given} (settings) is a release moecfg has not read (it reads "
                               f"{', '.join(releases.versions())}): the keys this launch does not write are unknown",
@@ -115,6 +117,10 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
         out.notes.append(Note("MC023", f"{len(keys.hidden)} word(s) of the verl command are not known statically "
                               "(`$@`, an unset variable): an override in them would change what is derived here",
                               keys.hidden[0].span))
+
+
+def _config_said(name: str) -> str:
+    return "the entry's own config" if name == "?" else f"--config-name {name}"
 
 
 def _ref_differs(keys: _Keys) -> bool:
