@@ -216,3 +216,18 @@ def test_the_release_from_the_settings_chooses_its_defaults():
     assert d.version == "0.5.0" and not [n for n in d.notes if n.code == "MC040" and "verl" in n.message]
     unread = _derive(text, LaunchContext(framework_versions=(("verl", "0.4.1"),)))
     assert any(n.code == "MC023" and "0.4.1" in n.message for n in unread.notes) and "MC709" not in _codes(unread)
+
+
+def test_experimental_and_recipe_entries_are_verl_with_their_own_config():
+    for module, config in (("verl.experimental.one_step_off_policy.main_ppo", "?"),
+                           ("verl.experimental.fully_async_policy.fully_async_main", "?"),
+                           ("verl.experimental.transfer_queue.main_ppo", "ppo_trainer"),
+                           ("recipe.fully_async_policy.fully_async_main", "?")):
+        (launch,) = read_shell(f"python3 -m {module} trainer.nnodes=1\n").launches
+        d = frameworks.recognise(launch, LaunchContext()).derive(launch, LaunchContext())
+        assert d.framework == "verl"
+        said = " ".join(n.message for n in d.notes if n.code == "MC040")
+        assert ("the entry's own config" in said) == (config == "?"), module
+    for other in ("verl.model_merger", "verl.trainer.fsdp_sft_trainer", "verl.trainer.main_generation"):
+        (launch,) = read_shell(f"python3 -m {other} a=1\n").launches
+        assert frameworks.recognise(launch, LaunchContext()) is None

@@ -18,8 +18,12 @@ from moecfg.sources.launch import Launch
 NAME = "verl"
 VERSIONS = ("0.5.0", "0.6.0", "0.6.1", "0.7.0")  # releases/defaults.json: those whose defaults moecfg reads
 # `-m verl.trainer.main_ppo`, a recipe's `-m recipe.dapo.main_dapo`, or the file itself
-_MODULE = re.compile(r"^(?:verl\.trainer\.main_ppo|verl\.trainer\.main_generation_server|recipe\.\w+\.main_\w+|"
-                     r"verl\.recipe\.\w+\.main_\w+)$")
+# PPO-style entries reading `actor_rollout_ref.*` (verl@b178a3c: verl/trainer/main_ppo.py, main_generation_server.py,
+# verl/experimental/{one_step_off_policy,transfer_queue,vla}/main_ppo.py, one_step_off_policy/async_main_ppo.py,
+# fully_async_policy/fully_async_main.py, the recipes' main_<name>.py); not the SFT trainers nor main_generation
+_MODULE = re.compile(r"^(?:verl\.trainer\.main_ppo|verl\.trainer\.main_generation_server|"
+                     r"verl\.experimental\.\w+\.(?:main_ppo|async_main_ppo|fully_async_main)|"
+                     r"(?:verl\.)?recipe\.\w+\.(?:main_\w+|\w+_main))$")
 _FILE = re.compile(r"(?:^|/)(?:verl/trainer/main_ppo|recipe/\w+/main_\w+)\.py$")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
@@ -52,6 +56,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     entry = launch.argv[start - 1].value or ""
     # main_ppo's own config is ppo_trainer (verl/trainer/main_ppo.py:35); a recipe's main reads its recipe's config
     # (recipe/<name>/config/, not read by moecfg) unless --config-name names one of verl's
-    own = "ppo_trainer" if entry.startswith("verl.trainer.") or entry.endswith("verl/trainer/main_ppo.py") else None
+    own = "ppo_trainer" if entry.startswith(("verl.trainer.", "verl.experimental.transfer_queue.")) or \
+        entry.endswith("verl/trainer/main_ppo.py") else None  # experimental/transfer_queue/main_ppo.py:36
     derive_phases(launch, ctx, out, start, own)
     return out
