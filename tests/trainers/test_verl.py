@@ -231,3 +231,11 @@ def test_experimental_and_recipe_entries_are_verl_with_their_own_config():
     for other in ("verl.model_merger", "verl.trainer.fsdp_sft_trainer", "verl.trainer.main_generation"):
         (launch,) = read_shell(f"python3 -m {other} a=1\n").launches
         assert frameworks.recognise(launch, LaunchContext()) is None
+
+
+@pytest.mark.parametrize("tp, gpus, refused", [(4, 8, False), (3, 8, True), (3, 6, False)])
+def test_vllm_ep_needs_tp_to_divide_the_gpus_per_node(tp, gpus, refused):
+    extra = f"{A}.rollout.tensor_model_parallel_size={tp} {A}.rollout.data_parallel_size=2 " \
+            f"{A}.rollout.expert_parallel_size={2 * tp} trainer.n_gpus_per_node={gpus} trainer.nnodes=2"
+    assert ("MC711" in _codes(_derive(BASE.format(name="vllm", extra=extra)))) == refused
+    assert "MC711" not in _codes(_derive(BASE.format(name="sglang", extra=extra)))  # the vLLM server's check only

@@ -11,7 +11,7 @@ volcengine/verl@b178a3c:
 - the world is trainer.nnodes x trainer.n_gpus_per_node (the actor's resource pool);
 - rollout: vLLM gets tensor_parallel_size, and with expert_parallel_size > 1 enable_expert_parallel and
   data_parallel_size (verl/workers/rollout/vllm_rollout/vllm_async_server.py:281, 308-325); SGLang gets tp_size = TP x
-  DP, dp_size, ep_size (verl/workers/rollout/sglang_rollout/async_sglang_server.py:258-271); engine_kwargs.<engine>.*
+  DP, dp_size, ep_size (verl/workers/rollout/sglang_rollout/async_sglang_server.py:256-271); engine_kwargs.<engine>.*
   are passed through as the engine's own arguments.
 """
 from __future__ import annotations
@@ -219,6 +219,13 @@ def _rollout(keys: _Keys, ctx: LaunchContext, out: Derivation) -> None:
         out.notes.append(Note(rules.ROLLOUT_EP.code, f"{ep.name}={e} is not {tp.name} {t} x {dp.name} {d} = {t * d}: "
                               f"verl asserts it ({V} verl/workers/config/rollout.py:257-260); set "
                               f"{ep.name}={t * d}", ep.span))
+        return
+    per = keys.get("trainer.n_gpus_per_node")
+    g = integer(per.value)
+    if name.value == "vllm" and None not in (t, e, g) and e > 1 and t >= 1 and g >= 1 and g % t:
+        out.notes.append(Note(rules.VLLM_EP_NODE.code, f"{tp.name}={t} does not divide {per.name} {g}: verl's vLLM "
+                              f"server asserts it with expert parallelism ({V} verl/workers/rollout/vllm_rollout/"
+                              f"vllm_async_server.py:308-311); use a rollout TP that divides {g}", tp.span))
         return
     model = keys.get(f"{A}.model.path")
     if name.value == "vllm":
