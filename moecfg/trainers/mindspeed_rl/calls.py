@@ -70,7 +70,8 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
                               f"drop the {own.split('.', 1)[0]} section", k.keys[own].span))
         return
     if "model" in k.keys:
-        out.notes.append(Note("MC023", f"the model file model/{clipped(k.keys['model'].value or '', 60)}.yaml beside the config is not "
+        model = clipped(k.keys["model"].value or "", 60)
+        out.notes.append(Note("MC023", f"the model file model/{model}.yaml beside the config is not "
                               "read (missing, or outside the checked folder): the model's shape is not known",
                               k.keys["model"].span))
     env = _env(k)

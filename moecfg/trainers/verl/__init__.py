@@ -5,7 +5,8 @@ actor_rollout_ref.actor.strategy is megatron) and a rollout phase (actor_rollout
 Read at volcengine/verl@b178a3c (v0.7.0-125): verl/trainer/main_ppo.py:35 (@hydra.main, config_name ppo_trainer),
 the defaults of verl/trainer/config/_generated_ppo_{,megatron_}trainer.yaml (defaults.json, tools/gen_verl_defaults.py),
 verl/workers/config/rollout.py:257-266 (the rollout checks), verl/workers/rollout/vllm_rollout/vllm_async_server.py:279-325
-and verl/workers/rollout/sglang_rollout/async_sglang_server.py:256-271 (the engine arguments verl builds). calls.py writes each engine's command line.
+and verl/workers/rollout/sglang_rollout/async_sglang_server.py:256-271 (the engine arguments verl builds). calls.py
+writes each engine's command line.
 """
 from __future__ import annotations
 
