@@ -61,6 +61,13 @@ def derivation_lines(r, d) -> list[str]:
     return [f"    {k} = {r.derivation[k]}" for k in keys]
 
 
+def fix_lines(d) -> list[str]:
+    """A finding with an automatic fix: the line to paste, and the command that applies it (docs/fix.md)."""
+    if not getattr(d.fix, "edits", None):
+        return []
+    return [f"    fix: {d.fix.message}  (moecfg check --fix applies it)"]
+
+
 def _buffer_rows(buffers: dict):
     for domain, b in buffers.items():
         required = size(b["required_bytes"])
@@ -143,7 +150,7 @@ def file_lines(results, command: str = "check", quiet: bool = False, held=frozen
         for d in r.diagnostics:
             if id(d) not in held:
                 lines.append(diagnostic_line(r, d))
-                lines.extend(derivation_lines(r, d))
+                lines.extend(derivation_lines(r, d) + fix_lines(d))
     for r in results:
         if command == "buffer":
             lines.append(_title(r))
@@ -173,7 +180,8 @@ def stream(run, write, *, color: bool = False, command: str = "check", quiet: bo
         if color:
             write(_rich_questions(questions))
         else:
-            write(escape.lines(line for r, d in questions for line in [diagnostic_line(r, d), *derivation_lines(r, d)]))
+            write(escape.lines(line for r, d in questions
+                               for line in [diagnostic_line(r, d), *derivation_lines(r, d), *fix_lines(d)]))
     write(tail(run.report, color, statistics))
 
 
@@ -236,7 +244,7 @@ def _rich_diagnostic(console, r, d) -> None:
     line.append(escape.text(d.message))
     line.append(f" [{d.name}]", style="dim")
     console.print(line, soft_wrap=True)
-    for extra in derivation_lines(r, d):
+    for extra in derivation_lines(r, d) + fix_lines(d):
         console.print(Text(extra, style="dim"), soft_wrap=True)
 
 
