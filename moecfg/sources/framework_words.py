@@ -44,7 +44,8 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
 # (tests/sources/test_sniff.py checks that each list above is covered).
 MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
-                  "torch.distributed")
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py")
+# (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 
 def _either(parts) -> str:
@@ -167,3 +168,7 @@ LAUNCHERS = (
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),
              requires=EP_FLAGS, reason="distributed launch of a script moecfg does not know (not read)"),
 )
+
+# A manifest bundle is parsed when it holds a word of any launcher, read or not (sniff.py; coverage lists the others)
+MANIFEST_WORDS = MANIFEST_WORDS + tuple(dict.fromkeys(
+    w.lower() for launcher in LAUNCHERS for w in launcher.words if w.lower() not in MANIFEST_WORDS))
