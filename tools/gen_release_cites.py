@@ -39,6 +39,8 @@ XLLM = {
     "fused_mc2_auto": (KERNEL, [["expert_parallel_degree() == 2", "return 1;"]]),
     "backend_values": ("xllm/models/model_registry.cpp",
                        [["backend != kAutoBackend && backend != kAtbBackend", "Supported values: AUTO, ATB, TORCH."]]),
+    # v0.8.0 (the flag, no AUTO): the communicator compares it with TORCH and ATB only
+    "backend_compare": (COMM, [['FLAGS_npu_kernel_backend == "TORCH"'], ['FLAGS_npu_kernel_backend == "ATB"']]),
     "rank_table": ("xllm/core/distributed_runtime/master.cpp",
                    [["void validate_rank_tablefile_backend()", "<< parallel_config.communication_backend();"]]),
     # the buffer MappingNPU gives every ATB group: HCCL_BUFFSIZE or 512 (v0.10.0 on) / a fixed 512 (before)

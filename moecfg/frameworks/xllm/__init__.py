@@ -117,7 +117,8 @@ def _unknown_notes(c, pinned: bool) -> list[Note]:
         if name in _LIBRARY_FLAGS or name in undefok:
             continue
         elsewhere = [r for r in R.names() if name in R.table(r)]
-        exits = f"gflags stops xLLM at start-up with \"unknown command line flag '{clipped(name)}'\" (xllm.cpp:505)"
+        exits = f"gflags stops xLLM at start-up with \"unknown command line flag '{clipped(name)}'\" " \
+            f"({R.cite(c.release, 'parse_flags')})"
         if elsewhere:
             notes.append(Note("MC022", f"--{clipped(name)} is not a flag of xLLM {c.release} (it is in "
                               f"{', '.join(elsewhere)}): {exits}", w.span, "error" if pinned else "info"))
@@ -144,6 +145,7 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
     from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
     from moecfg.frameworks.xllm import calls as C
     from moecfg.frameworks.xllm import op, rules
+    from moecfg.frameworks.xllm import releases as R
 
     count, kind, dev_how = C.devices(c)
     nnodes = c.int("nnodes")
@@ -179,7 +181,7 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
             return
         out.calls.append(op.dispatch_call(c, ctx, dims, ep, why))
         out.calls.append(OpCall("prefill", "none", None, {}, why_none="xLLM: a step that is not decode on every DP "
-                                "rank takes the all-gather path, no dispatch_v2 (fused_moe.cpp:1194-1196)"))
+                                f"rank takes the all-gather path, no dispatch_v2 ({R.cite(c.release, 'prefill_allgather')})"))
 
 
 def _on_npu(c, ctx: LaunchContext, kind: str | None) -> bool:
