@@ -62,6 +62,7 @@ class Note:
     severity: str | None = None
     covers: tuple[str, ...] = ()  # op-level codes this launch finding explains in flag terms (not reported again)
     about: str = ""  # the op argument this note is about ("env.HCCL_BUFFSIZE"): unchecked rules are named in it
+    fix: object = None  # core.fixes.Suggestion with the spans the value is written at (the engine places it)
 
 
 @dataclass(slots=True)
