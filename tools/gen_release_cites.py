@@ -93,7 +93,8 @@ LMDEPLOY = {
     # PytorchEngineConfig.__post_init__: tp, dp, ep >= 1, 0 < cache_max_entry_count < 1, max_prefill_token_num >= 0
     "engine_asserts": ("lmdeploy/messages.py", [["^class PytorchEngineConfig"],
                                                 ["assert self.tp >= 1", "'invalid max_prefill_token_num'"]]),
-    "cache_fraction": ("lmdeploy/messages.py", [["^class PytorchEngineConfig"], ["0 < self.cache_max_entry_count < 1"]]),
+    "cache_fraction": ("lmdeploy/messages.py", [["^class PytorchEngineConfig"],
+                                                ["0 < self.cache_max_entry_count < 1", "'invalid cache_max_entry_count'"]]),
     # the EP group: created without pg_options (the op's window is the process HCCL_BUFFSIZE)
     "ep_group": ("lmdeploy/pytorch/distributed.py", [["^def _build_ep_group"], ["dist.new_group(ranks=ep_ranks"]]),
     "ep_expert_list": ("lmdeploy/pytorch/backends/dlinfer/moe.py",
