@@ -150,6 +150,23 @@ def release_tables() -> list[Citation]:
         out += find(xr.dp_check(release), f"xllm {release} dp check") + find(xr.ep_check(release), f"xllm {release} ep")
         if xr.checks_backend(release):
             out += find(f"X@{xr.commit(release)} xllm/models/{xr.registry_lines(release)}", f"xllm {release} registry")
+    return out + generated_tables()
+
+
+def generated_tables() -> list[Citation]:
+    """Every citation of the per-release tables (moecfg/frameworks/<name>/cites.json, tools/gen_release_cites.py) at
+    its release's commit; rows read from a PyPI wheel (no commit) are not among them."""
+    import json
+
+    out = []
+    for path in sorted(ROOT.glob("moecfg/frameworks/*/cites.json")):
+        table = json.loads(path.read_text(encoding="utf-8"))
+        for release, row in table["releases"].items():
+            if "commit" not in row:
+                continue
+            for anchor, at in row["cites"].items():
+                if at is not None:
+                    out += find(f"{table['repo']}@{row['commit']} {at}", f"{table['framework']} {release} [{anchor}]")
     return out
 
 
