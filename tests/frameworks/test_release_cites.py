@@ -58,6 +58,7 @@ def test_each_xllm_release_cites_only_its_own_commit(release):
     text = _xllm_text(release)
     commits = {c for repo, c in _REF.findall(text) if repo == "jd-opensource/xllm"}
     assert commits == {XR.commit(release)}, commits
+    assert "None" not in text  # no anchor the release lacks is rendered
     assert ("(main)" in text) == (release == "main")
     if XR.modern(release):  # the TORCH dispatch_v2 path: ACL graph padding 9 -> 16 rows, cited at the release
         assert "9 -> 16 rows" in text and XR.cite(release, "graph_bucket") in text
@@ -122,6 +123,7 @@ def test_each_lmdeploy_release_cites_only_its_own_source(release, product):
     text = _lmdeploy_text(release, product)
     row = _table("lmdeploy")["releases"][release]
     commits = {c for repo, c in _REF.findall(text) if repo == "InternLM/lmdeploy"}
+    assert "None" not in text
     if "commit" in row:
         assert commits == {row["commit"][:7]}, commits
         assert "wheel" not in text
