@@ -146,3 +146,11 @@ def test_an_unpinned_lmdeploy_launch_cites_the_newest_release_read_and_says_so()
     text = _lmdeploy_text(None)
     assert "derived as LMDeploy 0.18.0, the newest release read" in text
     assert "lmdeploy==0.18.0 wheel lmdeploy/pytorch/config.py:224-263" in text
+
+
+def test_an_unpinned_xllm_launch_cites_main_and_says_so():
+    ctx = LaunchContext(product="A3", product_source="--product")
+    text = _text(xllm, XLLM_LAUNCHES[0] + "\n", ctx)
+    assert "xLLM version not given" in text and "flags read as main @87e8d6e's" in text
+    commits = {c for repo, c in _REF.findall(text) if repo == "jd-opensource/xllm"}
+    assert commits == {"87e8d6ed"} and "87e8d6ed (main) xllm/core/layers/npu_torch/fused_moe.cpp" in text
