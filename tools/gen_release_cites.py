@@ -1,4 +1,4 @@
-"""Generate the per-release citation tables: moecfg/frameworks/xllm/cites.json and moecfg/frameworks/lmdeploy/cites.json.
+"""Per-release citation tables: moecfg/frameworks/xllm/cites.json and moecfg/frameworks/lmdeploy/cites.json.
 
 A derivation message cites the code of the release it derives for (issue 32). For each release the framework folder
 knows (xLLM: flags.json's commits, every tag and main; LMDeploy: flags.json's `sources`, the tags in the mirror),

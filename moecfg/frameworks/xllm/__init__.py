@@ -180,8 +180,9 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
                                   "in .moecfg.yaml", c.launch.span))
             return
         out.calls.append(op.dispatch_call(c, ctx, dims, ep, why))
+        where = R.cite(c.release, "prefill_allgather")
         out.calls.append(OpCall("prefill", "none", None, {}, why_none="xLLM: a step that is not decode on every DP "
-                                f"rank takes the all-gather path, no dispatch_v2 ({R.cite(c.release, 'prefill_allgather')})"))
+                                f"rank takes the all-gather path, no dispatch_v2 ({where})"))
 
 
 def _on_npu(c, ctx: LaunchContext, kind: str | None) -> bool:
