@@ -154,3 +154,14 @@ def test_an_unpinned_xllm_launch_cites_main_and_says_so():
     assert "xLLM version not given" in text and "flags read as main @87e8d6e's" in text
     commits = {c for repo, c in _REF.findall(text) if repo == "jd-opensource/xllm"}
     assert commits == {"87e8d6ed"} and "87e8d6ed (main) xllm/core/layers/npu_torch/fused_moe.cpp" in text
+
+
+@pytest.mark.parametrize("release, said", [("0.6.0", "the moe_ep group's HCCL buffer 512 MB fixed"),
+                                           ("0.9.1", "the moe_ep group's HCCL buffer 512 MB fixed"),
+                                           ("0.10.0", "the ATB groups' HCCL buffer (moe_ep included) 512 MB")])
+def test_before_v0_10_only_moe_ep_gets_the_fixed_buffer(release, said):
+    # mapping_npu.cpp before v0.10.0: moe_ep_.buffer_size(ENV_hccl_moe_ep_buffer) (512), moe_tp_ 64, no other group;
+    # from v0.10.0 every group gets unified_buffer (HCCL_BUFFSIZE or 512)
+    ctx = LaunchContext(product="A3", product_source="--product", framework_versions=(("xllm", release),))
+    d = xllm.derive(read_shell(XLLM_LAUNCHES[5] + "\n").launches[0], ctx)
+    assert said in next(n.message for n in d.notes if n.code == "MC918")

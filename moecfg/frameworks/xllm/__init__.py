@@ -197,6 +197,7 @@ def _on_npu(c, ctx: LaunchContext, kind: str | None) -> bool:
 
 def _summary(c, world, dev_how: str, nnodes, backend: tuple, why: str) -> str:
     from moecfg.frameworks.xllm import calls as C
+    from moecfg.frameworks.xllm import releases as R
 
     dp, ep = c.int("dp_size"), c.int("ep_size")
     w = "unknown" if world is None else str(world)
@@ -206,8 +207,10 @@ def _summary(c, world, dev_how: str, nnodes, backend: tuple, why: str) -> str:
     moe = f"MoE EP {ep} x TP {world // ep}" if world and ep and world % ep == 0 else f"MoE EP {shown(ep)}"
     if backend[0] == "TORCH":
         buffer = "the dispatch/combine domain gets no buffer size from xLLM (HCCL_BUFFSIZE, HCCL's 200 MB when unset)"
-    else:
+    elif R.modern(c.release):
         buffer = f"the ATB groups' HCCL buffer (moe_ep included) {C.buffer_mb(c)[1]}"
+    else:  # before v0.10.0 MappingNPU sizes only moe_ep (512) and moe_tp (64): the other groups get HCCL's own
+        buffer = f"the moe_ep group's HCCL buffer {C.buffer_mb(c)[1]}"
     return (f"xLLM {c.release}: world {w} ({dev_how} x --nnodes {nnodes if nnodes is not None else 'unknown'}), "
             f"{groups}, {moe}, {c.said('expert_parallel_degree')}, kernel backend {backend[1]}; {buffer}; "
             f"MoE path: {why}")
