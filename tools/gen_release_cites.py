@@ -73,7 +73,7 @@ XLLM = {
     "quant_mode_check": (DISPATCH, [["CHECK_EQ(quant_mode, kNoQuantMode)", "non-quantized communication mode"]]),
     # the dispatch/combine domain: buffer 0 when moe_ep is the world; built only for TORCH + EP level 2 + ep == world
     "domain_buffer": (COMM, [["const bool moe_ep_is_world", "reuse_comm_domain);"]]),
-    "ep2_domain": (COMM, [["npu_kernel_backend() == \"TORCH\" &&", "dispatchAndCombineHcclComm("]]),
+    "ep2_domain": (COMM, [["<npu_kernel_backend() == \"TORCH\" &&", "dispatchAndCombineHcclComm("]]),
     # ACL graphs: the decode batch limit and the bucket a batch is padded to
     "graph_limit": (GRAPH, [["const uint32_t n_tokens = tokens_tensor.size(", "get_bucket_num_tokens(graph_num_tokens)"]]),
     "graph_bucket": (GRAPH, [["AclGraphExecutorImpl::get_bucket_num_tokens(", "return ((num_tokens + 15) / 16) * 16;"]]),
@@ -151,9 +151,20 @@ def _find(lines: list[str], text: str, start: int = 0) -> int | None:
 
 def locate(lines: list[str], parts: list[list[str]]) -> str | None:
     """`a-b,c` for the parts in `lines`, each found at or after the one before it, or None when one is missing. A
-    part `["^text"]` only moves the search there (the class a method belongs to) and is not cited."""
+    part `["^text"]` only moves the search there (the class a method belongs to) and is not cited; a range
+    `["<first text", "last text"]` starts at the nearest line holding the first text above the last one (a condition
+    whose first words also open other blocks before it)."""
     out, at = [], 0
     for part in parts:
+        if part[0].startswith("<"):
+            last = _find(lines, part[1], at)
+            first = next((i for i in range(last, at - 1, -1) if part[0][1:] in lines[i]), None) if last is not None \
+                else None
+            if first is None:
+                return None
+            out.append(f"{first + 1}-{last + 1}")
+            at = first
+            continue
         first = _find(lines, part[0].lstrip("^"), at)
         if first is None:
             return None
