@@ -209,3 +209,16 @@ def test_an_anchor_a_release_lacks_is_none_there():
     assert xllm["0.9.1"]["cites"]["decode_dispatch"] is None and xllm["0.10.0"]["cites"]["decode_dispatch"]
     assert xllm["0.9.1"]["cites"]["buffer_fixed"] and xllm["0.10.0"]["cites"]["buffer_fixed"] is None
     assert xllm["0.9.1"]["cites"]["ep2_domain"] is None and xllm["main"]["cites"]["ep2_domain"]
+
+
+def test_a_named_release_and_a_quoted_log_are_not_the_repository_before_them():
+    # `sglang==0.5.23 (.../deepep.py:402)` cites that wheel's file; `Assertion error csrc/deep_ep.cpp:1233` quotes a
+    # crash log: neither is a file of the DeepEP commit cited before them
+    text = ("deepseek-ai/DeepEP@dd758ca csrc/legacy/buffer.hpp:807-811; released sglang==0.5.23 sizes it "
+            "(sglang/srt/layers/moe/token_dispatcher/deepep.py:402). RuntimeError: Failed: Assertion error "
+            "csrc/deep_ep.cpp:1233 'x.size(0) <= n'")
+    found = cites.find(text, "case")
+    assert [(c.repo, c.path, c.lines) for c in found] == [("deepseek-ai/DeepEP", "csrc/legacy/buffer.hpp",
+                                                            ((807, 811),))]
+    quoted_after_a_path = cites.find("X@87e8d6e xllm/xllm.cpp:505; Assertion error csrc/deep_ep.cpp:1", "case")
+    assert [c.path for c in quoted_after_a_path] == ["xllm/xllm.cpp"]
