@@ -102,6 +102,8 @@ LMDEPLOY = {
     # dlinfer's Ascend op backend: the MC2 token capacity and the op each step runs
     "mc2_capacity": (OPB, [["def init_mc2_token_capacity", "return num_tokens_per_tp_rank * tp_size"]]),
     "moe_comm_type": (OPB, [["def select_moe_comm_type", "raise ValueError(f'Unsupported soc_version"]]),
+    # the step's padding: ceil(max tokens across DP / tp) x tp, the rank's real tokens masked
+    "pad_info": (OPB, [["def get_pad_info(", "return pad_size, x_active_mask"]]),
 }
 
 FRAMEWORKS = {

@@ -129,7 +129,7 @@ def test_each_lmdeploy_release_cites_only_its_own_source(release, product):
         assert "wheel" not in text
     else:  # 0.17.0 / 0.18.0: read from their PyPI wheels, cited as such
         assert commits == set() and f"lmdeploy=={release} wheel lmdeploy/pytorch/config.py:" in text
-    for anchor in ("dist_config", "dp_needs_tp_or_ep", "dp_per_node", "engine_asserts", "cache_fraction",
+    for anchor in ("dist_config", "dp_needs_tp_or_ep", "dp_per_node", "engine_asserts", "cache_fraction", "pad_info",
                    "ep_group", "ep_expert_list", "mc2_capacity", "moe_comm_type"):
         assert LR.cite(release, anchor) in text, anchor
 

@@ -247,7 +247,8 @@ def _mc2(c: _Launch, ctx, g: dist.Groups, dims, cap: int, cap_text: str, cap_src
     put("quant_mode", 0, f"fixed by dlinfer ({DL}:163)")
     put("global_bs", 0, f"fixed by dlinfer ({DL}:171, 225)")
     put("tp_world_size", 1, f"group_tp = the EP group, tp_world_size 1 ({DL}:181-186)")
-    put("x_active_mask", "1d", f"the rank's real tokens, padding masked (op_backend.py get_pad_info; {DL}:188-191)")
+    put("x_active_mask", "1d", f"the rank's real tokens, padding masked ({c.cite('pad_info')} get_pad_info; "
+        f"{DL}:188-191)")
     put("expert_token_nums_type", 0, f"{DL}:172")
     _env(c, call)
     return call
