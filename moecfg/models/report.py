@@ -153,7 +153,7 @@ class Report(BaseModel):
     results: list[Result]
     summary: Summary
     skipped: list[Skipped] = Field(default_factory=list)
-    coverage: Coverage = Field(default_factory=Coverage)
+    coverage: Coverage = Field(default_factory=lambda: Coverage())
     unread: list[Unread] = Field(default_factory=list, description="launches seen but not read")
     files: list[FileState] = Field(default_factory=list, description="the state each file ended in")
 
