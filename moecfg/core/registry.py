@@ -33,6 +33,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.slime.rules",
     "moecfg.trainers.ms_swift.rules",
     "moecfg.trainers.mindspeed_rl.rules",
+    "moecfg.trainers.roll.rules",
 )
 
 

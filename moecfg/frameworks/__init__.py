@@ -23,6 +23,7 @@ FRAMEWORK_MODULES = {
     "slime": "moecfg.trainers.slime",
     "ms-swift": "moecfg.trainers.ms_swift",
     "mindspeed-rl": "moecfg.trainers.mindspeed_rl",
+    "roll": "moecfg.trainers.roll",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
