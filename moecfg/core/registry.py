@@ -34,6 +34,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.ms_swift.rules",
     "moecfg.trainers.mindspeed_rl.rules",
     "moecfg.trainers.roll.rules",
+    "moecfg.trainers.megatron_bridge.rules",
 )
 
 

@@ -24,6 +24,7 @@ FRAMEWORK_MODULES = {
     "ms-swift": "moecfg.trainers.ms_swift",
     "mindspeed-rl": "moecfg.trainers.mindspeed_rl",
     "roll": "moecfg.trainers.roll",
+    "megatron-bridge": "moecfg.trainers.megatron_bridge",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
