@@ -35,6 +35,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.mindspeed_rl.rules",
     "moecfg.trainers.roll.rules",
     "moecfg.trainers.megatron_bridge.rules",
+    "moecfg.trainers.skyrl.rules",
 )
 
 

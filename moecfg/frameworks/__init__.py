@@ -25,6 +25,7 @@ FRAMEWORK_MODULES = {
     "mindspeed-rl": "moecfg.trainers.mindspeed_rl",
     "roll": "moecfg.trainers.roll",
     "megatron-bridge": "moecfg.trainers.megatron_bridge",
+    "skyrl": "moecfg.trainers.skyrl",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

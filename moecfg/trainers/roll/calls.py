@@ -193,7 +193,7 @@ def _batch_fits(k: _Keys, out: Derivation, sizes, world: int, mapping: Key) -> b
 def _rollout(k: _Keys, ctx: LaunchContext, out: Derivation, worker: str, model: Key) -> None:
     name = k.get(f"{worker}.strategy_args.strategy_name")
     config = k.under(f"{worker}.strategy_args.strategy_config.")
-    one = Key("(ROLL's default 1)", "1", k.launch.span, default=True)
+    one = Key("(ROLL's default 1)", "1", k.launch.span)
     tp, pp = config.get("tensor_parallel_size", one), config.get("pipeline_parallel_size", one)
     t, p = integer(tp.value), integer(pp.value)
     mapping = k.get(f"{worker}.device_mapping")
@@ -217,8 +217,8 @@ def _rollout(k: _Keys, ctx: LaunchContext, out: Derivation, worker: str, model: 
         eng.word(Word(model.value, model.span, exact=model.value is not None))
         for field, value in _VLLM_DEFAULTS.items():
             if field not in config:
-                eng.flag("--" + field.replace("_", "-"), Key(f"{field} (ROLL's default, {R} "
-                                                             "vllm_strategy.py:110)", value, k.launch.span, True))
+                eng.flag("--" + field.replace("_", "-"), Key(f"{field} {value} (ROLL's default, {R} "
+                                                             "vllm_strategy.py:110)", value, k.launch.span))
         skip = _ROLL_ONLY
         framework, engine = "vllm", "vLLM"
     else:
