@@ -36,6 +36,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.roll.rules",
     "moecfg.trainers.megatron_bridge.rules",
     "moecfg.trainers.skyrl.rules",
+    "moecfg.trainers.torchtitan.rules",
 )
 
 

@@ -26,6 +26,7 @@ FRAMEWORK_MODULES = {
     "roll": "moecfg.trainers.roll",
     "megatron-bridge": "moecfg.trainers.megatron_bridge",
     "skyrl": "moecfg.trainers.skyrl",
+    "torchtitan": "moecfg.trainers.torchtitan",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
