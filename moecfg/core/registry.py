@@ -37,6 +37,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.megatron_bridge.rules",
     "moecfg.trainers.skyrl.rules",
     "moecfg.trainers.torchtitan.rules",
+    "moecfg.trainers.areal.rules",
 )
 
 

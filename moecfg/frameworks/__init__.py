@@ -27,6 +27,7 @@ FRAMEWORK_MODULES = {
     "megatron-bridge": "moecfg.trainers.megatron_bridge",
     "skyrl": "moecfg.trainers.skyrl",
     "torchtitan": "moecfg.trainers.torchtitan",
+    "areal": "moecfg.trainers.areal",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
