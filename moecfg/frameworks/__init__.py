@@ -47,6 +47,7 @@ class LaunchContext:
     product: str | None = None  # "A2" | "A3" (Ascend); GPU name for GPU frameworks ("H100", ...)
     product_source: str = ""  # where it came from, for derivation texts ("--product", ".moecfg.yaml", hint)
     cann: str | None = None
+    cann_source: str = ""  # where `cann` came from, for derivation texts ("" = the settings or --cann)
     framework_versions: tuple[tuple[str, str], ...] = ()  # (framework, version) from settings
     models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
     settings_dir: str | None = None  # model config paths are relative to it
@@ -71,6 +72,7 @@ class Note:
     severity: str | None = None
     covers: tuple[str, ...] = ()  # op-level codes this launch finding explains in flag terms (not reported again)
     about: str = ""  # the op argument this note is about ("env.HCCL_BUFFSIZE"): unchecked rules are named in it
+    fix: object = None  # core.fixes.Suggestion with the spans the value is written at (the engine places it)
 
 
 @dataclass(slots=True)

@@ -15,9 +15,10 @@ file is named, and while walking a folder named on the command line, except a re
 `markdown=False` (`--no-markdown`) never walks into documentation.
 
 What nobody deploys is not walked (as ruff does): hidden folders (`.git/`), vendored and third-party code
-(`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS), and, unless
-`Walk(respect_gitignore=False)`, whatever the `.gitignore` files inside the walked folder ignore (walking.py). A
-folder or file named on the command line is always checked.
+(`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS; the settings'
+`exclude` replaces that list, `extend-exclude` adds to it), and, unless `Walk(respect_gitignore=False)`, whatever the
+`.gitignore` files inside the walked folder ignore (walking.py). A folder or file named on the command line is
+always checked.
 """
 from __future__ import annotations
 
@@ -62,12 +63,33 @@ class Entry:
 
 class Walk:
     """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`),
-    `markdown` (documentation: None = unless the folder is a repository's top; `--markdown` / `--no-markdown`)."""
+    `markdown` (documentation: None = unless the folder is a repository's top; `--markdown` / `--no-markdown`),
+    `excludes` (settings `exclude` / `extend-exclude`: (their folder, compiled gitignore-style matchers, whether the
+    built-in EXCLUDED_DIRS still apply))."""
 
-    __slots__ = ("respect_gitignore", "markdown")
+    __slots__ = ("respect_gitignore", "markdown", "excludes")
 
-    def __init__(self, respect_gitignore: bool = True, markdown: bool | None = None):
+    def __init__(self, respect_gitignore: bool = True, markdown: bool | None = None, excludes=None):
         self.respect_gitignore, self.markdown = respect_gitignore, markdown
+        self.excludes = excludes or (None, (), True)
+
+    def excluded(self, path: str, name: str, is_dir: bool) -> bool:
+        root, matchers, builtin = self.excludes
+        if is_dir and builtin and name in _excluded_dirs():
+            return True
+        if not matchers or root is None:
+            return False
+        rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+        if rel.startswith(".."):
+            return False
+        rel += "/" if is_dir else ""  # a folder pattern (`legacy/`) matches the folder itself
+        return any(m.match(rel) for m in matchers)
+
+
+def _excluded_dirs():
+    from moecfg.sources.walking import EXCLUDED_DIRS  # only when a folder is walked
+
+    return EXCLUDED_DIRS
 
 
 def discover(paths, walk: Walk | None = None) -> list[Entry]:
@@ -98,7 +120,7 @@ def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None) ->
     """`sniffed`: suffix -> what a file is walked for when it is only sniffed for launch words (Entry.sniff)."""
     sniffed = sniffed or {}
     sniff_suffixes = tuple(sniffed)
-    from moecfg.sources.walking import EXCLUDED_DIRS, Ignores  # only when a folder is walked
+    from moecfg.sources.walking import Ignores  # only when a folder is walked
 
     found, stack = [], [(top, Ignores.none())]
     while stack:
@@ -117,13 +139,14 @@ def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None) ->
             except OSError:
                 is_dir = False
             if is_dir:
-                if not item.name.startswith(".") and item.name not in EXCLUDED_DIRS \
+                if not item.name.startswith(".") and not walk.excluded(item.path, item.name, True) \
                         and not ignores.ignored(item.path, True):
                     stack.append((item.path, ignores))
             elif (item.name.endswith(suffixes) or _service_json(item.name)) and item.name not in CONFIG_NAMES \
-                    and not ignores.ignored(item.path, False):
+                    and not walk.excluded(item.path, item.name, False) and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
-            elif sniff_suffixes and item.name.endswith(sniff_suffixes) and not ignores.ignored(item.path, False):
+            elif sniff_suffixes and item.name.endswith(sniff_suffixes) \
+                    and not walk.excluded(item.path, item.name, False) and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top, sniff=sniffed[os.path.splitext(item.name)[1]]))
     return found
 

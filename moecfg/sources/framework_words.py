@@ -19,11 +19,12 @@ COMMANDS = (
     r"\blmdeploy\s+serve\b",
     r"\bxllm[\s\\]+--?[a-z]", r"\$\{?XLLM_\w+\}?[\s\\]+--?[a-z]",  # xLLM's binary, or $XLLM_PATH in its guides
     # trainers (moecfg/trainers/): verl's entry module, ms-swift's `megatron` console script
-    r"\bverl\.trainer\.main_\w+", r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b",
+    r"\bverl\.trainer\.main_\w+", r"\bverl\.experimental\.\w+\.\w*main\w*",
+    r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"recipe\.\w+\.main_\w+")
+                  r"verl\.experimental", r"recipe\.\w+\.main_\w+")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -33,7 +34,8 @@ TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"t
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
                   r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+",
-                  r"\bverl\.trainer\.", r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
+                  r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
 
 def _either(parts) -> str:
@@ -49,6 +51,9 @@ _PATTERNS = {
     "YAML_LAUNCH": lambda: (_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)),
                             0),
     "TEMPLATE_LAUNCH": lambda: (r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I),
+    # a template is worth an info (MC024) only when it holds a launch command written out, not a framework's name
+    "TEMPLATE_COMMAND": lambda: (_either(COMMANDS + TRAINING_SCRIPTS + (
+        r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)), 0),
     "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
 }
 

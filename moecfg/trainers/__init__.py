@@ -1,9 +1,9 @@
 """Trainers: RL and post-training launchers that run a training engine and a rollout engine in one launch.
 
 A trainer is a package of the same shape as a framework (frameworks/__init__.py: NAME, VERSIONS, recognise, derive),
-registered in frameworks.FRAMEWORK_MODULES ahead of the engines (the one table of launch packages); its folder holds recognise (__init__.py), calls (its
-keys -> the argv each engine would receive), rules (what the trainer's own schema refuses) and releases (the
-trainer release read, and the engine releases it pins).
+registered in frameworks.FRAMEWORK_MODULES ahead of the engines (the one table of launch packages); its folder holds
+recognise (__init__.py), calls (its keys -> the argv each engine would receive), rules (what the trainer's own schema
+refuses) and releases (the trainer release read, and the engine releases it pins).
 
 A trainer derives nothing of its own: it writes the command line the engine would get (`pretrain_gpt.py
 --expert-model-parallel-size 8 ...` for the Megatron-LM train, `python -m sglang.launch_server --tp-size 8 ...` for

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.sources.launch import EnvEntry, Launch, Word
+from moecfg.sources.launch import EnvEntry, Launch, Unread, Word
 from moecfg.sources.manifests.yaml_source import Span
 
 
@@ -122,6 +122,9 @@ MEGATRON_SIZES = ("--tensor-model-parallel-size", "--pipeline-model-parallel-siz
                   "--expert-model-parallel-size", "--expert-tensor-parallel-size")
 
 
+_MEGATRON_FAILS = {True: "raises RuntimeError when it builds the expert groups", False: "asserts it at argument parsing"}
+
+
 def megatron_world(world: int | None, how: str, at: Span, sizes: dict[str, tuple[int | None, Key | None]],
                    moe: bool) -> Note | None:
     """MC983 (Megatron's own check) for the world the trainer starts: `sizes` maps each of MEGATRON_SIZES to (value,
@@ -140,17 +143,12 @@ def megatron_world(world: int | None, how: str, at: Span, sizes: dict[str, tuple
     fix = f"set {key.name if key else bad.flag} {bad.fit}" if bad.fit else "change the parallel sizes"
     where = "megatron/core/parallel_state.py:874-884" if bad.expert else "megatron/training/arguments.py:432"
     return Note(WORLD_INDIVISIBLE.code, f"world size {world} ({how}) is not a multiple of {bad.text} = {bad.product}: "
-                f"Megatron {'raises RuntimeError when it builds the expert groups' if bad.expert else 'asserts it at argument parsing'} "
+                f"Megatron {_MEGATRON_FAILS[bad.expert]} "
                 f"({P.MEGATRON} {where}); {fix}, or start a multiple of {bad.product} training processes",
                 key.span if key and bad.fit else at)
 
 
 def not_derived(out: Derivation, launch: Launch, reason: str) -> None:
-    """A phase the trainer runs on an engine moecfg does not derive: listed as a launch part not read (coverage,
-    `Derivation.unread`), not a finding. Before the coverage list exists in this build: an MC023 info."""
-    try:
-        from moecfg.sources.launch import Unread
-    except ImportError:
-        out.notes.append(Note("MC023", f"{reason}: not derived by moecfg", launch.span))
-        return
+    """A phase the trainer runs on an engine moecfg does not derive: listed as a part of the launch not read
+    (coverage, `Derivation.unread`; /work/notes/COVERAGE.md), not a finding."""
     out.unread.append(Unread(launch.span, out.framework, reason))

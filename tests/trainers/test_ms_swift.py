@@ -70,7 +70,7 @@ def test_export_runs_no_dispatch_and_a_config_file_is_said():
     d = _derive(RUN.format(n=8, route="export", extra=""))
     assert [(c.kind, c.quiet) for c in d.calls] == [("none", True)]
     d = _derive("megatron sft sft.yaml")
-    said = [n.message for n in d.notes] + [u.reason for u in getattr(d, "unread", [])]
+    said = [u.reason for u in d.unread]
     assert any("sft.yaml" in m for m in said)
 
 

@@ -126,3 +126,12 @@ def test_an_unknown_word_after_a_switch_is_not_its_value():
     # `--colocate ${MODEL_ARGS[@]}` with MODEL_ARGS unknown: the word may hold the MoE flags, said (MC023), not dense
     d, _ = _derive("python3 train.py --rollout-num-gpus-per-engine 8 --colocate $UNKNOWN_ARGS")
     assert any(n.code == "MC023" and "not known statically" in n.message for n in d.notes)
+
+
+def test_python_options_and_a_variable_folder_before_train_py():
+    # THUDM/slime@624b824 examples/coding_agent_rl/run_qwen36_35b_a3b_swe_8nodes.sh:299 (`python3 -u train.py`),
+    # examples/eval_multi_task/multi_task.sh:136 (`python3 "${REPO_ROOT}/train.py"`)
+    for text in ("ray job submit -- python3 -u train.py --actor-num-nodes 1 --rollout-num-gpus-per-engine 8\n",
+                 'ray job submit -- python3 "${REPO_ROOT}/train.py" --actor-num-nodes 1\n'):
+        (launch,) = read_shell(text).launches
+        assert frameworks.recognise(launch, R1).NAME == "slime"

@@ -69,13 +69,13 @@ def test_config_defaults_come_from_verls_generated_config():
 def test_fsdp_actor_is_not_derived_and_said():
     d = _derive(BASE.format(name="vllm", extra="").replace("--config-name=ppo_megatron_trainer ", ""))
     assert not [c for c in d.calls if c.role == "train"]
-    said = [n.message for n in d.notes] + [u.reason for u in getattr(d, "unread", [])]
+    said = [u.reason for u in d.unread]
     assert any("actor_rollout_ref.actor.strategy = fsdp" in m for m in said)
 
 
 def test_unknown_config_leaves_unwritten_keys_unknown():
     d = _derive(BASE.format(name="vllm", extra="").replace("ppo_megatron_trainer", "my_trainer"))
-    said = [n.message for n in d.notes] + [u.reason for u in getattr(d, "unread", [])]
+    said = [u.reason for u in d.unread]
     assert any("not known statically" in m for m in said)
     assert not [c for c in d.calls if c.role == "train"]
 
@@ -166,7 +166,9 @@ def test_a_config_file_is_read_over_its_defaults_base():
     assert words[:5] == ["python3", "-m", "verl.trainer.main_ppo", "--config-name", "ppo_megatron_trainer"]
     assert f"{A}.rollout.name=sglang" in words and not any(w.startswith("data.") for w in words)
     d = frameworks.recognise(launch, LaunchContext()).derive(launch, LaunchContext())
-    assert [c.role for c in d.calls] == ["rollout"]  # the model path comes from the base config: not known here
+    # the model path is the base config's placeholder: not known, no EP set: the train phase is quiet
+    assert [(c.role, c.kind, c.quiet) for c in d.calls][0] == ("train", "none", True)
+    assert [c.role for c in d.calls] == ["train", "rollout"]
 
 
 def test_a_config_file_with_expert_parallelism_positions_findings_at_its_keys():
@@ -214,3 +216,26 @@ def test_the_release_from_the_settings_chooses_its_defaults():
     assert d.version == "0.5.0" and not [n for n in d.notes if n.code == "MC040" and "verl" in n.message]
     unread = _derive(text, LaunchContext(framework_versions=(("verl", "0.4.1"),)))
     assert any(n.code == "MC023" and "0.4.1" in n.message for n in unread.notes) and "MC709" not in _codes(unread)
+
+
+def test_experimental_and_recipe_entries_are_verl_with_their_own_config():
+    for module, config in (("verl.experimental.one_step_off_policy.main_ppo", "?"),
+                           ("verl.experimental.fully_async_policy.fully_async_main", "?"),
+                           ("verl.experimental.transfer_queue.main_ppo", "ppo_trainer"),
+                           ("recipe.fully_async_policy.fully_async_main", "?")):
+        (launch,) = read_shell(f"python3 -m {module} trainer.nnodes=1\n").launches
+        d = frameworks.recognise(launch, LaunchContext()).derive(launch, LaunchContext())
+        assert d.framework == "verl"
+        said = " ".join(n.message for n in d.notes if n.code == "MC040")
+        assert ("the entry's own config" in said) == (config == "?"), module
+    for other in ("verl.model_merger", "verl.trainer.fsdp_sft_trainer", "verl.trainer.main_generation"):
+        (launch,) = read_shell(f"python3 -m {other} a=1\n").launches
+        assert frameworks.recognise(launch, LaunchContext()) is None
+
+
+@pytest.mark.parametrize("tp, gpus, refused", [(4, 8, False), (3, 8, True), (3, 6, False)])
+def test_vllm_ep_needs_tp_to_divide_the_gpus_per_node(tp, gpus, refused):
+    extra = f"{A}.rollout.tensor_model_parallel_size={tp} {A}.rollout.data_parallel_size=2 " \
+            f"{A}.rollout.expert_parallel_size={2 * tp} trainer.n_gpus_per_node={gpus} trainer.nnodes=2"
+    assert ("MC711" in _codes(_derive(BASE.format(name="vllm", extra=extra)))) == refused
+    assert "MC711" not in _codes(_derive(BASE.format(name="sglang", extra=extra)))  # the vLLM server's check only

@@ -74,6 +74,13 @@ class Settings:
         value = self.config_for(path).respect_gitignore
         return True if value is None else value
 
+    def excludes(self, path: str = "."):
+        """What walking `path` leaves out besides hidden folders and .gitignore: (the settings file's folder, the
+        matchers of `exclude` + `extend-exclude`, whether the built-in folder list still applies)."""
+        cfg = self.config_for(path)
+        matchers = tuple(rx for _, rx in (cfg.exclude or ()) + cfg.extend_exclude)
+        return cfg.root, matchers, cfg.exclude is None
+
     def markdown(self, path: str = ".") -> bool | None:
         """Walking `path` reads documentation: the command line, else its settings, else None (files.discover)."""
         if self.cli.markdown is not None:
@@ -109,6 +116,8 @@ def effective(settings: Settings, path: str) -> dict:
         "framework_versions": dict(cfg.framework_versions),
         "models": dict(cfg.models),
         "respect_gitignore": settings.respect_gitignore(path),
+        "exclude": None if cfg.exclude is None else [p for p, _ in cfg.exclude],
+        "extend_exclude": [p for p, _ in cfg.extend_exclude],
         "unread": fs.unread,
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from moecfg.frameworks import Derivation, LaunchContext, Note
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.mindspeed.calls import FLAGS as MINDSPEED_FLAGS
 from moecfg.frameworks.values import clipped, integer
@@ -70,7 +70,8 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
                               f"drop the {own.split('.', 1)[0]} section", k.keys[own].span))
         return
     if "model" in k.keys:
-        out.notes.append(Note("MC023", f"the model file model/{clipped(k.keys['model'].value or '', 60)}.yaml beside the config is not "
+        model = clipped(k.keys["model"].value or "", 60)
+        out.notes.append(Note("MC023", f"the model file model/{model}.yaml beside the config is not "
                               "read (missing, or outside the checked folder): the model's shape is not known",
                               k.keys["model"].span))
     env = _env(k)
@@ -102,8 +103,9 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, env: dict[str, EnvEntr
         elif (key.value or "").lower() == "true":
             mg.switch(flag, key)
     if k.actor("num_experts") is None:
-        phases.not_derived(out, k.launch, "train engine not derived: the model's num_experts is not in the config "
-                           "(a dense model, or its model file not read)")
+        why = "the model file is not read (MC023): its shape is not known" if "model" in k.keys else \
+            "no num_experts in the model's settings: a dense model, no MoE dispatch"
+        out.calls.append(OpCall("train", "none", None, {"op_call": f"not derived ({why})"}, why_none=why, quiet=True))
         return
     # the actor's processes: rl_config.actor_resource.num_npus (Ray starts them; torchrun's PET_* form carries the
     # count to the MindSpeed derivation, named by its key)

@@ -3,8 +3,8 @@
 colocate` adds a vLLM rollout in the same processes.
 
 Read at modelscope/ms-swift@3602360 (after v4.5.2): swift/cli/_megatron/main.py:6-15 (the routes), swift/cli/main.py:30-98
-(torchrun from the environment), swift/megatron/arguments/megatron_args.py (defaults), swift/megatron/trainers/
-rollout_mixin.py:482-506 (the colocated vLLM engine). calls.py writes the engines' command lines.
+(torchrun from the environment), swift/megatron/arguments/megatron_args.py (defaults),
+swift/megatron/trainers/rollout_mixin.py:482-506 (the colocated vLLM engine). calls.py writes the engines' command lines.
 """
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ modelscope/ms-swift@3602360:
   --nproc_per_node 1, --nnodes 1); with neither, one process; argv[0] ending in .yaml/.json is a config file whose
   keys become flags (parse_yaml_args, :38-71);
 - swift/megatron/arguments/megatron_args.py:657 moe_token_dispatcher_type defaults to 'alltoall' (Megatron's own
-  default is allgather), :658 moe_enable_deepep False, :619 expert_tensor_parallel_size 1 (Megatron's: TP); the flags are dataclass fields (`--name value`, a bool as
-  `--name true` or alone);
+  default is allgather), :658 moe_enable_deepep False, :619 expert_tensor_parallel_size 1 (Megatron's: TP); the
+  flags are dataclass fields (`--name value`, a bool as `--name true` or alone);
 - the model's MoE shape comes from the Hugging Face config of --model (mcore-bridge); frameworks/models.py resolves it;
 - swift/megatron/trainers/rollout_mixin.py:403-406, 482-506: `--vllm_mode colocate` builds one vLLM engine per group
   of --vllm_tensor_parallel_size ranks (default 1, megatron_args.py:109) without expert parallelism.

@@ -26,13 +26,21 @@ _OWN = ("--rollout-num-gpus-per-engine", "--actor-num-gpus-per-node", "--actor-n
 
 
 def command_start(launch: Launch) -> int | None:
-    """Index of the first argument after `python3 train.py` (or train_async.py) when slime's own flags follow."""
+    """Index of the first argument after `python3 [-u] train.py` (or train_async.py, `${SLIME_DIR}/train.py`) when
+    slime's own flags follow."""
     words = launch.words()
     for i, w in enumerate(words[:-1]):
-        if w and _PYTHON.match(os.path.basename(w)) and os.path.basename(words[i + 1] or "") in _ENTRIES:
-            rest = words[i + 2:]
+        if not (w and _PYTHON.match(os.path.basename(w))):
+            continue
+        j = i + 1
+        while j < len(words) and words[j] and words[j].startswith("-") and words[j] not in ("-m", "-c"):
+            j += 1  # python's own options (-u, -O, -X dev takes one word: rare in launch scripts)
+        entry = launch.argv[j] if j < len(words) else None
+        text = entry.value if entry is not None and entry.value is not None else getattr(entry, "pattern", None)
+        if text and os.path.basename(text) in _ENTRIES:
+            rest = words[j + 1:]
             if any(r and (r.split("=", 1)[0] in _OWN or r.startswith("--sglang-")) for r in rest):
-                return i + 2
+                return j + 1
     return None
 
 

@@ -157,7 +157,7 @@ def _rollout(r: _Read, ctx: LaunchContext, out: Derivation) -> None:
     if gpus is not None and pp and gpus % pp:
         out.notes.append(Note(rules.PP_INDIVISIBLE.code, f"--rollout-num-gpus-per-engine {gpus} is not a multiple of "
                               f"{pp_key.name} {pp}: slime asserts it when it parses its arguments ({S} "
-                              "slime/backends/sglang_utils/arguments.py:176-178); use a pipeline size that divides "
+                              "slime/backends/sglang_utils/arguments.py:175-178); use a pipeline size that divides "
                               "the GPUs per engine", pp_key.span))
         return
     dp = r.sglang_keys.get("--dp-size") or r.sglang_keys.get("--data-parallel-size")

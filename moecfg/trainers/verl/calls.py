@@ -11,14 +11,14 @@ volcengine/verl@b178a3c:
 - the world is trainer.nnodes x trainer.n_gpus_per_node (the actor's resource pool);
 - rollout: vLLM gets tensor_parallel_size, and with expert_parallel_size > 1 enable_expert_parallel and
   data_parallel_size (verl/workers/rollout/vllm_rollout/vllm_async_server.py:281, 308-325); SGLang gets tp_size = TP x
-  DP, dp_size, ep_size (verl/workers/rollout/sglang_rollout/async_sglang_server.py:258-271); engine_kwargs.<engine>.*
+  DP, dp_size, ep_size (verl/workers/rollout/sglang_rollout/async_sglang_server.py:256-271); engine_kwargs.<engine>.*
   are passed through as the engine's own arguments.
 """
 from __future__ import annotations
 
 import re
 
-from moecfg.frameworks import Derivation, LaunchContext, Note
+from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
@@ -44,7 +44,7 @@ _SELECT = re.compile(r"^\$\{oc\.select:([\w.]+),([^}]*)\}$")
 class _Keys:
     """The launch's overrides and the config's defaults, key by key."""
 
-    def __init__(self, launch: Launch, start: int, version: str | None):
+    def __init__(self, launch: Launch, start: int, version: str | None, own_config: str | None = "ppo_trainer"):
         self.launch, self.written, self.hidden, self.config_name = launch, {}, [], None
         words = list(launch.argv[start:])
         i = 0
@@ -67,6 +67,7 @@ class _Keys:
             i += 1
         if self.config_name and self.config_name.endswith(".yaml"):
             self.config_name = self.config_name[:-len(".yaml")]  # Hydra takes the file name with its suffix too
+        self.config_name = self.config_name or own_config or "?"  # "?": the entry's own config, not read
         self.table = releases.config(self.config_name, version) if self.config_name != "?" and version else None
 
     def get(self, name: str, depth: int = 0) -> Key:
@@ -94,15 +95,16 @@ class _Keys:
         return f"{self.table['source']} {self.table['file']}" if self.table else "a config moecfg has not read"
 
 
-def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int) -> None:
+def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int,
+                  own_config: str | None = "ppo_trainer") -> None:
     given = ctx.version_for("verl")
     version = releases.match(given) if given else releases.newest()
-    keys = _Keys(launch, start, version)
+    keys = _Keys(launch, start, version, own_config)
     out.version = version or given
     if not given:
         out.notes.append(Note("MC040", f"verl version not given (`framework_versions: {{verl: ...}}`): read as verl "
-                              f"{version}, the newest release read (defaults of --config-name "
-                              f"{keys.config_name or 'ppo_trainer'} from {keys.source()})", launch.span))
+                              f"{version}, the newest release read (defaults of "
+                              f"{_config_said(keys.config_name)} from {keys.source()})", launch.span))
     elif version is None:
         out.notes.append(Note("MC023", f"verl {given} (settings) is a release moecfg has not read (it reads "
                               f"{', '.join(releases.versions())}): the keys this launch does not write are unknown",
@@ -115,6 +117,10 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
         out.notes.append(Note("MC023", f"{len(keys.hidden)} word(s) of the verl command are not known statically "
                               "(`$@`, an unset variable): an override in them would change what is derived here",
                               keys.hidden[0].span))
+
+
+def _config_said(name: str) -> str:
+    return "the entry's own config" if name == "?" else f"--config-name {name}"
 
 
 def _ref_differs(keys: _Keys) -> bool:
@@ -183,9 +189,9 @@ def _model(mg: EngineArgs, model: Key, ctx, out: Derivation, keys: _Keys, ep: in
             return False
         if (ep or 1) > 1 or "--moe-token-dispatcher-type" in mg.named:
             out.notes.append(Note("MC042", f"{model.name}: {unresolved_reason(model.value, ctx)}", model.span))
-        else:
-            phases.not_derived(out, keys.launch, f"train engine not derived: the model at {model.name} is not known "
-                               "to moecfg and no expert parallelism is set")
+        else:  # EP 1 without the flex dispatcher: no expert-parallel collective, whatever the model
+            out.calls.append(OpCall("train", "none", None, {}, why_none=f"the model at {model.name} is not known and "
+                                    "no expert parallelism is set: no expert-parallel collective", quiet=True))
         return False
     for flag, value in (("--num-experts", dims.num_experts), ("--hidden-size", dims.hidden),
                         ("--moe-router-topk", dims.topk)):
@@ -213,6 +219,13 @@ def _rollout(keys: _Keys, ctx: LaunchContext, out: Derivation) -> None:
         out.notes.append(Note(rules.ROLLOUT_EP.code, f"{ep.name}={e} is not {tp.name} {t} x {dp.name} {d} = {t * d}: "
                               f"verl asserts it ({V} verl/workers/config/rollout.py:257-260); set "
                               f"{ep.name}={t * d}", ep.span))
+        return
+    per = keys.get("trainer.n_gpus_per_node")
+    g = integer(per.value)
+    if name.value == "vllm" and None not in (t, e, g) and e > 1 and t >= 1 and g >= 1 and g % t:
+        out.notes.append(Note(rules.VLLM_EP_NODE.code, f"{tp.name}={t} does not divide {per.name} {g}: verl's vLLM "
+                              f"server asserts it with expert parallelism ({V} verl/workers/rollout/vllm_rollout/"
+                              f"vllm_async_server.py:308-311); use a rollout TP that divides {g}", tp.span))
         return
     model = keys.get(f"{A}.model.path")
     if name.value == "vllm":
