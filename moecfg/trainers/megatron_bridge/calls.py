@@ -3,7 +3,7 @@
 NVIDIA-NeMo/Megatron-Bridge@067f987:
 - the recipe (--recipe) sets the model first (releases.recipe: its statements replayed from recipes.json); a --model
   stem picks a recipe by mode and dataset (recipe_runner.py), not read here: the recipe's settings are then unknown;
-- the common options (-tp, -pp, -cp, -ep, -etp; run_recipe.py:201-243) set model.<field> (COMMON_OVERRIDE_FIELDS,
+- the common options (-tp, -pp, -cp, -ep, -etp; scripts/training/run_recipe.py:201-243) set model.<field> (COMMON_OVERRIDE_FIELDS,
   :135-153), then the trailing KEY=VALUE overrides (:263-272), which win when both set a field (:27-28);
 - the model's MoE shape (experts, hidden size, top-k) is the Hugging Face model the recipe builds
   (AutoBridge.from_hf_pretrained), resolved by moecfg's model table;
@@ -27,7 +27,7 @@ _COMMON = {"-tp": "tensor_model_parallel_size", "--tensor_model_parallel_size": 
            "-cp": "context_parallel_size", "--context_parallel_size": "context_parallel_size",
            "-ep": "expert_model_parallel_size", "--expert_model_parallel_size": "expert_model_parallel_size",
            "-etp": "expert_tensor_parallel_size", "--expert_tensor_parallel_size": "expert_tensor_parallel_size"}
-# run_recipe.py's other options (run_recipe.py:170-259): those taking a value, then the switches
+# run_recipe.py's other options (scripts/training/run_recipe.py:170-259): those taking a value, then the switches
 _VALUED = {"--model", "--recipe", "--mode", "--step-func", "--step_func", "--dataset", "-ms", "--max_steps", "-gb",
            "--global_batch_size", "-mb", "--micro_batch_size", "-sl", "--seq_length", "-vp",
            "--virtual_pipeline_model_parallel_size", "--lr", "--min_lr", "--warmup_iters", "--pretrained_checkpoint",
@@ -66,7 +66,7 @@ class _Read:
                 if name.startswith("model."):
                     self.model[name[len("model."):]] = Key(name, known_value(value), w.span)
             elif not text.startswith("-") and self.refused is None:
-                self.refused = w  # argparse would refuse it (run_recipe.py:263-272)
+                self.refused = w  # argparse would refuse it (scripts/training/run_recipe.py:263-272)
             i += 1
 
 
@@ -78,8 +78,8 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -
     if "--recipe" in r.options and "--model" in r.options:
         m = r.options["--model"]
         out.notes.append(Note(rules.RECIPE_AND_MODEL.code, f"--recipe {r.options['--recipe'].value} with --model "
-                              f"{m.value}: run_recipe.py's parser refuses both and exits 2 ({B} scripts/training/"
-                              "run_recipe.py:169-171); keep one", m.span))
+                              f"{m.value}: run_recipe.py's parser refuses both and exits 2 ({B} "
+                              "scripts/training/run_recipe.py:169-171); keep one", m.span))
         return
     if r.refused is not None and not r.hidden:
         out.notes.append(Note(rules.NOT_AN_OVERRIDE.code, f"`{r.refused.value}` is neither a run_recipe.py option nor "
