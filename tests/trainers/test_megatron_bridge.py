@@ -107,3 +107,21 @@ def test_an_unknown_recipe_or_a_model_stem_is_listed_not_derived():
 def test_an_unset_variable_after_the_recipe_is_not_refused():
     d = _derive(RUN + "--recipe deepseek_v3_pretrain_config $EXTRA -pp 1 -ep 32\n")
     assert "MC736" not in _codes(d)
+
+
+def test_a_dispatcher_the_recipe_does_not_set_is_not_megatrons_default():
+    # qwen35_vl_35b_a3b_pretrain_8gpu_b200_bf16_config sets EP but no dispatcher: the model provider's default stands
+    r = releases.recipe("qwen35_vl_35b_a3b_pretrain_8gpu_b200_bf16_config")
+    assert "moe_token_dispatcher_type" not in r.fields and "expert_model_parallel_size" in r.fields
+    d = _derive(RUN.replace("--nnodes=4", "--nnodes=1") + "--recipe qwen35_vl_35b_a3b_pretrain_8gpu_b200_bf16_config\n")
+    said = " ".join(v for c in d.calls for v in c.derivation.values()) + " ".join(
+        [n.message for n in d.notes] + [c.why_none for c in d.calls])
+    assert not [c for c in d.calls if c.kind == "deepep"] and "allgather" not in said
+
+
+def test_no_recipe_read_leaves_the_recipes_settings_unknown():
+    from moecfg.trainers.megatron_bridge.calls import _Read, _fields
+    from moecfg.frameworks import Derivation
+    (launch,) = read_shell(RUN + "--model gpt_oss_20b -ep 8 model.moe_token_dispatcher_type=flex\n").launches
+    fields = _fields(_Read(launch, 3), Derivation("megatron-bridge", "x"))
+    assert "_hf" not in fields and fields["moe_token_dispatcher_type"].value == "flex"

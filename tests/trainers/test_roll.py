@@ -186,3 +186,10 @@ def test_the_shell_launch_names_its_config():
     assert module.NAME == "roll"
     d = module.derive(launch, CTX)
     assert not d.calls and "rlvr_config.yaml" in d.unread[0].reason
+
+
+def test_the_batch_check_is_actor_trains_only():
+    # BaseConfig validates rollout_batch_size against actor_train only (base_config.py:368-379): an SFT's sft_train
+    text = CONFIG.read_text().replace("actor_train:", "sft_train:").replace("rollout_batch_size: 64",
+                                                                          "rollout_batch_size: 66")
+    assert "MC731" not in _codes(_derive(text))

@@ -115,6 +115,9 @@ def _fields(r: _Read, out: Derivation) -> dict[str, Key] | None:
             said = f"{field} {s.value} (recipe {name.value}, {B} {s.at})" if s.known else \
                 f"{field} (recipe {name.value} sets it under a condition, {B} {s.at})"
             fields[field] = Key(said, _text(s.value) if s.known else None, name.span, default=False)
+        if "moe_token_dispatcher_type" not in fields:  # the model provider's own default (Python): not read
+            fields["moe_token_dispatcher_type"] = Key(f"moe_token_dispatcher_type (not set by recipe {name.value}: "
+                                                      "the model provider's default, not read)", None, name.span)
         model = recipe.hf
         fields["_hf"] = Key(f"recipe {name.value} builds {model.value} ({B} {model.at})" if model and model.known
                             else f"the model recipe {name.value} builds (not known statically)",
@@ -146,6 +149,8 @@ def _train(r: _Read, ctx: LaunchContext, out: Derivation, fields: dict[str, Key]
             mg.word(Word(None, key.span, exact=False))  # a switch on or off: not known
     for w in r.hidden:
         mg.word(w)
+    if "_hf" not in fields:  # no recipe read: the settings it would give Megatron are not known
+        mg.word(Word(None, r.launch.span, exact=False))
     hf = fields.get("_hf") or Key("the model (no recipe read)", None, r.launch.span)
     dims = resolve_model(hf.value, ctx)
     if dims is None:

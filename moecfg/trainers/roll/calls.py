@@ -146,7 +146,7 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, worker: str, role: str
             mg.switch(flag, key)
     mapping = k.get(f"{worker}.device_mapping")
     world = devices(mapping.value)
-    if role == "train" and world is not None and not _batch_fits(k, out, sizes, world, mapping):
+    if worker == "actor_train" and world is not None and not _batch_fits(k, out, sizes, world, mapping):
         return False
     if world is not None:
         note = phases.megatron_world(world, f"{mapping.name} {mapping.value}", mapping.span, sizes, True)
@@ -173,7 +173,8 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, worker: str, role: str
 
 
 def _batch_fits(k: _Keys, out: Derivation, sizes, world: int, mapping: Key) -> bool:
-    """MC731: rollout_batch_size over the actor's data-parallel ranks (config_utils.py:74-97)."""
+    """MC731: rollout_batch_size over actor_train's data-parallel ranks (config_utils.py:74-97; BaseConfig checks
+    actor_train only, base_config.py:368-379)."""
     batch = k.get("rollout_batch_size")
     b = integer(batch.value)
     tp, pp, cp = (sizes.get(f, (1, None))[0] for f in ("--tensor-model-parallel-size",
