@@ -38,6 +38,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.skyrl.rules",
     "moecfg.trainers.torchtitan.rules",
     "moecfg.trainers.areal.rules",
+    "moecfg.trainers.mindspeed_mm.rules",
 )
 
 

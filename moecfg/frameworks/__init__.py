@@ -28,6 +28,7 @@ FRAMEWORK_MODULES = {
     "skyrl": "moecfg.trainers.skyrl",
     "torchtitan": "moecfg.trainers.torchtitan",
     "areal": "moecfg.trainers.areal",
+    "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

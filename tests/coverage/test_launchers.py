@@ -27,6 +27,8 @@ CASES = [
     ("SkyRL", "shell", "uv run --isolated -m examples.train.algorithms.dapo.main_dapo trainer.epochs=1",
      "see examples.train.algorithms.dapo.main_dapo for trainer.epochs"),
     ("ROLL", "yaml", "    strategy_name: megatron_train", "    # strategy_name: megatron_train"),
+    ("MindSpeed-MM", "shell", "torchrun $DISTRIBUTED_ARGS mindspeed_mm/fsdp/train/trainer.py x_config.yaml",
+     "MindSpeed-MM trains with mindspeed_mm.fsdp"),
     ("AReaL", "yaml", "  backend: \"megatron:(attn:d4p4t2|ffn:d2p4e4)\"", "  backend: megatron"),
     ("ROLL", "shell", "python examples/start_rlvr_pipeline.py --config_name rlvr_config", "ROLL runs RLVR pipelines"),
     ("SkyRL", "shell", "uv run -m skyrl_train.entrypoints.main_base trainer.epochs=1", "SkyRL trains agents"),
