@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from moecfg import frameworks
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_shell
@@ -125,3 +127,15 @@ def test_no_recipe_read_leaves_the_recipes_settings_unknown():
     (launch,) = read_shell(RUN + "--model gpt_oss_20b -ep 8 model.moe_token_dispatcher_type=flex\n").launches
     fields = _fields(_Read(launch, 3), Derivation("megatron-bridge", "x"))
     assert "_hf" not in fields and fields["moe_token_dispatcher_type"].value == "flex"
+
+
+@pytest.mark.parametrize("device,kind", [("H100", "deepep"), ("B200", "deepep"), ("GB200", "none"), (None, "deepep")])
+def test_the_recipes_flex_dispatcher_depends_on_the_gpu(device, kind):
+    # qwen3_moe.py:67-68 alltoall + deepep, :137 apply_flex_dispatcher_backend: DeepEP on majors 8 / 9 and B200 / B300
+    # only (flex_dispatcher_backend.py:59-68); GB200 falls back to alltoall
+    ctx = LaunchContext(device=device)
+    (launch,) = read_shell("torchrun --nproc_per_node=8 scripts/training/run_recipe.py --recipe "
+                           "qwen3_30b_a3b_pretrain_config -tp 1 -pp 1\n").launches
+    (call,) = frameworks.recognise(launch, ctx).derive(launch, ctx).calls
+    assert call.kind == kind
+    assert bool(call.condition) == (device is None)  # a GPU not named: the buffer holds only on one that takes DeepEP

@@ -34,6 +34,10 @@ _VALUED = {"--model", "--recipe", "--mode", "--step-func", "--step_func", "--dat
            "--save_dir", "--load_dir", "--save_interval"} | set(_COMMON)
 _SWITCHES = {"--dry-run", "--dry_run", "--deterministic", "--dump-env", "--dump_env", "-h", "--help"}
 _FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
+# compute capability major of the GPUs moecfg names (settings `device:`); apply_flex_dispatcher_backend keeps DeepEP on
+# majors 8 / 9 and B200 / B300, HybridEP on 8 / 9 / 10 (flex_dispatcher_backend.py:59-78), else falls back to alltoall
+_MAJOR = {"A100": 8, "A800": 8, "H100": 9, "H800": 9, "H200": 9, "H20": 9, "B200": 10, "B300": 10, "GB200": 10,
+          "GB300": 10}
 _SIZES = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size",
           "expert_model_parallel_size", "expert_tensor_parallel_size")
 
@@ -72,6 +76,7 @@ class _Read:
 
 def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None:
     r = _Read(launch, at + 1)
+    r.device = ctx.device
     out.version = releases.VERSION
     out.notes.append(Note("MC040", f"Megatron-Bridge version not given: read as Megatron-Bridge {releases.VERSION} "
                           f"({B}, the newest read)", launch.span))
@@ -112,12 +117,14 @@ def _fields(r: _Read, out: Derivation) -> dict[str, Key] | None:
                                f"({B} src/megatron/bridge/recipes, perf_recipes)")
             return None
         for field, s in recipe.fields.items():
-            said = f"{field} {s.value} (recipe {name.value}, {B} {s.at})" if s.known else \
+            how = " by apply_flex_dispatcher_backend" if recipe.flex and field == "moe_token_dispatcher_type" else ""
+            said = f"{field} {s.value} (recipe {name.value}{how}, {B} {s.at})" if s.known else \
                 f"{field} (recipe {name.value} sets it under a condition, {B} {s.at})"
             fields[field] = Key(said, _text(s.value) if s.known else None, name.span, default=False)
         if "moe_token_dispatcher_type" not in fields:  # the model provider's own default (Python): not read
             fields["moe_token_dispatcher_type"] = Key(f"moe_token_dispatcher_type (not set by recipe {name.value}: "
                                                       "the model provider's default, not read)", None, name.span)
+        _flex_on_the_gpu(recipe, fields, ctx_device(r), name)
         model = recipe.hf
         fields["_hf"] = Key(f"recipe {name.value} builds {model.value} ({B} {model.at})" if model and model.known
                             else f"the model recipe {name.value} builds (not known statically)",
@@ -127,6 +134,26 @@ def _fields(r: _Read, out: Derivation) -> dict[str, Key] | None:
             fields[field] = r.options[option]
     fields.update(r.model)
     return fields
+
+
+def ctx_device(r: _Read) -> str | None:
+    return getattr(r, "device", None)
+
+
+def _flex_on_the_gpu(recipe, fields: dict[str, Key], device: str | None, name: Key) -> None:
+    """apply_flex_dispatcher_backend keeps the flex dispatcher only on a GPU that takes its backend: on another GPU
+    named in the settings the dispatcher is alltoall; on a GPU not named, the flex phase is said to hold only there."""
+    if recipe.flex is None or fields.get("moe_token_dispatcher_type") is None:
+        return
+    major = _MAJOR.get((device or "").upper())
+    if major is None:
+        return
+    takes = major in (8, 9) or device.upper() in ("B200", "B300") if recipe.flex == "deepep" else major in (8, 9, 10)
+    if not takes:
+        fields["moe_token_dispatcher_type"] = Key(
+            f"moe_token_dispatcher_type alltoall (recipe {name.value}: apply_flex_dispatcher_backend falls back from "
+            f"{recipe.flex} on {device}, {B} {releases.FLEX})", "alltoall", name.span)
+        fields.pop("moe_flex_dispatcher_backend", None)
 
 
 def _text(value) -> str:
@@ -164,3 +191,10 @@ def _train(r: _Read, ctx: LaunchContext, out: Derivation, fields: dict[str, Key]
             mg.flag(flag, Key(f"{hf.name} ({dims.how})", None, hf.span), str(value))
     phases.run_phase(out, "megatron", mg, mg.launch(r.launch), ctx, "train",
                      f"Megatron-LM (Megatron-Bridge's run_recipe.py, {B})")
+    flex = fields.get("moe_token_dispatcher_type")
+    if flex is not None and flex.value == "flex" and "by apply_flex" in flex.name and not ctx.device:
+        for call in out.calls:
+            if call.kind != "none":
+                call.condition = (f"on a GPU that takes {fields['moe_flex_dispatcher_backend'].value} (DeepEP: Ampere, "
+                                  "Hopper, B200, B300; HybridEP: Ampere, Hopper, Blackwell); elsewhere Megatron-Bridge "
+                                  f"falls back to alltoall ({B} {releases.FLEX}); set `device:` in .moecfg.yaml")

@@ -3,7 +3,7 @@ tools/gen_bridge_recipes.py from NVIDIA-NeMo/Megatron-Bridge@067f987, 2026-08-22
 
 `recipe(name)` replays a recipe function's statements as the generator recorded them: the recipe it starts from, the
 Hugging Face model it builds (`AutoBridge.from_hf_pretrained`), each `cfg.model.<field> = <literal>`, the helpers it
-calls with `cfg`, and `apply_flex_dispatcher_backend` (src/megatron/bridge/training/flex_dispatcher_backend.py:31-77:
+calls with `cfg`, and `apply_flex_dispatcher_backend` (src/megatron/bridge/training/flex_dispatcher_backend.py:33-85:
 with moe_flex_dispatcher_backend deepep or hybridep, on a GPU that takes it, moe_token_dispatcher_type becomes flex).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 BRIDGE = "NVIDIA-NeMo/Megatron-Bridge@067f987"
 VERSION = "0.4.2+067f987"
-FLEX = "src/megatron/bridge/training/flex_dispatcher_backend.py:31-77"
+FLEX = "src/megatron/bridge/training/flex_dispatcher_backend.py:33-85"
 _TABLE = None
 _PERF, _LIB = "src/megatron/bridge/perf_recipes/", "src/megatron/bridge/recipes/"
 
@@ -32,6 +32,7 @@ class Recipe:
     at: str
     hf: Setting | None = None
     fields: dict[str, Setting] = field(default_factory=dict)
+    flex: str | None = None  # the backend apply_flex_dispatcher_backend turned on (it depends on the GPU)
 
 
 def _table() -> dict:
@@ -89,6 +90,8 @@ def _run(out: Recipe, module: str, name: str, depth: int) -> None:
             out.hf, out.fields = Setting(data, data is not None and not cond, at), {}
         elif kind == "set":
             out.fields[data[0]] = Setting(data[1], data[2], at)
+            if data[0] == "moe_token_dispatcher_type":
+                out.flex = None  # set after apply_flex_dispatcher_backend: the GPU no longer decides
         elif kind == "flex":
             backend = out.fields.get("moe_flex_dispatcher_backend") if data == "field" else \
                 Setting(data, data is not None, at)
@@ -97,3 +100,4 @@ def _run(out: Recipe, module: str, name: str, depth: int) -> None:
             elif backend.value in ("deepep", "hybridep"):
                 out.fields["moe_token_dispatcher_type"] = Setting("flex", True, at)
                 out.fields["moe_flex_dispatcher_backend"] = Setting(backend.value, True, at)
+                out.flex = backend.value
