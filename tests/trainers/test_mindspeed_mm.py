@@ -43,6 +43,7 @@ def test_mc2_is_named_with_its_kernels():
 @pytest.mark.parametrize("old,new,code", [
     ("  expert_parallel_size: 8\n", "  expert_parallel_size: 8\n  tensor_parallel_size: 2\n", "MC745"),
     ("  expert_parallel_size: 8\n", "  expert_parallel_size: 8\n  tensor_parallel_size: 1\n", None),
+    ("  expert_parallel_size: 8\n", "  expert_parallel_size: 8\n  tensor_parallel_size: null\n", None),
     ("    dispatcher: alltoall", "    dispatcher: mc2\n    use_npu_fused_ops: false", "MC746"),
     ("    dispatcher: alltoall", "    dispatcher: alltoall\n    use_npu_fused_ops: false", None),
     ("    dispatcher: alltoall", "    dispatcher: mc2\n    use_npu_fused_ops: true", None),

@@ -45,7 +45,7 @@ def _get(keys: dict[str, Key], name: str, launch: Launch) -> Key:
 def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
     keys = _keys(launch)
     tp = _get(keys, "parallel.tensor_parallel_size", launch)
-    if tp.value not in (None, "1"):
+    if integer(tp.value) not in (None, 1):  # a null / text value fails pydantic's int first: not this check
         out.notes.append(Note(rules.TP_UNSUPPORTED.code, f"{tp.name} {tp.value}: MindSpeed-MM's FSDP2 trainer raises "
                               f"ValueError ({MM} {_P}:149-150); set it to 1", tp.span))
         return
