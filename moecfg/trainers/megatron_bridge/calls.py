@@ -3,8 +3,9 @@
 NVIDIA-NeMo/Megatron-Bridge@067f987:
 - the recipe (--recipe) sets the model first (releases.recipe: its statements replayed from recipes.json); a --model
   stem picks a recipe by mode and dataset (recipe_runner.py), not read here: the recipe's settings are then unknown;
-- the common options (-tp, -pp, -cp, -ep, -etp; scripts/training/run_recipe.py:201-243) set model.<field> (COMMON_OVERRIDE_FIELDS,
-  :135-153), then the trailing KEY=VALUE overrides (:263-272), which win when both set a field (:27-28);
+- the common options (-tp, -pp, -cp, -ep, -etp; scripts/training/run_recipe.py:201-243) set model.<field>
+  (COMMON_OVERRIDE_FIELDS, :135-153), then the trailing KEY=VALUE overrides (:263-272), which win when both set a
+  field (:27-28);
 - the model's MoE shape (experts, hidden size, top-k) is the Hugging Face model the recipe builds
   (AutoBridge.from_hf_pretrained), resolved by moecfg's model table;
 - one process per torchrun rank: the world Megatron checks is torchrun's.

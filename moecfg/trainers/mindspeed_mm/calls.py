@@ -64,11 +64,13 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
         return
     if active:
         op = _OPS.get(dispatcher.value or "", "a dispatcher not known statically")
-        phases.not_derived(out, launch, f"expert dispatch not derived: MindSpeed-MM's own EP at {ep.name.split(' ')[0]} "
+        phases.not_derived(out, launch, "expert dispatch not derived: MindSpeed-MM's own EP at "
+                           f"{ep.name.split(' ')[0]} "
                            f"{ep.value or '(not known statically)'}, dispatcher {dispatcher.value or '?'}: {op}")
         why = "MindSpeed-MM's expert dispatch is not derived by moecfg"
     else:
         why = "no expert parallelism (expert_parallel_size 1 or no ep_plan.apply_modules): no expert all-to-all"
     out.calls.append(OpCall("train", "none", None, {"engine": "MindSpeed-MM FSDP2", "op_call": f"not derived ({why})"},
-                            {"engine": f"MindSpeed-MM FSDP2 <- {MM}", "expert_parallel_size": f"{ep.value} <- {ep.name}",
+                            {"engine": f"MindSpeed-MM FSDP2 <- {MM}",
+                             "expert_parallel_size": f"{ep.value} <- {ep.name}",
                              "dispatcher": f"{dispatcher.value} <- {dispatcher.name}"}, why_none=why, quiet=True))

@@ -28,7 +28,8 @@ def command_start(launch: Launch) -> int | None:
     for i, w in enumerate(words):
         if w != "-m" or i + 1 >= len(words) or not _MODULE.match(words[i + 1] or ""):
             continue
-        if not any(_PYTHON.match(os.path.basename(p or "")) or p in ("run", "--isolated") for p in words[max(0, i - 6):i]):
+        before = words[max(0, i - 6):i]
+        if not any(_PYTHON.match(os.path.basename(p or "")) or p in ("run", "--isolated") for p in before):
             continue
         if (words[i + 1] or "").startswith("examples.") and not any(
                 (x or "").lstrip("+").startswith(("trainer.", "generator.")) for x in words[i + 2:]):

@@ -73,7 +73,8 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation, start: int
     named = f"{config.name} {config.value}" if config and config.value else "the --config function"
     if ep is None or ep > 1:
         phases.not_derived(out, launch, f"expert dispatch not derived: torchtitan's own token dispatcher at "
-                           f"{ep_key.name.split(' ')[0]} {ep if ep is not None else '(not known statically)'} (its comm "
+                           f"{ep_key.name.split(' ')[0]} {ep if ep is not None else '(not known statically)'} "
+                           "(its comm "
                            f"backend, standard all-to-all, DeepEP v2 ElasticBuffer or HybridEP, is set by {named} in "
                            "Python; moecfg does not size ElasticBuffer / HybridEP buffers)")
         why = "torchtitan's token dispatcher is not derived by moecfg"

@@ -19,7 +19,8 @@ WORLD_PRODUCT = rule(
     why="torchtitan lays the ranks out as one mesh of every parallel degree; data_parallel_shard_degree -1 (the "
     "default) takes the rest of the world, and the product must be the world exactly.",
     cann_error="AssertionError: Invalid parallel dims: dp_replicate(..) * dp_shard(..) * cp(..) * tp(..) * pp(..) != "
-    "WORLD_SIZE(..)", fail_text="`torchrun --nproc_per_node 8 -m torchtitan.train --parallelism.tensor_parallel_degree 3`.",
+    "WORLD_SIZE(..)",
+    fail_text="`torchrun --nproc_per_node 8 -m torchtitan.train --parallelism.tensor_parallel_degree 3`.",
     pass_example=_OK, fix="Use degrees whose product divides the world size (dp_shard -1 takes the rest).")
 EP_SPARSE = rule(
     "MC740", "torchtitan-ep-divides-dense-region", ERROR, "expert_parallel_degree must divide dp_shard x cp x tp",
