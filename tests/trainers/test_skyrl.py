@@ -84,8 +84,22 @@ def test_megatron_with_another_backend_is_refused():
 def test_an_example_entry_point_needs_skyrl_keys_and_an_older_package_leaves_defaults_unknown():
     (launch,) = read_shell("python -m examples.train.foo.main_foo --lr 1\n").launches
     assert frameworks.recognise(launch, CTX) is None or frameworks.recognise(launch, CTX).NAME != "skyrl"
-    d = _derive("uv run -m examples.train.algorithms.dapo.main_dapo trainer.strategy=megatron\n")
+    d = _derive("uv run --isolated --extra fsdp --extra miniswe --env-file e/.env -m examples.train.mini_swe_agent."
+                "main_mini_swe trainer.strategy=megatron\n")
     assert d.version is not None
     d = _derive("python -m skyrl_train.entrypoints.main_base trainer.strategy=megatron "
                 "trainer.policy.model.path=Qwen/Qwen3-30B-A3B\n")
     assert d.version is None and any(n.code == "MC023" and "older SkyRL" in n.message for n in d.notes)
+
+
+def test_the_ref_runs_its_own_megatron_config_not_the_policys():
+    # RefConfig.megatron_config is its own MegatronConfig (SkyRL's defaults, EP 1), used while use_kl_loss (default
+    # true) holds: a launch setting only the policy's sizes runs the ref at EP 1
+    text = "".join(l for l in SCRIPT.read_text().splitlines(keepends=True) if "trainer.ref." not in l)
+    d = _derive(text)
+    assert [c.role for c in d.calls] == ["train", "ref", "rollout"]
+    ref = d.calls[1]
+    assert ref.kind == "none" and "trainer.ref.megatron_config.moe_token_dispatcher_type alltoall (SkyRL's default" \
+        in ref.why_none and "SkyRL's ref worker" in ref.derivation["engine"]
+    off = text.replace("trainer.strategy=megatron", "trainer.strategy=megatron trainer.algorithm.use_kl_loss=false")
+    assert [c.role for c in _derive(off).calls] == ["train", "rollout"]

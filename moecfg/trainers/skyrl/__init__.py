@@ -28,9 +28,8 @@ def command_start(launch: Launch) -> int | None:
     for i, w in enumerate(words):
         if w != "-m" or i + 1 >= len(words) or not _MODULE.match(words[i + 1] or ""):
             continue
-        before = words[max(0, i - 6):i]
-        if not any(_PYTHON.match(os.path.basename(p or "")) or p in ("run", "--isolated") for p in before):
-            continue
+        if not any(_PYTHON.match(os.path.basename(p or "")) or p in ("uv", "run") for p in words[:i]):
+            continue  # `python -m`, `uv run [--isolated --extra x --env-file f ...] -m`
         if (words[i + 1] or "").startswith("examples.") and not any(
                 (x or "").lstrip("+").startswith(("trainer.", "generator.")) for x in words[i + 2:]):
             continue

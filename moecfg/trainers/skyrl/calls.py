@@ -81,7 +81,9 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
                               f"trainer.strategy=megatron: SkyRL asserts the vllm backend ({S} skyrl/train/utils/"
                               "utils.py:201); set generator.inference_engine.backend=vllm", backend.span))
         return
-    _train(k, ctx, out, strategy)
+    _train(k, ctx, out, strategy, "policy")
+    if strategy.value == "megatron" and _ref_used(k) and _ref_differs(k):
+        _train(k, ctx, out, strategy, "ref")
     _rollout(k, ctx, out, backend)
     if k.hidden and any(c.kind != "none" for c in out.calls):
         out.notes.append(Note("MC023", f"{len(k.hidden)} word(s) of the SkyRL command are not known statically "
@@ -89,7 +91,30 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
                               k.hidden[0].span))
 
 
-def _train(k: _Keys, ctx: LaunchContext, out: Derivation, strategy: Key) -> None:
+def _ref_used(k: _Keys) -> bool:
+    """The reference model runs when trainer.algorithm.use_kl_loss (default true, config.py:833) or
+    use_kl_in_reward (default false, :830) holds (RefConfig's docstring, config.py:661-667)."""
+    loss, reward = k.get("trainer.algorithm.use_kl_loss"), k.get("trainer.algorithm.use_kl_in_reward")
+    if "trainer.algorithm.use_kl_loss" not in k.written and k.defaults is not None:
+        loss = Key(loss.name, "true", loss.span)
+    return "true" in ((loss.value or "").lower(), (reward.value or "").lower())
+
+
+def _ref_differs(k: _Keys) -> bool:
+    """The ref's own megatron_config (SkyRL's defaults, not the policy's) or model differs from the policy's."""
+    fields = list(_SIZES) + ["moe_token_dispatcher_type"]
+    if any(k.get(M + f).value != k.get(R + f).value for f in fields):
+        return True
+    ref_model = k.get("trainer.ref.model.path")
+    if "trainer.ref.model.path" in k.written and ref_model.value != k.get("trainer.policy.model.path").value:
+        return True
+    return k.under(M + "transformer_config_kwargs.") != k.under(R + "transformer_config_kwargs.") and any(
+        f.startswith("moe_") for f in {**k.under(M + "transformer_config_kwargs."),
+                                       **k.under(R + "transformer_config_kwargs.")})
+
+
+def _train(k: _Keys, ctx: LaunchContext, out: Derivation, strategy: Key, who: str) -> None:
+    prefix = M if who == "policy" else R
     if strategy.value != "megatron":
         phases.not_derived(out, k.launch, f"train engine not derived: trainer.strategy = "
                            f"{strategy.value or 'not known statically'}")
@@ -97,8 +122,8 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, strategy: Key) -> None
     mg = EngineArgs(("pretrain_gpt.py",), k.launch.span)
     sizes: dict[str, tuple[int | None, Key | None]] = {}
     for field, flag in _SIZES.items():
-        key = k.get(M + field)
-        if key.value is None and key.name == M + field and M + field not in k.written and \
+        key = k.get(prefix + field)
+        if key.value is None and key.name == prefix + field and prefix + field not in k.written and \
                 field == "expert_tensor_parallel_size" and k.defaults is not None:
             continue  # None: Megatron resolves it to TP (config.py:459)
         mg.flag(flag, key)
@@ -107,8 +132,8 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, strategy: Key) -> None
     if tp[0] is not None and tp[0] > 1:  # provider.sequence_parallel = TP > 1 (megatron_worker.py:474)
         mg.switch("--sequence-parallel", Key(f"{tp[1].name} > 1 (sequence parallel, {S} skyrl/backends/skyrl_train/"
                                              "workers/megatron/megatron_worker.py:474)", None, tp[1].span))
-    dispatcher = k.get(M + "moe_token_dispatcher_type")
-    kwargs = k.under(M + "transformer_config_kwargs.")
+    dispatcher = k.get(prefix + "moe_token_dispatcher_type")
+    kwargs = k.under(prefix + "transformer_config_kwargs.")
     if "moe_token_dispatcher_type" not in kwargs:
         mg.flag("--moe-token-dispatcher-type", dispatcher)
     for field, key in sorted(kwargs.items()):
@@ -119,19 +144,23 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, strategy: Key) -> None
                 sizes[flag] = (integer(key.value), key)
         elif flag in _MEGATRON and (key.value or "").lower() == "true":
             mg.switch(flag, key)
-    nodes, per = k.get("trainer.placement.policy_num_nodes"), k.get("trainer.placement.policy_num_gpus_per_node")
+    nodes, per = k.get(f"trainer.placement.{who}_num_nodes"), k.get(f"trainer.placement.{who}_num_gpus_per_node")
     n, g = integer(nodes.value), integer(per.value)
     world = n * g if n and g and n > 0 and g > 0 else None
     t, p, c = (sizes.get(f, (1, None))[0] for f in ("--tensor-model-parallel-size", "--pipeline-model-parallel-size",
                                                      "--context-parallel-size"))
-    if world is not None and None not in (t, p, c) and min(t, p, c) >= 1 and world % (t * p * c):
+    if who == "policy" and world is not None and None not in (t, p, c) and min(t, p, c) >= 1 and world % (t * p * c):
         out.notes.append(Note(rules.POLICY_WORLD.code, f"the policy's {world} GPUs ({nodes.name} {n} x {per.name} {g}) "
                               f"are not a multiple of PP {p} x CP {c} x TP {t} = {p * c * t}: SkyRL asserts it ({S} "
                               "skyrl/train/utils/utils.py:88-91); change the GPU count or the parallel sizes",
                               per.span if per.name in k.written else k.launch.span))
         return
     model = k.get("trainer.policy.model.path")
+    if who == "ref" and "trainer.ref.model.path" in k.written:  # else the policy's (config.py:1504-1505)
+        model = k.get("trainer.ref.model.path")
     dims = resolve_model(model.value, ctx)
+    if dims is None and who == "ref":
+        return  # the policy's phase already asked for the model
     ep = sizes.get("--expert-model-parallel-size", (1, None))[0]
     if dims is None:
         if ep is None or ep > 1:
@@ -149,8 +178,8 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, strategy: Key) -> None
         if note is not None:
             out.notes.append(note)
             return
-    phases.run_phase(out, "megatron", mg, mg.launch(k.launch), ctx, "train",
-                     f"Megatron-LM (SkyRL's policy worker, {S} skyrl/backends/skyrl_train/workers/megatron/)")
+    phases.run_phase(out, "megatron", mg, mg.launch(k.launch), ctx, "train" if who == "policy" else "ref",
+                     f"Megatron-LM (SkyRL's {who} worker, {S} skyrl/backends/skyrl_train/workers/megatron/)")
 
 
 def _rollout(k: _Keys, ctx: LaunchContext, out: Derivation, backend: Key) -> None:
