@@ -139,3 +139,9 @@ def test_the_recipes_flex_dispatcher_depends_on_the_gpu(device, kind):
     (call,) = frameworks.recognise(launch, ctx).derive(launch, ctx).calls
     assert call.kind == kind
     assert bool(call.condition) == (device is None)  # a GPU not named: the buffer holds only on one that takes DeepEP
+
+
+def test_the_performance_scripts_runner_is_not_the_training_one():
+    (launch,) = read_shell("python scripts/performance/run_recipe.py --model_family_name deepseek -ng 8\n").launches
+    module = frameworks.recognise(launch, CTX)
+    assert module is None or module.NAME != "megatron-bridge"

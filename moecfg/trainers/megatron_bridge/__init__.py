@@ -15,7 +15,8 @@ from moecfg.sources.launch import Launch
 
 NAME = "megatron-bridge"
 VERSIONS = ("0.4.2",)
-_ENTRY = re.compile(r"(?:^|/)run_recipe\.py$")
+# scripts/training/run_recipe.py (not scripts/performance/run_recipe.py: the benchmark runner has its own arguments)
+_ENTRY = re.compile(r"^(?!.*\bperformance/)(?:.*/)?run_recipe\.py$")
 
 
 def entry(launch: Launch) -> int | None:
