@@ -6,7 +6,8 @@ guessed. Words keep a source map into the file (textmap.py), so a word of a `bas
 block scalar still has its own line and column.
 
 Also read: bash arrays (arrays.py), wrappers before the program (wrappers.py), `source FILE` through the
-engine's hook (sourced.py), and a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`).
+engine's hook (sourced.py), a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`), and
+a heredoc `read -r -d '' CMD` keeps in a variable (heredoc_read.py).
 Out of scope: heredoc bodies that are YAML/JSON configs written for a launch (`cat > cfg.yaml <<EOF`): they
 are data, not commands, and are skipped.
 """
@@ -17,7 +18,7 @@ from bisect import bisect_left
 
 from moecfg.core import launch_rules as L
 from moecfg.core.record import replace
-from moecfg.sources.shell import arrays as shell_arrays, repair as shell_repair, sourced
+from moecfg.sources.shell import arrays as shell_arrays, heredoc_read, repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell.words import _UNKNOWN, Var, Variables, Words
@@ -511,6 +512,9 @@ class _Walk(Words):
         if argv and argv[0].value in shell_arrays.READERS:
             for name in shell_arrays.names_read(argv):
                 self.forget(name, argv[0].span)
+            got = heredoc_read.assigned(self, argv, prefix) if argv[0].value == "read" else None
+            if got:  # `read -r -d '' CMD <<'EOF'`: the body is CMD's value
+                self.vars[got[0]] = got[1]
         _Command(self, argv, prefix).run()
 
     def unset_prefix(self, saved: dict) -> None:
