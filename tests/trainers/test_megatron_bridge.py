@@ -145,3 +145,17 @@ def test_the_performance_scripts_runner_is_not_the_training_one():
     (launch,) = read_shell("python scripts/performance/run_recipe.py --model_family_name deepseek -ng 8\n").launches
     module = frameworks.recognise(launch, CTX)
     assert module is None or module.NAME != "megatron-bridge"
+
+
+def test_a_launch_kept_by_read_d_and_run_after_an_unknown_srun_prefix_is_read():
+    # fixture: step35's INNER_SCRIPT (`read -r -d '' ... <<'EOF'`), run as `${SRUN_CMD} --nodes=... bash -c "...;
+    # ${INNER_SCRIPT}"` where SRUN_CMD is unknown (set in a loop): the overrides reach run_recipe.py
+    text = (SCRIPT.parent / "step35_read_heredoc.sh").read_text()
+    (launch,) = [l for l in read_shell(text).launches if any("run_recipe" in (w or "") for w in l.words())]
+    words = launch.words()
+    assert "model.expert_model_parallel_size=8" in words and "step35_196b_a11b_pretrain_config" in words
+    ep = next(w for w in launch.argv if w.value == "model.expert_model_parallel_size=8")
+    # the value enters the inner script through `export CLI_OVERRIDES=\"${CLI_OVERRIDES}\"` on the srun line
+    assert ep.span.line == next(i for i, x in enumerate(text.splitlines(), 1) if "bash -c" in x)
+    module = frameworks.recognise(launch, CTX)
+    assert module.NAME == "megatron-bridge"

@@ -586,6 +586,15 @@ class _Walk(Words):
 _SCRIPT_OPTS = re.compile(r"^-[a-zA-Z]*c[a-zA-Z]*$")
 
 
+def _shell_after_unknown_prefix(argv: list) -> int | None:
+    """Where `bash -c` starts after a launcher held in an unknown variable and its options (`$SRUN_CMD
+    --nodes=2 bash -c "..."`): the first shell word followed by a `-c` option, or None."""
+    for j in range(1, len(argv) - 2):
+        if (argv[j].value or "").rsplit("/", 1)[-1] in _SHELLS and _SCRIPT_OPTS.match(argv[j + 1].value or ""):
+            return j
+    return None
+
+
 class _Command:
     """One simple command: strip wrappers (wrappers.py), recurse into `sh -c`, read `source`, emit a Launch."""
 
@@ -601,9 +610,9 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
-        if name is None and len(argv) > 2 and (argv[1].value or "").rsplit("/", 1)[-1] in _SHELLS and \
-                self.inline_script(argv[1:]):
-            return  # `$SRUN_CMD bash -c "$CMD"`: a launcher prefix held in a variable, then the script it runs
+        shell_at = _shell_after_unknown_prefix(argv) if name is None else None
+        if shell_at is not None and self.inline_script(argv[shell_at:]):
+            return  # `$SRUN_CMD --nodes=2 bash -c "$CMD"`: a launcher prefix held in a variable, then its script
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
             return
         if name in ("source", ".") and len(self.argv) == len(argv):
