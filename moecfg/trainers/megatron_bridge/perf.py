@@ -137,9 +137,50 @@ def derive(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None
         phases.not_derived(out, launch, f"train engine not derived: {why}")
         return
     r.options["--recipe"] = name
+    for option, field in calls._COMMON.items():  # the flat runner applies argparse after Hydra: the option wins
+        if option in r.options:                   # (run_script.py:76-79, utils/overrides.py:476-489)
+            r.model.pop(field, None)
     fields = calls._fields(r, out)
-    if fields is not None:  # the GPU the launch names (-g, required) is the device its buffers are checked on
+    if fields is not None:
+        _user_overrides(r, fields)  # the GPU the launch names (-g, required) is the device its buffers are checked on
         gpu = r.args.get("--gpu")
         named = ctx if ctx.device or ctx.product or not r.device else replace(
             ctx, device=r.device, product=r.device, product_source=f"-g {gpu.value} (setup_experiment.py's --gpu)")
         calls._train(r, named, out, fields, at, r.ranks(), "scripts/performance/setup_experiment.py")
+
+
+_MODEL_OPTIONS = {"--hidden_size": "hidden_size", "--num_moe_experts": "num_moe_experts", "--num_layers": "num_layers"}
+
+
+def _user_overrides(r: PerfRead, fields: dict) -> None:
+    """The model options set_user_overrides applies last (utils/overrides.py:585-596), and --moe_flex_dispatcher_backend
+    (:629-633): `None` turns the flex dispatcher off, deepep / hybridep go through apply_flex_dispatcher_backend, which
+    keeps them only on a GPU that takes them (the GPU the launch names with -g)."""
+    from moecfg.trainers.megatron_bridge.calls import _MAJOR
+
+    for option, field in _MODEL_OPTIONS.items():
+        if option in r.args:
+            fields[field] = r.args[option]
+            r.model.pop(field, None)
+    backend = r.args.get("--moe_flex_dispatcher_backend")
+    if backend is None:
+        return
+    at = f"{B} scripts/performance/utils/overrides.py:629-633"
+    if backend.value is None:
+        fields["moe_token_dispatcher_type"] = Key(f"moe_token_dispatcher_type (--moe_flex_dispatcher_backend not "
+                                                  f"known statically, {at})", None, backend.span)
+        return
+    device = (r.device or "").upper()
+    major = _MAJOR.get(device)
+    takes = major is None or (major in (8, 9) or device in ("B200", "B300") if backend.value == "deepep"
+                              else major in (8, 9, 10))
+    if backend.value == "None" or not takes:
+        why = "alltoall" if backend.value == "None" else f"falls back to alltoall on {device} ({B} {releases.FLEX})"
+        fields["moe_token_dispatcher_type"] = Key(f"moe_token_dispatcher_type alltoall (--moe_flex_dispatcher_backend "
+                                                  f"{backend.value}: {why}, {at})", "alltoall", backend.span)
+        fields.pop("moe_flex_dispatcher_backend", None)
+        return
+    fields["moe_token_dispatcher_type"] = Key(f"moe_token_dispatcher_type flex (--moe_flex_dispatcher_backend "
+                                              f"{backend.value} by apply_flex_dispatcher_backend, {at})", "flex",
+                                              backend.span)
+    fields["moe_flex_dispatcher_backend"] = backend
