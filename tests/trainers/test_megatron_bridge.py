@@ -155,7 +155,9 @@ def test_a_launch_kept_by_read_d_and_run_after_an_unknown_srun_prefix_is_read():
     words = launch.words()
     assert "model.expert_model_parallel_size=8" in words and "step35_196b_a11b_pretrain_config" in words
     ep = next(w for w in launch.argv if w.value == "model.expert_model_parallel_size=8")
-    # the value enters the inner script through `export CLI_OVERRIDES=\"${CLI_OVERRIDES}\"` on the srun line
-    assert ep.span.line == next(i for i, x in enumerate(text.splitlines(), 1) if "bash -c" in x)
+    # placed in the script held in INNER_SCRIPT, at its `${CLI_OVERRIDES}` (not at `${INNER_SCRIPT}` on the srun line)
+    assert text.splitlines()[ep.span.line - 1].strip() == "${CLI_OVERRIDES}"
+    run = next(w for w in launch.argv if w.value == "scripts/training/run_recipe.py")
+    assert text.splitlines()[run.span.line - 1].startswith("uv run --no-sync python scripts/training/run_recipe.py")
     module = frameworks.recognise(launch, CTX)
     assert module.NAME == "megatron-bridge"
