@@ -82,3 +82,25 @@ def test_a_read_without_a_heredoc_stays_unknown():
 
 def launches_named(text: str, program: str) -> list:
     return [x for x in read_shell(text).launches if x.argv and x.argv[0].value == program]
+
+
+def test_a_multi_line_script_in_a_variable_places_its_words_where_they_were_written():
+    # NVIDIA-NeMo/Megatron-Bridge@067f987 examples/models/nemotron/nemotron_3/ultra/slurm_pretrain.sh:111-174,196
+    text = "CMD='\nset -e\ntorchrun --nproc 8 pretrain_gpt.py \\\n    --ep 8\n'\nbash -c \"$CMD\"\n"
+    [launch] = launches_named(text, "torchrun")
+    assert words(launch)[1:] == bash_words(text, "torchrun")[0] if BASH else True
+    assert [w.span.line for w in launch.argv] == [3, 3, 3, 3, 4, 4]
+    assert at(text, launch.argv[-1].span) == "8"
+
+
+def test_a_one_line_value_stays_at_its_reference():
+    text = "EP='--ep 8'\ntorchrun pretrain_gpt.py $EP\n"
+    [launch] = launches_named(text, "torchrun")
+    assert [w.span.line for w in launch.argv] == [2, 2, 2, 2]
+
+
+def test_the_heredoc_held_script_is_placed_in_the_body():
+    text = "read -r -d '' CMD <<'EOF'\ntorchrun --ep 8 pretrain_gpt.py\nEOF\nbash -c \"$CMD\"\n"
+    [launch] = launches_named(text, "torchrun")
+    assert {w.span.line for w in launch.argv} == {2}
+    assert at(text, launch.argv[2].span) == "8"

@@ -70,7 +70,7 @@ def assigned(walk, argv: list, prefix: dict) -> tuple[str, Var] | None:
     exported = bool(old and old.exported) or walk.vars.allexport
     if body.known:
         value = text if walk.r.budget.value_ok(text, span) else None
-        return names[0], Var(value, span, exported, value_map=smap if value is not None and "\n" in value else None)
+        return names[0], Var(value, span, exported, value_map=smap if value is not None else None)
     return names[0], Var(None, span, exported, partial=Built(None, smap, span, False, text))
 
 

@@ -165,7 +165,7 @@ class Words:
                 w.add_partial(part.script, part.map if exact else self.c.map_of(a, b).whole(len(part.script)),
                               splittable=not quoted)
                 return
-            held = self.script_map(node, text) if text is not None and "\n" in text else None
+            held = self.script_map(node, text) if text is not None else None
             w.add(text, held or self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
             value = _arith(node, self)
@@ -244,7 +244,8 @@ class Words:
         return joined_script(self, node)
 
     def script_map(self, node, text: str) -> SourceMap | None:
-        """Where a script held in a variable was written (`$CMD` / `${CMD}` of a multi-line value), or None."""
+        """Where a script held in a variable was written (`$CMD` / `${CMD}` of a multi-line literal or of a heredoc
+        `read -d ''` read), or None."""
         kids = [c for c in node.children if c.type not in ("${", "}", "$")]
         var = self.lookup(self.c.node_text(kids[0])) if len(kids) == 1 and kids[0].type == "variable_name" else None
         held = var.value_map if var is not None and var.value == text else None
