@@ -80,7 +80,6 @@ def test_none_backend_turns_the_flex_dispatcher_off():
 @pytest.mark.parametrize("args, reason", [
     ("-m qwen -mr qwen3_30b_a3b -g h100 -ng 24", "no flat perf recipe qwen3_30b_a3b_pretrain_24gpu_h100_bf16_config"),
     ("-m qwen -mr qwen3_30b_a3b -g h100 -ng 16 --use_recipes", "--use_recipes"),
-    ("-m qwen -mr qwen3_30b_a3b -g H100 -ng 16", "-g H100 is not one of the parser's choices"),
     ("-m qwen -mr $RECIPE -g h100 -ng 16", "not known statically"),
 ])
 def test_a_recipe_moecfg_cannot_name_is_listed_not_derived(args, reason):
@@ -111,3 +110,20 @@ def test_the_training_setup_experiment_is_not_the_performance_one():
     (launch,) = read_shell("python scripts/training/setup_experiment.py --recipe x\n").launches
     module = frameworks.recognise(launch, LaunchContext())
     assert module is None or module.NAME != "megatron-bridge"
+
+
+@pytest.mark.parametrize("args, said", [
+    # NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/performance/README.md:320-323: the older --model_size form, no -mr
+    ("--gpu h100 -m llama3 -s 70b -ng 64 -gn 8 --task pretrain --deterministic", "-mr not given"),
+    ("-m qwen -mr qwen3_30b_a3b -ng 16", "-g not given"),
+    ("-m qwen -mr qwen3_30b_a3b -g H100 -ng 16", "-g H100 is not one of"),  # choices compared as written
+])
+def test_the_parser_refuses_a_launch_without_its_required_arguments(args, said):
+    _, d = _derive(SETUP + args + "\n")
+    (note,) = [n for n in d.notes if n.code != "MC040"]
+    assert note.code == "MC747" and said in note.message and not d.calls
+
+
+def test_an_unknown_word_may_hold_the_required_arguments():
+    _, d = _derive(SETUP + "$PERF_ARGS -ng 16\n")
+    assert "MC747" not in [n.code for n in d.notes] and d.unread

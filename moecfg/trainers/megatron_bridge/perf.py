@@ -21,7 +21,7 @@ from moecfg.frameworks import Derivation, LaunchContext
 from moecfg.frameworks.flags import known_value
 from moecfg.sources.launch import Launch, Word
 from moecfg.trainers import phases
-from moecfg.trainers.megatron_bridge import releases
+from moecfg.trainers.megatron_bridge import releases, rules
 from moecfg.trainers.phases import Key
 
 B = releases.BRIDGE
@@ -88,6 +88,18 @@ class PerfRead:
         gpu = self.args.get("--gpu")
         self.device = ctx.device or (gpu.value.upper() if gpu and gpu.value else None)
 
+    def refused_by_parser(self) -> str | None:
+        """A required option missing or -g not one of the choices (no unknown word could hold them), or None."""
+        if self.hidden:
+            return None
+        missing = [short for short, long in (("-m", "--model_family_name"), ("-mr", "--model_recipe_name"),
+                                             ("-ng", "--num_gpus"), ("-g", "--gpu")) if long not in self.args]
+        if missing:
+            return f"{'/'.join(missing)} not given (required)"
+        gpu = self.args["--gpu"].value
+        return f"-g {gpu} is not one of {sorted(_GPUS_PER_NODE)}" if gpu is not None and gpu not in _GPUS_PER_NODE \
+            else None
+
     def recipe(self) -> tuple[Key | None, str | None]:
         """The flat perf recipe's name (its Key spans -mr), or None with why it is not known."""
         if "--use_recipes" in self.switches:
@@ -97,7 +109,7 @@ class PerfRead:
             return None, "the recipe's name is not known statically (-mr, -ng and -g name it, utils/utils.py:446-458)"
         mr, ng = need[0].value.lower(), need[1].value
         gpu = need[2].value  # type=str with choices: not lowercased (argument_parser.py:686-692)
-        if gpu not in _GPUS_PER_NODE:
+        if gpu not in _GPUS_PER_NODE:  # (an unknown word might have set -g again: not derived, not refused)
             return None, f"-g {gpu} is not one of the parser's choices {sorted(_GPUS_PER_NODE)} (argument_parser.py:689)"
         task = self.args.get("--task", Key("--task", "pretrain", need[0].span)).value
         dtype = self.args.get("--compute_dtype", Key("-c", "bf16", need[0].span)).value
@@ -132,6 +144,12 @@ def derive(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None
     out.version = releases.VERSION
     out.notes.append(Note("MC040", f"Megatron-Bridge version not given: read as Megatron-Bridge {releases.VERSION} "
                           f"({B}, the newest read)", launch.span))
+    refused = r.refused_by_parser()
+    if refused:
+        out.notes.append(Note(rules.SETUP_REFUSED.code, f"{refused}: setup_experiment.py's parser exits 2 ({B} "
+                              "scripts/performance/argument_parser.py:178-190, :222-227, :686-692); give -m <family> "
+                              "-mr <recipe> -ng <gpus> -g <gpu>", launch.argv[at].span))
+        return
     name, why = r.recipe()
     if name is None:
         phases.not_derived(out, launch, f"train engine not derived: {why}")
