@@ -95,12 +95,14 @@ PYTHON_M = r"python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+"  # `python3 -u -m <modu
 
 def _run(script: str) -> str:
     """A script path as a launch, not a name: an interpreter or launcher before it on the line (`uv run python
-    x.py`, `cmd = ["torchrun", "x.py", ...]`) or an option after it (`./x.py --recipe a`). A Python test's path
+    x.py`, `cmd = ["torchrun", "x.py", ...]`), an option after it (`./x.py --recipe a`), or alone on its line (a word
+    of a multi-line command or of a bash array: `    "${ROOT_DIR}/scripts/training/run_recipe.py"`). A Python test's path
     string (`"scripts/training/run_recipe.py",`), prose (`the run_recipe.py entry point`) and a YAML list of files are
     names (NVIDIA-NeMo/Megatron-Bridge@067f987 tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py
     :17,59, skills/nemo-mbridge-mlm-bridge-training/card.yaml:40)."""
     before = r"\b(?:python[0-9.]*|torchrun|deepspeed|uv[ \t]+run|torch\.distributed\.(?:run|launch))\b[^#\n]*"
-    return rf"{before}{script}|{script}[\"']?[ \t]+(?:\\|--?\w)"
+    alone = rf"^[ \t]*[\"']?[\w${{}}./-]*{script}[\"']?[ \t]*\\?[ \t]*$"  # a word of a multi-line command / array
+    return rf"{before}{script}|{script}[\"']?[ \t]+(?:\\|--?\w)|{alone}"
 
 
 class Launcher:

@@ -54,6 +54,9 @@ CASES = [
      'ENTRYPOINT_RECIPE = "run_recipe.py"'),
     ("Megatron-Bridge", "yaml", "  python scripts/performance/setup_experiment.py \\",
      "  cli_path: scripts/performance/run_script.py"),
+    # a word of a bash array on its own line (examples/models/qwen/qwen3_omni/local_train_thinker_full.sh:272)
+    ("Megatron-Bridge", "shell", '    "${ROOT_DIR}/scripts/training/run_recipe.py"',
+     "# scripts/training/run_recipe.py is the entry point"),
     ("Megatron-Bridge", "yaml", "  uv run python -m torch.distributed.run --nproc_per_node=8 "
      "examples/conversion/hf_to_megatron_generate_text.py --ep 8", "  - scripts/training/run_recipe.py"),
     ("torchtitan", "shell", "torchrun --nproc_per_node 8 -m torchtitan.train --job.config_file deepseek_v3.toml",

@@ -161,3 +161,18 @@ def test_a_launch_kept_by_read_d_and_run_after_an_unknown_srun_prefix_is_read():
     assert text.splitlines()[run.span.line - 1].startswith("uv run --no-sync python scripts/training/run_recipe.py")
     module = frameworks.recognise(launch, CTX)
     assert module.NAME == "megatron-bridge"
+
+
+def test_an_array_launch_whose_folder_is_known_at_run_time_and_its_dry_run_printf():
+    # NVIDIA-NeMo/Megatron-Bridge@067f987 examples/models/qwen/qwen3_omni/local_train_thinker_full.sh:265-299, :441, :449
+    text = ('ROOT_DIR=$(cd -- "$(dirname -- "$0")" && pwd -P)\nCMD=(\n    python -m torch.distributed.run\n'
+            '    --nproc_per_node=8\n    "${ROOT_DIR}/scripts/training/run_recipe.py"\n'
+            '    --recipe qwen3_30b_a3b_pretrain_config\n    model.expert_model_parallel_size=8\n)\n'
+            'printf \'[dry-run] %q \' "${CMD[@]}"\n"${CMD[@]}"\n')
+    launches = read_shell(text).launches
+    recognised = [x for x in launches if frameworks.recognise(x, CTX) is not None]
+    assert [x.argv[0].value for x in recognised] == ["python"]  # the printf shows the launch, it does not run it
+    (call,) = frameworks.recognise(recognised[0], CTX).derive(recognised[0], CTX).calls
+    # qwen3_moe.py's alltoall + deepep, turned flex by apply_flex_dispatcher_backend: DeepEP over the override's EP 8
+    assert (call.kind, call.arguments["num_ranks"]) == ("deepep", 8)
+    assert "[model.expert_model_parallel_size]" in call.derivation["num_ranks"]

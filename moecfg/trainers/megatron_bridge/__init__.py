@@ -18,19 +18,27 @@ NAME = "megatron-bridge"
 VERSIONS = ("0.4.2",)
 # scripts/training/run_recipe.py (not scripts/performance/run_recipe.py: the benchmark runner has its own arguments)
 _ENTRY = re.compile(r"^(?!.*\bperformance/)(?:.*/)?run_recipe\.py$")
+_PRINTERS = {"echo", "printf"}  # `printf '[dry-run] %q ' "${CMD[@]}"` shows the launch, it does not run it
 _SETUP = re.compile(r"(?:^|/)performance/setup_experiment\.py$")  # the benchmark launcher (perf.py)
 
 
+def _script_at(launch: Launch, script: re.Pattern) -> int | None:
+    """Index of the script word (after a python / torchrun program), also when its folder is known only at run time
+    (`"${ROOT_DIR}/scripts/training/run_recipe.py"`: the word's pattern), or None."""
+    if launch.argv and launch.argv[0].value in _PRINTERS:
+        return None
+    return next((i for i, w in enumerate(launch.argv) if i > 0 and (w.value or w.pattern) and
+                 script.search(w.value or w.pattern)), None)
+
+
 def entry(launch: Launch) -> int | None:
-    """Index of the run_recipe.py word (after a python / torchrun program), or None."""
-    words = launch.words()
-    return next((i for i, w in enumerate(words) if i > 0 and w and _ENTRY.search(w)), None)
+    """Index of the run_recipe.py word, or None."""
+    return _script_at(launch, _ENTRY)
 
 
 def _setup(launch: Launch) -> int | None:
     """Index of scripts/performance/setup_experiment.py (perf.py), or None."""
-    words = launch.words()
-    return next((i for i, w in enumerate(words) if i > 0 and w and _SETUP.search(w)), None)
+    return _script_at(launch, _SETUP)
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:

@@ -49,8 +49,8 @@ def _next_is_value(words: list, i: int) -> bool:
 
 
 def entry(launch: Launch) -> int | None:
-    words = launch.words()
-    return next((i for i, w in enumerate(words) if i > 0 and w and ENTRY.search(w)), None)
+    return next((i for i, w in enumerate(launch.argv) if i > 0 and (w.value or w.pattern) and
+                 ENTRY.search(w.value or w.pattern)), None)
 
 
 class PerfRead:
