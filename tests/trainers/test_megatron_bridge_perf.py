@@ -127,3 +127,21 @@ def test_the_parser_refuses_a_launch_without_its_required_arguments(args, said):
 def test_an_unknown_word_may_hold_the_required_arguments():
     _, d = _derive(SETUP + "$PERF_ARGS -ng 16\n")
     assert "MC747" not in [n.code for n in d.notes] and d.unread
+
+
+RUN_SCRIPT = ("scripts/performance/run_script.py -m qwen -mr qwen3_30b_a3b --task pretrain -g h100 -c bf16 -ng 16 "
+              "--moe_flex_dispatcher_backend deepep")
+
+
+def test_the_rank_local_runner_inside_an_allocation_has_no_world_of_its_own():
+    # skills/nemo-mbridge-perf-cuda-graphs/SKILL.md:86: `uv run python scripts/performance/run_script.py ...` inside a
+    # Slurm allocation: the ranks are the allocation's tasks (run_script.py:157 reads -ng only for a dry run)
+    _, d = _derive("uv run python " + RUN_SCRIPT + " -ep 32\n")
+    assert "MC983" not in [n.code for n in d.notes]
+    (call,) = d.calls
+    assert (call.kind, call.arguments["num_ranks"]) == ("deepep", 32)
+
+
+def test_the_rank_local_runner_under_torchrun_takes_torchruns_world():
+    _, d = _derive("torchrun --nproc_per_node 8 --nnodes 1 " + RUN_SCRIPT + " -pp 1 -ep 16\n")
+    assert [n.code for n in d.notes if n.code != "MC040"] == ["MC983"]  # 8 ranks cannot hold EP 16

@@ -19,7 +19,7 @@ VERSIONS = ("0.4.2",)
 # scripts/training/run_recipe.py (not scripts/performance/run_recipe.py: the benchmark runner has its own arguments)
 _ENTRY = re.compile(r"^(?!.*\bperformance/)(?:.*/)?run_recipe\.py$")
 _PRINTERS = {"echo", "printf"}  # `printf '[dry-run] %q ' "${CMD[@]}"` shows the launch, it does not run it
-_SETUP = re.compile(r"(?:^|/)performance/setup_experiment\.py$")  # the benchmark launcher (perf.py)
+_SETUP = re.compile(r"(?:^|/)performance/(?:setup_experiment|run_script)\.py$")  # the benchmark launcher (perf.py)
 
 
 def _script_at(launch: Launch, script: re.Pattern) -> int | None:

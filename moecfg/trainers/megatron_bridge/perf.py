@@ -25,7 +25,9 @@ from moecfg.trainers.megatron_bridge import releases, rules
 from moecfg.trainers.phases import Key
 
 B = releases.BRIDGE
-ENTRY = re.compile(r"(?:^|/)performance/setup_experiment\.py$")
+# setup_experiment.py submits the job; run_script.py (the same parser, run_script.py:182) is the rank-local runner it
+# starts, also launched by hand inside an allocation
+ENTRY = re.compile(r"(?:^|/)performance/(?:setup_experiment|run_script)\.py$")
 _ALIASES = {"-m": "--model_family_name", "-mr": "--model_recipe_name", "-ng": "--num_gpus", "-g": "--gpu",
             "-c": "--compute_dtype", "-gn": "--gpus_per_node", "-cv": "--config_variant",
             "-tp": "--tensor_model_parallel_size", "-pp": "--pipeline_model_parallel_size",
@@ -136,6 +138,15 @@ class PerfRead:
                 Word(f"--nnodes={int(ng.value) // int(per)}", span, exact=False)]
 
 
+def _own_ranks(launch: Launch, at: int) -> list[Word]:
+    """run_script.py runs as the ranks its launcher starts: torchrun's words, else a Slurm allocation's tasks (not
+    known from the command: run_script.py:157 only fills WORLD_SIZE from -ng for a dry run)."""
+    words = [w.value or "" for w in launch.argv[:at]]
+    if any(w == "torchrun" or w.endswith("/torchrun") or w.startswith("torch.distributed.") for w in words):
+        return list(launch.argv[:at])
+    return [Word("torchrun", launch.argv[at].span), Word(None, launch.argv[at].span, exact=False)]
+
+
 def derive(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None:
     from moecfg.frameworks import Note
     from moecfg.trainers.megatron_bridge import calls
@@ -163,8 +174,10 @@ def derive(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None
         _user_overrides(r, fields)  # the GPU the launch names (-g, required) is the device its buffers are checked on
         gpu = r.args.get("--gpu")
         named = ctx if ctx.device or ctx.product or not r.device else replace(
-            ctx, device=r.device, product=r.device, product_source=f"-g {gpu.value} (setup_experiment.py's --gpu)")
-        calls._train(r, named, out, fields, at, r.ranks(), "scripts/performance/setup_experiment.py")
+            ctx, device=r.device, product=r.device, product_source=f"-g {gpu.value} (the --gpu of scripts/performance/argument_parser.py)")
+        script = (launch.argv[at].value or launch.argv[at].pattern or "").rsplit("/", 1)[-1]
+        ranks = r.ranks() if script == "setup_experiment.py" else _own_ranks(launch, at)
+        calls._train(r, named, out, fields, at, ranks, f"scripts/performance/{script}")
 
 
 _MODEL_OPTIONS = {"--hidden_size": "hidden_size", "--num_moe_experts": "num_moe_experts", "--num_layers": "num_layers"}
