@@ -29,6 +29,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
     "moecfg.frameworks.lmdeploy.rules",
+    "moecfg.frameworks.lightllm.rules",
 )
 
 

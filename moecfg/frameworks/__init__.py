@@ -27,6 +27,7 @@ FRAMEWORK_MODULES = {
     "mindie": "moecfg.frameworks.mindie",
     "lmdeploy": "moecfg.frameworks.lmdeploy",
     "xllm": "moecfg.frameworks.xllm",
+    "lightllm": "moecfg.frameworks.lightllm",
 }
 
 
