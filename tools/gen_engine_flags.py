@@ -8,8 +8,8 @@ value) and default (a literal, else null). Sources:
 - LightLLM: `lightllm/server/api_cli.py` at the repository's release tags (ModelTC/LightLLM; the package registry's
   `lightllm` 0.0.1 of 2024-08 is an unrelated early upload without the server):
       python tools/gen_engine_flags.py lightllm --git /work/.mirror/ModelTC+LightLLM/repo --tags v1.1.0 v1.2.0
-- rtp-llm: `rtp_llm/server/server_args/*.py` at a commit of alibaba/rtp-llm (not on the package registry):
-      python tools/gen_engine_flags.py rtp-llm --git /work/.mirror/alibaba+rtp-llm/repo --tags 4b8d39cd5=main-2026-08
+- rtp-llm: `rtp_llm/server/server_args/*_args.py` at a commit of alibaba/rtp-llm (not on the package registry):
+      python tools/gen_engine_flags.py rtp-llm --git /work/.mirror/alibaba+rtp-llm/repo --tags v0.2.0 4b8d39cd5=main-2026-08
 - FastDeploy: `fastdeploy/engine/args_utils.py` of a source tree given as a folder (`--dirs PATH=RELEASE`; the
   package is published on PaddlePaddle's own index, not on the registry this project uses).
 
@@ -29,7 +29,7 @@ import subprocess
 ROOT = os.path.join(os.path.dirname(__file__), "..", "moecfg", "frameworks")
 ENGINES = {  # engine -> (package folder, repository, argument files (globs))
     "lightllm": ("lightllm", "ModelTC/LightLLM", ("lightllm/server/api_cli.py",)),
-    "rtp-llm": ("rtp_llm", "alibaba/rtp-llm", ("rtp_llm/server/server_args/*.py",)),
+    "rtp-llm": ("rtp_llm", "alibaba/rtp-llm", ("rtp_llm/server/server_args/*_args.py",)),
     "fastdeploy": ("fastdeploy", "PaddlePaddle/FastDeploy", ("fastdeploy/engine/args_utils.py",)),
 }
 
@@ -79,15 +79,31 @@ def _row(call: ast.Call) -> tuple:
     return names, kind, default
 
 
-def rows_of(texts: dict) -> list[tuple]:
-    rows = []
+def _calls(texts: dict):
     for text in texts.values():
         for c in ast.walk(ast.parse(text)):
             if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "add_argument":
-                row = _row(c)
-                if row[0] and row[0][0].startswith("-"):
-                    rows.append(row)
-    return rows
+                yield c
+
+
+def rows_of(texts: dict) -> list[tuple]:
+    return [row for row in map(_row, _calls(texts)) if row[0] and row[0][0].startswith("-")]
+
+
+def env_names(texts: dict) -> dict[str, str]:
+    """rtp-llm's EnvArgumentParser: every option is also read from a variable, `env_name=` upper-cased or else the
+    first `--` option upper-cased with `-` as `_` (rtp_llm/server/server_args/server_args.py
+    _register_env_mapping)."""
+    out = {}
+    for c in _calls(texts):
+        names = [a.value for a in c.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        long = [n for n in names if n.startswith("--")]
+        if not long:
+            continue
+        kw = {k.arg: _literal(k.value) for k in c.keywords if k.arg == "env_name"}
+        env = kw.get("env_name") or long[0][2:]
+        out[long[0]] = str(env).upper().replace("-", "_")
+    return out
 
 
 def _ranges(indexes: list[int]) -> str:
@@ -101,7 +117,7 @@ def _ranges(indexes: list[int]) -> str:
     return ",".join(out)
 
 
-def table(releases: list[tuple[str, dict, str]]) -> dict:
+def table(releases: list[tuple[str, dict, str]], env: bool = False) -> dict:
     where: dict[str, list[int]] = {}
     for i, (_, texts, _) in enumerate(releases):
         for names, kind, default in rows_of(texts):
@@ -110,7 +126,12 @@ def table(releases: list[tuple[str, dict, str]]) -> dict:
             if i not in where[key]:
                 where[key].append(i)
     rows = [json.loads(k) + [_ranges(v)] for k, v in sorted(where.items())]
-    return {"releases": [r[0] for r in releases], "sources": {r[0]: r[2] for r in releases}, "rows": rows}
+    out = {"releases": [r[0] for r in releases], "sources": {r[0]: r[2] for r in releases}, "rows": rows}
+    if env:
+        out["env"] = {}
+        for _, texts, _ in releases:  # the newest release's name wins
+            out["env"].update(env_names(texts))
+    return out
 
 
 def main() -> None:
@@ -130,7 +151,7 @@ def main() -> None:
         path, name, source = (spec.split("=", 2) + ["", ""])[:3]
         releases.append((name, from_dir(path, patterns), source or path))
     with open(os.path.join(ROOT, folder, "flags.json"), "w", encoding="utf-8") as fh:
-        json.dump(table(releases), fh, indent=0, sort_keys=True)
+        json.dump(table(releases, env=args.engine == "rtp-llm"), fh, indent=0, sort_keys=True)
         fh.write("\n")
 
 
