@@ -30,6 +30,7 @@ FAMILY_MODULES = (
     "moecfg.frameworks.vllm_ascend.rules",
     "moecfg.frameworks.lmdeploy.rules",
     "moecfg.frameworks.lightllm.rules",
+    "moecfg.frameworks.rtp_llm.rules",
 )
 
 

@@ -28,6 +28,7 @@ FRAMEWORK_MODULES = {
     "lmdeploy": "moecfg.frameworks.lmdeploy",
     "xllm": "moecfg.frameworks.xllm",
     "lightllm": "moecfg.frameworks.lightllm",
+    "rtp-llm": "moecfg.frameworks.rtp_llm",
 }
 
 

@@ -42,6 +42,10 @@ class FlagTable:
         i = self.releases().index(release)
         return [r for r in _data(self.path)["rows"] if _in(r[3], i)]
 
+    def env_map(self) -> dict[str, str]:
+        """flag -> the variable that sets it (rtp-llm's EnvArgumentParser); empty for other engines."""
+        return dict(_data(self.path).get("env", {}))
+
     def defaults(self, release: str) -> dict:
         return {r[0][0]: r[2] for r in self.rows(release)}
 
@@ -70,19 +74,23 @@ class Knobs:
     """A launch's flags (read with a FlagTable) and environment, with each value's spans and how it was said.
     A knob written with a value not known statically (`--tp $TP`) is unknown: None, never the default."""
 
-    def __init__(self, launch, flags: Flags, defaults: dict):
+    def __init__(self, launch, flags: Flags, defaults: dict, env_of: dict | None = None):
         self.launch, self.flags, self.defaults = launch, flags, defaults
+        self.env_of = env_of or {}  # flag -> the variable that sets it when the flag is not written (rtp-llm)
         self.unknown: list = []  # (name, span) of knobs read whose value is not known statically
+
+    def _env(self, name: str):
+        return self.launch.env.get(self.env_of.get(name, name))
 
     def span(self, name: str) -> tuple:
         f = self.flags.get(name)
         if f is not None:
             return (f.span,)
-        e = self.launch.env.get(name)
+        e = self._env(name)
         return (e.span,) if e is not None else ()
 
     def given(self, name: str) -> bool:
-        return self.flags.get(name) is not None or name in self.launch.env
+        return self.flags.get(name) is not None or self._env(name) is not None
 
     def text(self, name: str) -> str | None:
         f = self.flags.get(name)
@@ -90,7 +98,7 @@ class Knobs:
             if f.value is None:
                 self.unknown.append((name, f.span))
             return f.value
-        e = self.launch.env.get(name)
+        e = self._env(name)
         if e is not None:
             if e.value is None:
                 self.unknown.append((name, e.span))
@@ -115,6 +123,6 @@ class Knobs:
         """`--tp 8` / `NAME=8` as written, or `--tp 1 (default)` for a knob the launch does not set."""
         if self.flags.get(name) is not None:
             return f"{name} {value}"
-        if name in self.launch.env:
-            return f"{name}={value}"
+        if self._env(name) is not None:
+            return f"{self.env_of.get(name, name)}={value}"
         return f"{name} {value} (default)" if name.startswith("-") else f"{name} unset ({value} by default)"

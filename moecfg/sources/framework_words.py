@@ -31,6 +31,10 @@ TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatr
 TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"msrun", r"deepep",
                   r"deep_ep", r"tutel", r"lmdeploy", r"xllm",
                   r"lightllm", r"fastdeploy", r"rtp_llm", r"trtllm-serve")
+# A line that starts a launch (its first word, after `VAR=value` assignments and a `$ ` prompt, is a launcher's
+# program): a Markdown fence with no language tag is read as shell when one of its lines does (rtp-llm's guides).
+LINE_STARTS = (r"(?:\S*/)?python[0-9.]*\s+-m\s+(?:" + "|".join(PYTHON_MODULES) + r")\b",
+               r"(?:\S*/)?(?:vllm|sglang|lmdeploy|vllm-mindspore)\s+serve\b", r"(?:\S*/)?trtllm-serve\b")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
@@ -53,6 +57,8 @@ _PATTERNS = {
                             0),
     "TEMPLATE_LAUNCH": lambda: (r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I),
     "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
+    # an untagged Markdown fence: a line whose first word starts a launch
+    "LINE_LAUNCH": lambda: (r"^[ \t]*(?:\$[ \t]+)?(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:" + _either(LINE_STARTS) + ")", re.M),
 }
 
 

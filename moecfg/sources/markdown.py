@@ -116,7 +116,7 @@ def _md_blocks(text: str) -> list[Block]:
                 section += 1
                 continue
             lang = _lang(info)
-            keep = (lang in SHELL_LANGS or lang in YAML_LANGS) and len(out) < MAX_BLOCKS
+            keep = (lang in SHELL_LANGS or lang in YAML_LANGS or not info) and len(out) < MAX_BLOCKS
             fence = (m.group(2)[0], len(m.group(2)), Block(lang, section, [], len(m.group(1))) if keep else None)
             continue
         if _HEADING.match(line) or _CONTAINER.match(line) or (_SETEXT.match(line) and not prev_blank):
@@ -124,7 +124,14 @@ def _md_blocks(text: str) -> list[Block]:
         prev_blank = not line.strip()
     if fence is not None and fence[2] is not None:  # unclosed: CommonMark runs it to the end of the document
         out.append(fence[2])
-    return out
+    return [b for b in out if b.lang or _starts_launch(text, b)]
+
+
+def _starts_launch(text: str, block: Block) -> bool:
+    """An untagged fence is read as shell when one of its lines starts a launch (first word, after `VAR=value`
+    assignments and a `$ ` prompt, a launcher's program: rtp-llm's guides write them so)."""
+    pattern = framework_words.LINE_LAUNCH
+    return any(pattern.match(text, lo, hi) for lo, hi in block.lines)
 
 
 def _closes(line: str, char: str, size: int) -> bool:
