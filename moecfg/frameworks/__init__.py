@@ -29,6 +29,8 @@ FRAMEWORK_MODULES = {
     "xllm": "moecfg.frameworks.xllm",
     "lightllm": "moecfg.frameworks.lightllm",
     "rtp-llm": "moecfg.frameworks.rtp_llm",
+    "fastdeploy": "moecfg.frameworks.fastdeploy",
+    "trtllm": "moecfg.frameworks.trtllm",
 }
 
 

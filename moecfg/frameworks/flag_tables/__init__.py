@@ -20,6 +20,7 @@ _DIR = os.path.dirname(__file__)
 # moecfg's own code asks for these names; a row naming one of them is stored under it (SGLang's
 # `--tensor-parallel-size` / `--tp-size` row -> "--tp-size", alias "--tensor-parallel-size")
 CANONICAL = {"sglang": ("--tp-size", "--dp-size", "--ep-size", "--pp-size", "--model-path"), "vllm": ()}
+CANONICAL["sglang-kt"] = CANONICAL["sglang"]  # ktransformers' fork of SGLang (its own wheel, `sglang-kt`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,7 +98,11 @@ def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
 
     pick = flag_tables.launch_pick(NAME, launch, ctx)
     table = flag_tables.reading_table(NAME, pick)
-    flags = parse_flags(launch.argv[command_start(launch):], table.specs, abbrev=True)
+    words = launch.argv[command_start(launch):]
+    flags = parse_flags(words, table.specs, abbrev=True)
+    fork = _fork_specs(table, flags)
+    if fork:  # a flag only a fork defines (`--kt-method`): the launch runs that fork, read with its flags too
+        flags = parse_flags(words, table.specs + fork, abbrev=True)
     for w in flags.unknown:
         notes.append(flag_tables.unknown_note("SGLang", w, table, pick))
     # argparse's prefixes (`--tp 8` for --tp-size) are what SGLang's own docs write: read, not reported
@@ -107,3 +111,23 @@ def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
         notes.append(newer)
     notes.extend(normalise(flags))
     return flags, pick
+
+
+# SGLang forks published on the package registry under their own name, with the flag table of their wheel
+# (flag_tables/<fork>.json, tools/gen_flag_tables.py --fork): ktransformers' `sglang-kt` adds the `--kt-*` flags.
+FORKS = ("sglang-kt",)
+
+
+def _fork_specs(table, flags) -> tuple:
+    """The specs a fork adds to upstream SGLang, when a word upstream does not define is one of them."""
+    from moecfg.frameworks import flag_tables
+
+    if not flags.unknown:
+        return ()
+    for fork in FORKS:
+        own = flag_tables.table(fork, flag_tables.releases(fork)[-1])
+        extra = tuple(s for s in own.specs if not table.has(s.name))
+        names = {n for s in extra for n in (s.name, *s.aliases)}
+        if any((w.value or "").split("=", 1)[0].replace("_", "-") in names for w in flags.unknown):
+            return extra
+    return ()
