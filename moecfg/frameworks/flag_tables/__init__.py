@@ -74,6 +74,12 @@ def _rows(framework: str) -> tuple:
                  in _data(framework)["rows"])
 
 
+@functools.lru_cache(maxsize=None)
+def all_names(framework: str) -> frozenset:
+    """Every option string any release read defines."""
+    return frozenset(n for row in _rows(framework) for n in row[0])
+
+
 def _spec(framework: str, names: tuple, kind: str) -> FlagSpec:
     canon = next((n for n in CANONICAL[framework] if n in names), names[0])
     return FlagSpec(canon, tuple(n for n in names if n != canon), takes_value=kind not in ("flag", "bool"),

@@ -119,15 +119,16 @@ FORKS = ("sglang-kt",)
 
 
 def _fork_specs(table, flags) -> tuple:
-    """The specs a fork adds to upstream SGLang, when a word upstream does not define is one of them."""
+    """The specs a fork adds to upstream SGLang, when a word upstream does not define is one only the fork defines
+    (no upstream release: a flag an older SGLang had is that release's, not a sign of the fork)."""
     from moecfg.frameworks import flag_tables
 
     if not flags.unknown:
         return ()
+    upstream = flag_tables.all_names(NAME)
     for fork in FORKS:
         own = flag_tables.table(fork, flag_tables.releases(fork)[-1])
-        extra = tuple(s for s in own.specs if not table.has(s.name))
-        names = {n for s in extra for n in (s.name, *s.aliases)}
-        if any((w.value or "").split("=", 1)[0].replace("_", "-") in names for w in flags.unknown):
-            return extra
+        only = {n for s in own.specs for n in (s.name, *s.aliases)} - upstream
+        if any((w.value or "").split("=", 1)[0].replace("_", "-") in only for w in flags.unknown):
+            return tuple(s for s in own.specs if not table.has(s.name))
     return ()
