@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 
 class LineIndex:
