@@ -145,3 +145,11 @@ def test_unknown_value_derives_nothing():
 def test_qp_depth_rule_of_deepep_runs_on_the_decode_buffer(t, bad):
     res = lint(f"NUM_MAX_DISPATCH_TOKENS_PER_RANK_DECODE={t} {SERVE} --tp 8 --dp 8 --enable_ep_moe\n")
     assert ("MC641" in codes(res)) is bad
+
+
+def test_moe_mode_with_a_12_flag_reads_as_12_and_says_the_variable_is_not_read():
+    """ModelTC/LightLLM@87881ae test/start_scripts/multi_pd_master/pd_decode.sh: MOE_MODE=EP beside --pd_trans_mode."""
+    der = derive(f"MOE_MODE=EP {SERVE} --tp 8 --dp 8 --pd_trans_mode nixl_kv\n")
+    assert der.version == "1.2.0" and "MC022" not in note_codes(der)
+    (n,) = [n for n in der.notes if n.code == "MC753"]
+    assert "--enable_ep_moe" in n.message and n.severity is None  # the rule's own severity: a warning

@@ -61,9 +61,10 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 
     version, how = pick_version(sys.modules[__name__], launch, ctx, match)
     notes: list[Note] = []
-    flags_new = table().read(launch.argv[command_start(launch):], version, [])
-    if not how and _moe_mode_ep(launch) and flags_new.get("--enable_ep_moe") is None:
-        version, how = "1.1.0", "MOE_MODE without --enable_ep_moe: LightLLM 1.1's way of switching EP on"
+    if not how and _moe_mode_ep(launch):  # 1.1's switch, and every flag a 1.1 flag: the launch is written for 1.1
+        old = table().read(launch.argv[command_start(launch):], "1.1.0", [])
+        if not old.unknown:
+            version, how = "1.1.0", "MOE_MODE without --enable_ep_moe: LightLLM 1.1's way of switching EP on"
     out = Derivation(NAME, version)
     flags = table().read(launch.argv[command_start(launch):], version, notes)
     out.notes.extend(notes)
