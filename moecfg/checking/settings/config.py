@@ -14,7 +14,7 @@ _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
          "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
-              "xllm")
+              "xllm", "lightllm", "rtp-llm")
 
 
 @record(frozen=True)
