@@ -153,3 +153,12 @@ def test_moe_mode_with_a_12_flag_reads_as_12_and_says_the_variable_is_not_read()
     assert der.version == "1.2.0" and "MC022" not in note_codes(der)
     (n,) = [n for n in der.notes if n.code == "MC753"]
     assert "--enable_ep_moe" in n.message and n.severity is None  # the rule's own severity: a warning
+
+
+@pytest.mark.parametrize("sms, bad", [("", True), ("DEEPEP_SMS=16 ", False), ("DEEPEP_SMS=32 ", False),
+                                      ("DEEPEP_SMS=18 ", True)])
+def test_v11_internode_qps_against_deepep_sms(sms, bad):
+    """LightLLM 1.1 passes experts // world = 256 // 16 = 16 QPs; DeepEP's internode kernels trap unless that is
+    num_sms / 2 or >= num_sms (Buffer.num_sms = DEEPEP_SMS, else 20): 16 and 32 pass, 20 and 18 do not."""
+    res = lint(f"{sms}MOE_MODE=EP {SERVE} --tp 16 --nnodes 2 --dp 16\n")
+    assert ("MC613" in codes(res)) is bad

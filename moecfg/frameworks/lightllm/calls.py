@@ -21,6 +21,10 @@ KNOBS = {
     "num_max_tokens_per_rank": f"{PREFILL_CAP} (unset: --batch_max_tokens rounded up to 8)",
     "num_ranks": "--tp (the world: every GPU of every node)",
 }
+# LightLLM 1.1 runs the normal kernels on its one Buffer too: their SM count is DEEPEP_SMS, and the QP count it
+# passes (experts // world) is not a knob of its own
+KNOBS_11 = KNOBS | {"num_sms": "DEEPEP_SMS (Buffer.num_sms)",
+                    "num_qps_per_rank": "LightLLM 1.1 passes experts // --tp; DEEPEP_SMS sets num_sms"}
 _INTS = ("--tp", "--dp", "--nnodes", "--graph_max_batch_size", "--mtp_step", "--batch_max_tokens",
          "--max_req_total_len")
 
@@ -47,7 +51,10 @@ def derive(launch, ctx, k: Knobs, rel: Release, version: str, out) -> None:
     if t_decode is None:
         _unknown(k, notes)
         return
-    out.calls.append(_low_latency(k, rel, base, dims, world, t_decode, t_span, t_why))
+    low = _low_latency(k, rel, base, dims, world, t_decode, t_span, t_why)
+    if low is None:
+        return _unknown(k, notes)
+    out.calls.append(low)
     notes.extend(_decode_cap(k, rel, world, dp, t_decode, t_span))
     if rel.elastic_prefill:
         prefill = _elastic(k, rel, base, dims, world, dp, notes)
@@ -92,7 +99,7 @@ def _cap(k: Knobs, var: str, default: int) -> tuple[int | None, tuple, str]:
     return t, k.span(var), f"{t} <- {k.said(var, t)}"
 
 
-def _low_latency(k: Knobs, rel: Release, base, dims, world: int, t: int, t_span, t_why) -> OpCall:
+def _low_latency(k: Knobs, rel: Release, base, dims, world: int, t: int, t_span, t_why) -> OpCall | None:
     args, src, why = (dict(x) for x in base)
     experts = args["num_experts"]
     rdma = fx.low_latency_rdma_size_hint(t, dims.hidden, world, experts)
@@ -118,7 +125,15 @@ def _low_latency(k: Knobs, rel: Release, base, dims, world: int, t: int, t_span,
         args["env"] = {"NVSHMEM_QP_DEPTH": depth.value}
         src["env.NVSHMEM_QP_DEPTH"] = (depth.span,)
         why["env.NVSHMEM_QP_DEPTH"] = f"{depth.value} <- the launch's environment"
-    return OpCall("serve" if one else "decode", "deepep", None, args, why, src, knobs=KNOBS)
+    if one:
+        sms = k.int("DEEPEP_SMS", 20)
+        if sms is None:
+            return None
+        args["num_sms"] = sms
+        src["num_sms"] = k.span("DEEPEP_SMS")
+        why["num_sms"] = f"{sms} <- {k.said('DEEPEP_SMS', sms)}: Buffer.set_num_sms(DEEPEP_SMS or Buffer.num_sms) " \
+                         f"({rel.ref} lightllm/distributed/communication_op.py:158-166)"
+    return OpCall("serve" if one else "decode", "deepep", None, args, why, src, knobs=KNOBS_11 if one else KNOBS)
 
 
 def _elastic(k: Knobs, rel: Release, base, dims, world: int, dp: int, notes: list) -> OpCall | None:

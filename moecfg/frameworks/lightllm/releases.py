@@ -11,6 +11,8 @@ v1.1.0 (@0f5d0ccf9, 2025-09-03):
   lightllm/utils/envs_utils.py:58-60), experts = routed + redundancy_expert_num x world (communication_op.py:146).
 - decode CUDA graphs up to --graph_max_batch_size (halved with --enable_decode_microbatch_overlap)
   (lightllm/common/basemodel/basemodel.py:68-73).
+- prefill runs the normal kernels on that Buffer (common/basemodel/layer_weights/meta_weights/fused_moe_weight_ep.py
+  :246-260, get_dispatch_layout + dispatch) with Buffer.num_sms = DEEPEP_SMS, else 20 (communication_op.py:158-166).
 
 v1.2.0 (@25475e949, 2026-08-10; main @87881ae has the same EP code):
 - EP is switched on by --enable_ep_moe (lightllm/server/api_cli.py:708-712; communication_op.py:172-180); MOE_MODE
