@@ -162,3 +162,5 @@ def test_v11_internode_qps_against_deepep_sms(sms, bad):
     num_sms / 2 or >= num_sms (Buffer.num_sms = DEEPEP_SMS, else 20): 16 and 32 pass, 20 and 18 do not."""
     res = lint(f"{sms}MOE_MODE=EP {SERVE} --tp 16 --nnodes 2 --dp 16\n")
     assert ("MC613" in codes(res)) is bad
+    if bad:  # once, in LightLLM's knob (the op's own MC613 is covered)
+        assert "DEEPEP_SMS=16 or DEEPEP_SMS=32" in finding(res, "MC613").message

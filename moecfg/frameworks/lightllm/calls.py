@@ -133,7 +133,24 @@ def _low_latency(k: Knobs, rel: Release, base, dims, world: int, t: int, t_span,
         src["num_sms"] = k.span("DEEPEP_SMS")
         why["num_sms"] = f"{sms} <- {k.said('DEEPEP_SMS', sms)}: Buffer.set_num_sms(DEEPEP_SMS or Buffer.num_sms) " \
                          f"({rel.ref} lightllm/distributed/communication_op.py:158-166)"
-    return OpCall("serve" if one else "decode", "deepep", None, args, why, src, knobs=KNOBS_11 if one else KNOBS)
+        call = OpCall("serve", "deepep", None, args, why, src, knobs=KNOBS_11)
+        call.notes.extend(_internode_qps(k, rel, args))
+        return call
+    return OpCall("decode", "deepep", None, args, why, src, knobs=KNOBS)
+
+
+def _internode_qps(k: Knobs, rel: Release, args: dict) -> list[Note]:
+    """DeepEP's internode kernels trap unless num_qps_per_rank == num_sms / 2 or >= num_sms (rule MC613): said in
+    LightLLM 1.1's knob, DEEPEP_SMS, since the QP count (experts // world) is not one."""
+    qps, sms, ranks = args["num_qps_per_rank"], args["num_sms"], args["num_ranks"]
+    if ranks <= 8 or qps == sms // 2 or qps >= sms:
+        return []
+    span = (k.span("DEEPEP_SMS") or k.span("--tp") or (k.launch.span,))[0]
+    return [Note("MC613", f"LightLLM 1.1 passes num_qps_per_rank = {args['num_experts']} experts // {ranks} ranks = "
+                 f"{qps} and Buffer.num_sms = {sms} ({k.said('DEEPEP_SMS', sms)}); DeepEP's internode kernels trap "
+                 f"unless num_qps_per_rank == num_sms / 2 or >= num_sms (csrc/kernels/legacy/internode.cu; "
+                 f"{rel.ref} lightllm/distributed/communication_op.py:150-166): set DEEPEP_SMS={qps - qps % 2} or "
+                 f"DEEPEP_SMS={2 * qps}", span, covers=("MC613",))]
 
 
 def _elastic(k: Knobs, rel: Release, base, dims, world: int, dp: int, notes: list) -> OpCall | None:
