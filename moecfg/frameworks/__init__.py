@@ -44,6 +44,9 @@ class LaunchContext:
     framework_versions: tuple[tuple[str, str], ...] = ()  # (framework, version) from settings
     models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
     settings_dir: str | None = None  # model config paths are relative to it
+    # the model config paths come from the operator's own command (preflight), not from a checked repository:
+    # read wherever they are, not only inside the checked tree
+    models_trusted: bool = False
     device_memory_gb: float | None = None
     device: str | None = None  # GPU model for GPU frameworks (settings `device:`); `product` stays the Ascend one
 

@@ -99,8 +99,9 @@ def _from_setting(value: str, ctx, key: str) -> tuple[presets.ModelPreset | None
         from moecfg.presets.hf_config import ModelConfigError, read_model_config
         from moecfg.sources.contained import tree_roots
 
+        roots = None if getattr(ctx, "models_trusted", False) else tree_roots(ctx.settings_dir)
         try:  # inside the checked tree or the settings file's folder only (sources/contained.py)
-            return read_model_config(path, tree_roots(ctx.settings_dir)), \
+            return read_model_config(path, roots), \
                 f"models[{key!r}] = {value} (config.json) in the settings"
         except ModelConfigError as exc:
             return None, str(exc)
