@@ -83,3 +83,13 @@ def test_intranode_normal_buffer():
 def test_upstream_deepep_limits_are_warnings_for_rtp_llm():
     d = finding(lint(f"{START} --dp_size 32 {LL} --concurrency_limit 1024 --sp_type mtp\n"), "MC643")
     assert d.severity == "warning" and "ACCL-EP" in d.message
+
+
+def test_pinned_v020_is_read_not_derived():
+    from moecfg.frameworks import LaunchContext
+
+    ctx = LaunchContext(framework_versions=(("rtp-llm", "0.2.0"),))
+    der = derive(f"{START} --dp_size 32 {LL} --max_batch_size 64\n", ctx)
+    (c,) = der.calls
+    assert der.version == "0.2.0" and c.kind == "none" and "0.2.0" in c.why_none
+    assert "MC022" not in note_codes(der)  # --max_batch_size is a v0.2.0 option

@@ -1,6 +1,8 @@
-"""rtp-llm (alibaba/rtp-llm) as read for the DeepEP derivation: main @4b8d39cd5 (2026-08-20); the flag table also
-holds v0.2.0 (@d1e93ce12, 2025-10-27), whose DeepEP wrapper sizes the buffers the same way
-(rtp_llm/models_py/distributed/deepep_wrapper.py:129-236 at v0.2.0). Paths below are at 4b8d39cd5.
+"""rtp-llm (alibaba/rtp-llm) as read for the DeepEP derivation: main @4b8d39cd5 (2026-08-20). The flag table also
+holds v0.2.0 (@d1e93ce12, 2025-10-27), which is not derived: its token cap is concurrency_limit / tp rounded to
+16, 24, .., 128 with no MTP factor (rtp_llm/models_py/distributed/deepep_wrapper.py:129-158,198-236 at v0.2.0;
+config/gpt_init_model_parameters.py:1026-1028) and its EP size comes from EP_SIZE / WORLD_SIZE
+(distribute/worker_info.py:118). Paths below are at 4b8d39cd5.
 
 - Options: every option of rtp_llm/server/server_args/*_args.py is also read from a variable (`env_name=`, else the
   option upper-cased); a variable fills only an option not written on the command line
