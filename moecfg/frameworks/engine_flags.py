@@ -78,6 +78,7 @@ class Knobs:
         self.launch, self.flags, self.defaults = launch, flags, defaults
         self.env_of = env_of or {}  # flag -> the variable that sets it when the flag is not written (rtp-llm)
         self.unknown: list = []  # (name, span) of knobs read whose value is not known statically
+        self.unreadable: list = []  # (name, span, text) of knobs read whose text int() does not read
 
     def _env(self, name: str):
         return self.launch.env.get(self.env_of.get(name, name))
@@ -113,7 +114,23 @@ class Knobs:
         if not self.given(name) and name not in self.defaults:
             return default
         value = self.text(name)
-        return integer(value) if value is not None else (default if not self.given(name) else None)
+        if value is None:
+            return default if not self.given(name) else None
+        number = integer(value)
+        if number is None and (name, self.span(name)[0], value) not in self.unreadable:
+            self.unreadable.append((name, self.span(name)[0], value))
+        return number
+
+    def unknown_notes(self, engine: str, what: str) -> list:
+        """MC023 for each knob read whose value is not known statically or not an integer: `what` is not derived."""
+        from moecfg.frameworks import Note
+        from moecfg.frameworks.values import clipped
+
+        out = [Note("MC023", f"{name}: the value is not known statically; {what}: not derived or checked", span)
+               for name, span in self.unknown]
+        out += [Note("MC023", f"{name} {clipped(text)!r}: not a value {engine} reads; {what}: not derived or checked",
+                     span) for name, span, text in self.unreadable]
+        return out
 
     def on(self, name: str) -> bool:
         f = self.flags.get(name)
@@ -126,3 +143,18 @@ class Knobs:
         if self._env(name) is not None:
             return f"{self.env_of.get(name, name)}={value}"
         return f"{name} {value} (default)" if name.startswith("-") else f"{name} unset ({value} by default)"
+
+    def refused(self, names, engine: str) -> list:
+        """MC025 for each of `names` the launch sets (flag or variable) to an integer below 1: no rank to run on,
+        and nothing moecfg derives from it (a zero world would divide by zero)."""
+        from moecfg.frameworks import Note
+
+        out = []
+        for name in names:
+            if self.given(name):
+                value = self.int(name)
+                if value is not None and value < 1:
+                    said = self.said(name, value)
+                    out.append(Note("MC025", f"`{said}`: {engine} refuses a value below 1; moecfg cannot derive the "
+                                    "DeepEP buffers. Set it to >= 1 (or drop it for the default)", self.span(name)[0]))
+        return out

@@ -2,6 +2,8 @@
 flag table is flag_tables/sglang-kt.json): launches read without false notices."""
 from __future__ import annotations
 
+import pytest
+
 from tests.frameworks.gpu_helpers import codes, derive, lint
 
 
@@ -30,3 +32,16 @@ def test_sglang_fork_flags_are_not_unknown():
 
 def test_sglang_without_fork_flags_reads_upstream_only():
     assert "MC022" in codes(lint("python -m sglang.launch_server --model-path m --tp-size 8 --kt-methd X\n"))
+
+
+@pytest.mark.parametrize("text, code", [
+    ("python -m lightllm.server.api_server --model_dir /m/DeepSeek-R1 --tp 0 --dp 8 --enable_ep_moe", "MC025"),
+    ("python -m lightllm.server.api_server --model_dir /m/DeepSeek-R1 --tp abc --enable_ep_moe", "MC023"),
+    ("TP_SIZE=0 python3 -m rtp_llm.start_server --checkpoint_path /m/DeepSeek-V3 --use_deepep_moe 1", "MC025"),
+    ("python3 -m rtp_llm.start_server --checkpoint_path /m/DeepSeek-V3 --use_deepep_moe maybe --dp_size 8", "MC023"),
+    ("python3 -m rtp_llm.start_server --checkpoint_path /m/DeepSeek-V3 --use_deepep_moe 1 --dp_size 8 "
+     "--concurrency_limit 99999999999999999999999", "MC023"),
+])
+def test_bad_values_are_said_and_nothing_is_derived(text, code):
+    der = derive(text + "\n")
+    assert code in [n.code for n in der.notes] and not [c for c in der.calls if c.kind == "deepep"]

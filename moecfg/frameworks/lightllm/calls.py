@@ -31,9 +31,14 @@ _INTS = ("--tp", "--dp", "--nnodes", "--graph_max_batch_size", "--mtp_step", "--
 
 def derive(launch, ctx, k: Knobs, rel: Release, version: str, out) -> None:
     notes = out.notes
+    bad = k.refused(("--tp", "--dp", "--nnodes", "--graph_max_batch_size", "--batch_max_tokens",
+                     "--max_req_total_len"), "LightLLM")
+    if bad:
+        notes.extend(bad)
+        return
     world, dp, nodes = k.int("--tp", 1), k.int("--dp", 1), k.int("--nnodes", 1)
     _start_up(k, rel, version, world, nodes, notes)
-    if k.unknown or world is None or dp is None:
+    if k.unknown or k.unreadable or world is None or dp is None:
         _unknown(k, notes)
         return
     dims = resolve_model(k.text("--model_dir"), ctx)
@@ -63,9 +68,7 @@ def derive(launch, ctx, k: Knobs, rel: Release, version: str, out) -> None:
 
 
 def _unknown(k: Knobs, notes: list) -> None:
-    for name, span in k.unknown:
-        notes.append(Note("MC023", f"{name}: the value is not known statically; the DeepEP buffers LightLLM builds "
-                          "from it are not derived or checked", span))
+    notes.extend(k.unknown_notes("LightLLM", "the DeepEP buffers LightLLM builds from it"))
 
 
 def _start_up(k: Knobs, rel: Release, version: str, world, nodes, notes: list) -> None:

@@ -21,15 +21,22 @@ _TRUE, _FALSE = ("yes", "true", "t", "1", "on"), ("no", "false", "f", "0", "off"
 
 
 def boolean(k: Knobs, name: str) -> bool | None:
-    """str2bool (server_args/util.py:6-15) of the option as given; None when not given or not known."""
+    """str2bool (server_args/util.py:6-15) of the option as given; None when not given or not known (a text it
+    refuses stops argparse: kept with the unreadable values)."""
     text = k.text(name) if k.given(name) else None
     low = (text or "").lower()
+    if text is not None and low not in _TRUE + _FALSE and (name, k.span(name)[0], text) not in k.unreadable:
+        k.unreadable.append((name, k.span(name)[0], text))
     return True if low in _TRUE else False if low in _FALSE else None
 
 
 def derive(launch, ctx, k: Knobs, out) -> None:
+    bad = k.refused(("--tp_size", "--dp_size", "--concurrency_limit", "--local_world_size"), "rtp-llm")
+    if bad:
+        out.notes.extend(bad)
+        return
     tp, dp, ep_given = k.int("--tp_size", 1), k.int("--dp_size", 1), k.int("--ep_size", 0)
-    if k.unknown or None in (tp, dp, ep_given):
+    if k.unknown or k.unreadable or None in (tp, dp, ep_given):
         return _unknown(k, out.notes)
     ep, bad = _ep_size(k, tp, dp, ep_given)
     if bad:
@@ -37,6 +44,8 @@ def derive(launch, ctx, k: Knobs, out) -> None:
         return
     role = (k.text("--role_type") or "PDFUSION").upper()
     modes, why = _modes(k, tp, dp, ep, role)
+    if k.unknown or k.unreadable:
+        return _unknown(k, out.notes)
     phase = {"PREFILL": "prefill", "DECODE": "decode"}.get(role, "serve")
     model = k.text("--checkpoint_path")
     if modes is None:
@@ -53,19 +62,19 @@ def derive(launch, ctx, k: Knobs, out) -> None:
         out.notes.append(Note("MC042", unresolved_reason(model, ctx), (k.span("--checkpoint_path") or
                                                                        (launch.span,))[0]))
         return
+    if k.unknown or k.unreadable:
+        return _unknown(k, out.notes)
     low_latency, internode = modes
     call = _low_latency(k, dims, tp, ep, why) if low_latency else _normal(k, dims, ep, internode, why)
     if call is not None:
         call.role = phase
         out.calls.append(call)
-    elif k.unknown:
+    else:
         _unknown(k, out.notes)
 
 
 def _unknown(k: Knobs, notes: list) -> None:
-    for name, span in k.unknown:
-        notes.append(Note("MC023", f"{name}: the value is not known statically; the DeepEP Buffer rtp-llm builds "
-                          "from it is not derived or checked", span))
+    notes.extend(k.unknown_notes("rtp-llm", "the DeepEP Buffer rtp-llm builds from it"))
 
 
 def _ep_size(k: Knobs, tp: int, dp: int, ep: int) -> tuple[int, Note | None]:
