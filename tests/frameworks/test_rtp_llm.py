@@ -64,15 +64,21 @@ def test_pure_tp_keeps_all_gather():
 
 @pytest.mark.parametrize("role, mode, rdma", [("PDFUSION", "normal", 10 ** 9), ("DECODE", "low_latency", None)])
 def test_auto_configuration_from_role_and_nodes(role, mode, rdma):
-    c = call(f"ROLE_TYPE={role} {START} --dp_size 16 --local_world_size 8\n")
+    c = call(f"ROLE_TYPE={role} WORLD_SIZE=16 {START} --dp_size 16 --local_world_size 8\n")
     assert c.arguments["mode"] == mode
     if rdma:
         assert c.arguments["num_rdma_bytes"] == rdma and c.arguments["num_nvl_bytes"] == 2 * 10 ** 9
 
 
-def test_auto_configuration_needs_the_node_size():
-    der = derive(f"{START} --dp_size 16\n")
+@pytest.mark.parametrize("sizes", ["", "--world_size 16"])  # no world size, or no node size
+def test_auto_configuration_needs_the_sizes(sizes):
+    der = derive(f"{START} --dp_size 16 {sizes}\n")
     assert der.calls == [] and "MC023" in note_codes(der)
+
+
+def test_auto_configuration_one_gpu_world_builds_nothing():
+    (c,) = derive(f"{START} --dp_size 16 --world_size 1\n").calls
+    assert c.kind == "none" and "one GPU" in c.why_none
 
 
 def test_intranode_normal_buffer():

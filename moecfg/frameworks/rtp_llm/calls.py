@@ -119,22 +119,23 @@ def _modes(k: Knobs, tp: int, dp: int, ep: int, role: str):
     return (ll, bool(internode)), how
 
 
-def _auto(k: Knobs, world: int, role: str):
-    """_apply_auto_deepep_config (server_config_setup.py:166-241) from the role, world and local world size."""
-    local = k.int("--local_world_size", None) if k.given("--local_world_size") else None
-    if world > 1 and local is None:
+def _auto(k: Knobs, ep: int, role: str):
+    """_apply_auto_deepep_config (server_config_setup.py:166-241) from the role, --world_size and
+    --local_world_size (both default 1: a launcher usually sets WORLD_SIZE, so unset they are not known)."""
+    world = k.int("--world_size") if k.given("--world_size") else None
+    local = k.int("--local_world_size") if k.given("--local_world_size") else None
+    if world is None or (world > 1 and local is None):
         return ("--use_deepep_moe / --use_deepep_internode / --use_deepep_low_latency not given: rtp-llm picks them "
-                "from the role and whether the job spans nodes (--local_world_size, else the GPUs it sees): not "
-                "known statically; set them or --local_world_size"), ""
+                "from --role_type, --world_size and --local_world_size (WORLD_SIZE / LOCAL_WORLD_SIZE, usually set by "
+                "the job's launcher): not known statically; set them or the sizes"), ""
     if world == 1:
-        return None, "one GPU: no DeepEP Buffer"
-    multi_node = world > local
-    ll = role == "DECODE"
+        return None, f"{k.said('--world_size', 1)}: one GPU, no DeepEP Buffer ({SETUP}:184-201)"
     if role not in ("PDFUSION", "PREFILL", "DECODE"):
         return None, f"--role_type {role}: no DeepEP MoE on this role"
-    how = (f"auto ({SETUP}:166-241): --role_type {role}, {world} ranks over --local_world_size {local} "
-           f"({'several nodes' if multi_node else 'one node'})")
-    return (ll, multi_node), how
+    multi_node = world > local
+    how = (f"auto ({SETUP}:166-241): --role_type {role}, {k.said('--world_size', world)} over "
+           f"{k.said('--local_world_size', local)} ({'several nodes' if multi_node else 'one node'})")
+    return (role == "DECODE", multi_node), how
 
 
 def _base(k: Knobs, dims, ep: int, how: str) -> tuple[dict, dict, dict]:
