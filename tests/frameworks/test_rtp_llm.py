@@ -99,3 +99,20 @@ def test_pinned_v020_is_read_not_derived():
     (c,) = der.calls
     assert der.version == "0.2.0" and c.kind == "none" and "0.2.0" in c.why_none
     assert "MC022" not in note_codes(der)  # --max_batch_size is a v0.2.0 option
+
+
+@pytest.mark.parametrize("limit, extra, codes_expected", [
+    (512, " --sp_type mtp", set()),  # T 1024: just inside the cap (the QP depth, 2050 > 1024, is not)
+    (513, " --sp_type mtp", {"MC643"}),  # 1026 -> 1152
+    (192, "", set()),  # 192 -> 256: within 511
+    (385, "", set()),  # 385 -> 512: QP depth needs 1026
+])
+def test_token_cap_limits_in_rtp_llm_knobs(limit, extra, codes_expected):
+    res = lint(f"{START} --dp_size 32 {LL} --concurrency_limit {limit}{extra}\n")
+    found = {d.code for r in res for d in r.diagnostics if d.code in ("MC641", "MC643")}
+    t = {512: 1024, 513: 1152, 192: 256, 385: 512}[limit]
+    assert ("MC641" in found) is (2 * (t + 1) > 1024)
+    assert ("MC643" in found) is ("MC643" in codes_expected)
+    for code in found:
+        d = finding(res, code)
+        assert d.severity == "warning" and "--concurrency_limit <=" in d.message

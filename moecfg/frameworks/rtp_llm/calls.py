@@ -8,6 +8,7 @@ from moecfg.frameworks.engine_flags import Knobs
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.rtp_llm import rules
 from moecfg.frameworks.rtp_llm.releases import ACCL, SETUP, WRAPPER
+from moecfg.frameworks.values import integer
 
 KNOBS = {
     "num_max_dispatch_tokens_per_rank": "--concurrency_limit / CONCURRENCY_LIMIT (over --tp_size, rounded up)",
@@ -163,6 +164,7 @@ def _low_latency(k: Knobs, dims, tp: int, ep: int, how: str) -> OpCall | None:
     per_rank = -(-total // tp)
     t = per_rank // 128 * 128 + (128 if per_rank % 128 else 0) if per_rank > 128 else (64 if per_rank <= 64 else 128)
     args, src, why = _base(k, dims, ep, how)
+    cap = k.span("--concurrency_limit")
     rdma = fx.low_latency_rdma_size_hint(t, dims.hidden, ep, args["num_experts"])
     qps = args["num_experts"] // ep
     args |= {"mode": "low_latency", "num_max_dispatch_tokens_per_rank": t, "num_nvl_bytes": 0,
@@ -182,7 +184,35 @@ def _low_latency(k: Knobs, dims, tp: int, ep: int, how: str) -> OpCall | None:
             "num_qps_per_rank": f"{qps} <- experts / ep_size ({WRAPPER}:578)", "num_nvl_bytes": "0 <- rtp-llm's literal",
             "env.NVSHMEM_QP_DEPTH": "1024 <- DeepEP's default (rtp-llm does not raise it)"}
     _qp_depth(k, args, src, why)
-    return OpCall("serve", "deepep", None, args, why, src, knobs=KNOBS, condition=ACCL)
+    call = OpCall("serve", "deepep", None, args, why, src, knobs=KNOBS, condition=ACCL)
+    call.notes.extend(_cap_notes(k, t, tp, gen + 1 if sp else 1, cap))
+    return call
+
+
+def _limit_for(t_max: int, tp: int, factor: int) -> int:
+    """The largest --concurrency_limit whose token cap stays <= t_max (rounded up to 128s above 128)."""
+    per_rank = t_max // 128 * 128 if t_max >= 128 else t_max
+    return per_rank * tp // factor
+
+
+def _cap_notes(k: Knobs, t: int, tp: int, factor: int, spans: tuple) -> list[Note]:
+    """DeepEP's low-latency limits on T (MC643: <= 1024; MC641: NVSHMEM_QP_DEPTH >= 2 (T + 1)) said in rtp-llm's
+    knobs: T comes from --concurrency_limit (CONCURRENCY_LIMIT), not from a variable of its own."""
+    span = (spans or (k.launch.span,))[0]
+    out = []
+    if t > 1024:
+        out.append(Note("MC643", f"rtp-llm sizes the low-latency Buffer for T = {t} tokens per rank "
+                        f"(--concurrency_limit over --tp_size, rounded up); DeepEP's low-latency kernels count at most "
+                        f"1024 (FINISHED_SUM_TAG): set CONCURRENCY_LIMIT / --concurrency_limit <= "
+                        f"{_limit_for(1024, tp, factor)}", span, covers=("MC643",)))
+    depth_env = k.launch.env.get("NVSHMEM_QP_DEPTH")
+    depth = integer(depth_env.value) if depth_env is not None and depth_env.value is not None else 1024
+    if depth is not None and 2 * (t + 1) > depth:
+        out.append(Note("MC641", f"T = {t} tokens per rank needs NVSHMEM_QP_DEPTH >= 2 x ({t} + 1) = {2 * (t + 1)} "
+                        f"(it is {depth}{'' if depth_env else ', DeepEP default'}; rtp-llm does not raise it): set "
+                        f"NVSHMEM_QP_DEPTH={2 * (t + 1)} or CONCURRENCY_LIMIT / --concurrency_limit <= "
+                        f"{_limit_for(depth // 2 - 1, tp, factor)}", span, covers=("MC641",)))
+    return out
 
 
 def _normal(k: Knobs, dims, ep: int, internode: bool, how: str) -> OpCall | None:
