@@ -45,3 +45,44 @@ def test_sglang_without_fork_flags_reads_upstream_only():
 def test_bad_values_are_said_and_nothing_is_derived(text, code):
     der = derive(text + "\n")
     assert code in [n.code for n in der.notes] and not [c for c in der.calls if c.kind == "deepep"]
+
+
+# ---- published launches (fixtures/engines/, each citing its source on its first line) ----
+
+def _check(name: str, settings: str = ""):
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    src = Path(__file__).parent / "fixtures" / "engines" / name
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+        if settings:
+            (Path(tmp) / ".moecfg.yaml").write_text(settings, encoding="utf-8")
+        run = subprocess.run([sys.executable, "-m", "moecfg", "check", "--markdown", "--format", "json", name],
+                             cwd=tmp, capture_output=True, text=True, check=False)
+    return json.loads(run.stdout)["results"]
+
+
+def test_lightllm_pd_decode_with_moe_mode_runs_without_ep():
+    results = _check("lightllm_pd_decode.sh")
+    (d,) = [d for r in results for d in r["diagnostics"] if d["code"] == "MC753"]
+    assert d["severity"] == "warning" and d["line"] == 5 and "--enable_ep_moe" in d["message"]
+    assert all(r["op"] not in ("v2", "low_latency", "auto") for r in results)
+
+
+def test_lightllm_single_node_ep_builds_both_buffers_within_limits():
+    results = _check("lightllm_single_node_ep.sh")
+    assert sorted(r["op"] for r in results) == ["low_latency", "v2"]
+    assert not [d for r in results for d in r["diagnostics"] if d["severity"] in ("error", "warning")]
+
+
+def test_rtp_llm_guide_untagged_fences_read_and_the_decode_command_ends_at_its_comment():
+    results = _check("rtp_llm_deepseek_deploy.md", "models:\n  XXXX: deepseek-v3\n")
+    ops = {r["launch"]["line"]: r["op"] for r in results}
+    assert ops[18] == "normal"  # the prefill fence: --use_deepep_internode 1 --use_deepep_low_latency 0
+    decode = [d for r in results for d in r["diagnostics"] if d["code"] == "MC023" and "WORLD_SIZE" in d["message"]]
+    assert len(decode) == 1  # `--cache_store_rdma_mode 1 \ # delete` ends the decode command before its switches
+    assert not [d for r in results for d in r["diagnostics"] if d["severity"] == "error"]
