@@ -164,3 +164,9 @@ def test_v11_internode_qps_against_deepep_sms(sms, bad):
     assert ("MC613" in codes(res)) is bad
     if bad:  # once, in LightLLM's knob (the op's own MC613 is covered)
         assert "DEEPEP_SMS=16 or DEEPEP_SMS=32" in finding(res, "MC613").message
+
+
+def test_device_from_settings_reaches_both_buffers():
+    ctx = LaunchContext(device="H20")
+    c = calls(f"{SERVE} --tp 8 --dp 8 --enable_ep_moe\n", ctx)
+    assert c["decode"].arguments["device"] == "H20" and c["prefill"].arguments["device"] == "H20"

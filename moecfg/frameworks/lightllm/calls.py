@@ -12,6 +12,7 @@ from moecfg.frameworks.engine_flags import Knobs
 from moecfg.frameworks.lightllm import rules
 from moecfg.frameworks.lightllm.releases import DEFAULT_T, PREFILL_CAP, Release
 from moecfg.frameworks.models import resolve_model, unresolved_reason
+from moecfg.frameworks.vllm.calls import add_device
 
 # What a LightLLM user sets for each DeepEP field (named beside the field in the op's findings)
 KNOBS = {
@@ -65,6 +66,8 @@ def derive(launch, ctx, k: Knobs, rel: Release, version: str, out) -> None:
         prefill = _elastic(k, rel, base, dims, world, dp, notes)
         if prefill is not None:
             out.calls.insert(0, prefill)
+    for call in out.calls:  # the GPU model, when known, lets the deepep kind's device-memory rules run
+        add_device(launch, ctx, call)
 
 
 def _unknown(k: Knobs, notes: list) -> None:

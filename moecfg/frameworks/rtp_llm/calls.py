@@ -8,6 +8,7 @@ from moecfg.frameworks.engine_flags import Knobs
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.rtp_llm import rules
 from moecfg.frameworks.rtp_llm.releases import ACCL, SETUP, WRAPPER
+from moecfg.frameworks.vllm.calls import add_device
 from moecfg.frameworks.values import integer
 
 KNOBS = {
@@ -69,6 +70,7 @@ def derive(launch, ctx, k: Knobs, out) -> None:
     call = _low_latency(k, dims, tp, ep, why) if low_latency else _normal(k, dims, ep, internode, why)
     if call is not None:
         call.role = phase
+        add_device(launch, ctx, call)  # the GPU model, when known: the deepep kind's device-memory rules run
         out.calls.append(call)
     else:
         _unknown(k, out.notes)
