@@ -25,7 +25,8 @@ DECODE_CAP = rule(
     "MC751", "lightllm-decode-token-cap", ERROR, "LightLLM: the decode CUDA graph batch exceeds the low-latency "
     "DeepEP token cap", family=_F,
     source=f"{_L} lightllm/common/basemodel/basemodel.py:81-89, cuda_graph.py:25-49 (captured batch sizes up to "
-    "graph_max_batch_size x (mtp_step + 1)); triton_kernel/fused_moe/grouped_fused_moe_ep.py:341-351 "
+    "graph_max_batch_size x (mtp_step + 1)), cuda_graph.py:208-245 (warmup: a decode forward of every captured "
+    "batch, the largest first, at start-up); triton_kernel/fused_moe/grouped_fused_moe_ep.py:341-351 "
     "(low_latency_dispatch with NUM_MAX_DISPATCH_TOKENS_PER_RANK_DECODE); v1.1.0 basemodel.py:68-73, "
     "NUM_MAX_DISPATCH_TOKENS_PER_RANK",
     why="LightLLM captures decode CUDA graphs at start-up for batches up to --graph_max_batch_size (halved with "
