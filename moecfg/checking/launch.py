@@ -6,6 +6,8 @@ the flag or env entry that fed the failing argument (`OpCall.sources`).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
@@ -40,24 +42,31 @@ class LaunchDocument:
 
 def context(policy, options) -> frameworks.LaunchContext:
     """The LaunchContext of a file: command line first, then its settings file."""
-    product = getattr(options, "product", None) or (policy.product if policy else None)
-    source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
+    given = getattr(options, "product", None) or getattr(options, "device", None)  # --product: Ascend or a GPU
+    product = given or (policy.product if policy else None)
+    source = "--product" if given else ("settings `product`" if product else "")
+    versions = dict(policy.framework_versions if policy else ()) | dict(getattr(options, "framework_versions", ()))
     return frameworks.LaunchContext(
         product=product, product_source=source,
         cann=options.cann or (policy.cann_version if policy else None),
-        framework_versions=policy.framework_versions if policy else (),
+        framework_versions=tuple(sorted(versions.items())),
         models=policy.models if policy else (),
         settings_dir=policy.settings_dir if policy else None,
-        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
+        device=policy.device if policy else None,
+        device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
-                     first_index: int = 0) -> list[DocumentResult]:
+                     first_index: int = 0, coverage=None) -> list[DocumentResult]:
+    """`coverage` (optional, checking/coverage.Coverage): told each recognised launch's lines and what its
+    derivation did not read (issue 30)."""
     results: list[DocumentResult] = []
     # a valueFrom / template-value info is about a launch: said only when one is recognised
     about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
+    if ctx.file is None:
+        ctx = dataclasses.replace(ctx, file=name)
     recognised = 0  # the launch's ordinal in this call (`launch.index`; checking/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -68,6 +77,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
             break
         derivation = module.derive(launch, launch_ctx)
+        if coverage is not None:
+            coverage.recognised(launch, derivation)
         about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
         ordinal, recognised = recognised, recognised + 1
         launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]

@@ -142,8 +142,29 @@ def unresolved_reason(text: str | None, ctx) -> str:
     for key in (text, "*") if text else ("*",):
         if key in mapping:
             return _from_setting(mapping[key], ctx, key)[1]
+    suggested = suggested_preset(text, getattr(ctx, "file", None))
     if text is None:  # `--model-path $(MODEL_PATH)`, `<model_path>`: set at run time
         return (f"{MODEL_NOT_STATIC} (a variable or placeholder set at run time); name it in "
-                ".moecfg.yaml: `models: {'*': deepseek-v3}` (a preset name or a path to its config.json)")
+                f".moecfg.yaml: `models: {{'*': {suggested}}}` (a preset name or a path to its config.json)")
     return (f"model {text!r} {MODEL_NOT_KNOWN}; map it in .moecfg.yaml: "
-            f"`models: {{{text!r}: deepseek-v3}}` (a preset name or a path to its config.json)")
+            f"`models: {{{text!r}: {suggested}}}` (a preset name or a path to its config.json)")
+
+
+PLACEHOLDER_PRESET = "<preset or path/to/config.json>"
+
+
+def suggested_preset(text: str | None, file: str | None) -> str:
+    """The preset the evidence names (issue 30: advice that names another model's preset, followed, gives false
+    errors): one named by the model text's path, else by the file's path (deepest part first: `guides/kimi-k2/
+    serve.sh` -> kimi-k2); else a placeholder the user fills in."""
+    parts = [p for p in (text or "").replace("\\", "/").split("/") if p][::-1]
+    if file:
+        base = os.path.basename(file).rsplit(".", 1)[0]
+        parts += [base] + [p for p in os.path.dirname(file).replace("\\", "/").split("/") if p][::-1]
+    for part in parts:
+        for piece in (part, *re.split(r"[_\s]+", part)):
+            hit = (presets.lookup(piece) or presets.lookup(_strip_quant(piece)) or _by_prefix(piece)
+                   or _by_prefix(piece.replace("_", "-")))
+            if hit:
+                return hit.name
+    return PLACEHOLDER_PRESET

@@ -82,8 +82,42 @@ class Skipped(BaseModel):
     """A file or document that is not moecfg's (foreign YAML, a script without a launch) and why."""
 
     file: str
-    document: int
+    document: Optional[int] = Field(None, description="the YAML document; null for a script")
     reason: str
+
+
+class Unread(BaseModel):
+    """A launch seen but not read (docs/contract.md §5.8): the launcher as users know it and why it was not read."""
+
+    file: str
+    line: int
+    launcher: str = Field(description="e.g. LightLLM, verl, ms-swift megatron, Markdown's launcher")
+    reason: str = Field(description="e.g. 'engine not supported: LightLLM', 'Python file building a launch (not read)'")
+
+
+class FileState(BaseModel):
+    """The state one file ended in: checked (a moecfg document, or a file moecfg owns, with its diagnostics), read
+    (a launch recognised), unread (launches seen, none read), skipped (with the reason)."""
+
+    file: str
+    state: Literal["checked", "read", "unread", "skipped"]
+    reason: Optional[str] = None
+
+    @model_serializer(mode="wrap")
+    def _drop_empty_reason(self, handler):
+        data = handler(self)
+        if not data.get("reason"):
+            data.pop("reason", None)
+        return data
+
+
+class Coverage(BaseModel):
+    """How much of the run's launches was read (docs/contract.md §5.8)."""
+
+    launches_read: int = 0
+    launches_with_op_calls: int = Field(0, description="launches read that derive at least one EP op call")
+    launches_unread: int = 0
+    unread_by_launcher: dict[str, int] = Field(default_factory=dict)
 
 
 class Report(BaseModel):
@@ -94,6 +128,9 @@ class Report(BaseModel):
     results: list[Result]
     summary: Summary
     skipped: list[Skipped] = Field(default_factory=list)
+    coverage: Coverage = Field(default_factory=Coverage)
+    unread: list[Unread] = Field(default_factory=list, description="launches seen but not read")
+    files: list[FileState] = Field(default_factory=list, description="the state each file ended in")
 
     @property
     def valid(self) -> bool:

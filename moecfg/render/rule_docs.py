@@ -56,6 +56,9 @@ class RuleDoc:
         checks (a framework's start-up rule quotes the framework's own error, not CANN's)."""
         if self.error_by:
             return self.error_by
+        quoted = next((label for text, label in _QUOTED if text in self.cann_error), None)
+        if quoted:  # a launch rule quotes whichever library fails: its text says which (MC975: DeepEP's assert)
+            return quoted
         if self.family.startswith("deepep"):
             return "DeepEP's error"
         return "Tutel's error" if self.family.startswith("tutel") else "CANN's error"
@@ -68,6 +71,11 @@ class RuleDoc:
     def url(self) -> str:
         """Where the rule's page is in a checkout (docs/rules.md, generated); no web address is assumed."""
         return f"{RULES_MD}#{self.anchor}"
+
+
+# Whose error a quoted text is, from the text itself (checked before the family's default, CANN's).
+_QUOTED = (("exceeds SGLANG_", "SGLang's error"), ("deep_ep", "DeepEP's error"), ("vllm: error", "vLLM's error"),
+           ("CUDA out of memory", "PyTorch's error"), ("NPU out of memory", "torch_npu's error"))
 
 
 def _module_doc(module: str) -> str:

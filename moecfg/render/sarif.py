@@ -75,6 +75,17 @@ def _skipped(s) -> dict:
     }
 
 
+def _unread(u) -> dict:
+    """A launch seen but not read (docs/contract.md §5.8): a note, not a result (nothing to fix in the file)."""
+    return {
+        "descriptor": {"id": "unread"},
+        "level": "note",
+        "message": {"text": f"launch not read ({u.launcher}): {u.reason}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(u.file)},
+                                            "region": {"startLine": u.line}}}],
+    }
+
+
 def as_dict(report) -> dict:
     codes = sorted({d.code for r in report.results for d in r.diagnostics})
     index = {c: i for i, c in enumerate(codes)}
@@ -92,7 +103,8 @@ def as_dict(report) -> dict:
             "results": results,
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True,
-                             "toolExecutionNotifications": [_skipped(s) for s in getattr(report, "skipped", ())]}],
+                             "toolExecutionNotifications": [_skipped(s) for s in getattr(report, "skipped", ())]
+                             + [_unread(u) for u in getattr(report, "unread", ())]}],
         }],
     }
 

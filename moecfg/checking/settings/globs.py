@@ -1,4 +1,4 @@
-"""`per-path-ignores` patterns: gitignore semantics from the `pathspec` library (what black and yamllint
+"""`per-path-ignores`, `exclude` and `extend-exclude` patterns: gitignore semantics from the `pathspec` library (what black and yamllint
 use), matched against a '/'-separated path relative to the config file's folder.
 
 `name` (no slash) matches at any depth; `/x` or `a/b` are anchored to the config folder; `*` and `?` stay
@@ -32,7 +32,7 @@ def _commit_chunks(regex: str) -> str:
     return "".join(out)
 
 
-def gitignore_regex(pattern: str) -> re.Pattern:
+def gitignore_regex(pattern: str, key: str = "per-path-ignores") -> re.Pattern:
     """The compiled matcher of one pattern (use `.match(relative_path)`); ConfigError if it is not valid."""
     from moecfg.core.diagnostics import shown
     from moecfg.checking.settings.errors import ConfigError
@@ -51,9 +51,9 @@ def gitignore_regex(pattern: str) -> re.Pattern:
         try:
             compiled = pathspec.GitIgnoreSpec.from_lines([p]).patterns[0].regex
         except (ValueError, re.error) as exc:  # pathspec's GitIgnorePatternError is a ValueError
-            raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
+            raise ConfigError(f"{key}: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
         if compiled is None:
-            raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern")
+            raise ConfigError(f"{key}: {shown(pattern)} is not a valid gitignore pattern")
         return re.compile(_commit_chunks(compiled.pattern))
 
 

@@ -101,7 +101,7 @@ def _no_strategy_fix(lay: Layout, phase: str, step: Value, why: str):
         at = (lay.word("worldSize") or lay.word("moe_ep") or lay.flags["backendType"]).span if not fixes[:-1] else at
     if lay.product == "A2" and lay.dp.value > 1:
         fixes.append("or set \"dp\": 1 (AllGather then takes the step)")
-    return "; ".join(fixes) or "see the strategy table (docs/frameworks/mindie.md)", at
+    return "; ".join(fixes) or "see the strategy table (`moecfg docs mindie`)", at
 
 
 def _call(lay: Layout, dims, ctx, env_buff, phase: str, step: Value, tokens: int, path: str, why: str) -> OpCall:

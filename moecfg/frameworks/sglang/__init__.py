@@ -57,6 +57,22 @@ def _match(version_text: str) -> str | None:
     return VERSIONS[-1] if re.match(r"^\d+\.\d+", version_text) else None
 
 
+def _version_note(launch: Launch, version: str) -> frameworks.Note:
+    """MC040: the version is not known. An image tag naming no version (`:deepseek-v4-blackwell`) is read as the
+    newest release (flag_tables.launch_pick), a launch without one as the newest release's flags on main's code."""
+    from moecfg.frameworks.flag_tables import releases, unversioned_tag
+
+    newest = releases(NAME)[-1]
+    tag = unversioned_tag(NAME, launch.image) if launch.image else None
+    if tag is not None:
+        return frameworks.Note("MC040", f"SGLang image tag `{tag}` names no version: an unknown version, derived as "
+                               f"the newest release read (SGLang {newest}: its flags and buffer sizing); pin a "
+                               "version tag or `framework_versions: {sglang: ...}`", launch.span)
+    return frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): flags read as "
+                           f"SGLang {newest}'s (the newest release read, with older releases' flags accepted), "
+                           f"derived as SGLang {version}", launch.span)
+
+
 def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
     """NPU when the launch or the settings say so; a launch that shows NVIDIA (--device cuda, nvidia.com/gpu,
     NVSHMEM_/NCCL_ env) runs on GPUs whatever the settings' Ascend `product` (gpu.py)."""
@@ -72,16 +88,12 @@ def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     version, how = frameworks.pick_version(sys.modules[__name__], launch, ctx, _match)
     given = _given_version(launch, ctx)
-    # One derivation table (the newest code read); the result names the version the launch runs when it says so.
-    out = Derivation(NAME, f"{given} (derived as {version})" if how and given and given != version else version)
+    # The result names the version the launch runs when it says so: its own flag table and release facts
+    # (releases.py) are the ones read; "main-2026-08" only when no version is given (MC040 says so).
+    out = Derivation(NAME, given if how and given else version)
     flags, pick = read_flags(launch, ctx, out.notes)
     if not how:
-        from moecfg.frameworks.flag_tables import releases
-
-        out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
-                                         f"flags read as SGLang {releases(NAME)[-1]}'s (the newest release read, "
-                                         f"with older releases' flags accepted), derived as SGLang {version}",
-                                         launch.span))
+        out.notes.append(_version_note(launch, version))
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
     else:

@@ -6,7 +6,7 @@ tokens one rank dispatches in a low-latency call, which only the launch shows. D
 DeepEP#165), so a batch above T stops the scheduler, often in the warm-up SGLang runs at start-up (srt-slurm#42/#44)
 or at the first busy minute after /health returned 200.
 Tokens per rank = requests per DP rank x tokens per request (--speculative-num-draft-tokens with a speculative
-algorithm, else 1) over the attention-TP ranks (tp / dp with --enable-dp-attention), as in frameworks/sglang/ascend.py.
+algorithm, else 1) over the attention-TP ranks (tp / dp with --enable-dp-attention), as SGLang on Ascend counts them.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ CAP_RUNNING = rule(
     "sizes run eagerly through the same low-latency dispatch. An error when SGLang's FlashInfer autotune warm-up runs a "
     "dummy batch of that size at start-up (should_run_flashinfer_autotune: the --moe-runner-backend list of "
     "sglang==0.5.23 runner/flashinfer_autotune.py:117-124, skipped for flashinfer_cutedsl + deepep from 0.5.11, "
-    "model_runner.py:2380-2388; frameworks/sglang/releases.py); otherwise a warning: it fails only under load.",
+    "model_runner.py:2380-2388); otherwise a warning: it fails only under load.",
     cann_error=_ERR,
     fail_text="`SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024 python -m sglang.launch_server --moe-a2a-backend "
     "deepep --tp 32 --dp 32 --enable-dp-attention --max-running-requests 67584 --disaggregation-mode decode` "

@@ -37,7 +37,7 @@ def common(b: Builder, c, ep_arg: Arg, why: str) -> None:
     b.call.derivation["op"] = f"{b.call.op} <- {why}"
     b.put("product", Arg(c.product, (), f"{c.lctx.product_source or 'settings'}"))
     if c.lctx.cann:
-        b.put("cann_version", Arg(c.lctx.cann, (), "settings"))
+        b.put("cann_version", Arg(c.lctx.cann, (), c.lctx.cann_source or "settings"))
     b.put("ep_world_size", ep_arg)
     dims = c.dims
     if dims is not None:

@@ -71,11 +71,12 @@ class Layout:
     moe: bool = True  # vLLM creates the ep group for MoE models only
     dynamic_eplb: bool = False
     fine_grained: tuple[tuple[str, int], ...] = ()  # (group name, size) as configured
+    source: str = ""  # the release's commit as cited ("VA@5cb98ca"); "": the family's (_SRC)
 
 
 def communicators(lay: Layout, hccl_buffsize_mb: int, hccl_how: str) -> list[Comm]:
     """Every communicator with more than one rank, in creation order (vLLM's groups, then vllm-ascend's)."""
-    src = _SRC.get(lay.release, _SRC["main"])
+    src = lay.source or _SRC.get(lay.release, _SRC["main"])  # one commit per derivation: the pinned release's
     default = f"pg_options hccl_buffer_size {DEFAULT_GROUP_MB} MB ({src} utils.py get_hccl_config_for_pg_options)"
     ep = lay.dp * lay.pcp * lay.tp
     out = [Comm("tp", lay.tp, DEFAULT_GROUP_MB, default), Comm("dcp", lay.dcp, DEFAULT_GROUP_MB, default),
@@ -88,8 +89,8 @@ def communicators(lay: Layout, hccl_buffsize_mb: int, hccl_how: str) -> list[Com
     out.append(Comm("mc2", ep, hccl_buffsize_mb, f"{hccl_how}: the mc2 group has no pg_options ({src} utils.py "
                     "get_hccl_config_for_pg_options)"))
     if lay.dynamic_eplb and lay.release == "main":
-        out.append(Comm("dynamic_eplb", ep, DYNAMIC_EPLB_MB, f"pg_options {DYNAMIC_EPLB_MB} MB (VA@182b75e utils.py:"
-                        "72,985; distributed/parallel_state.py:89-93)"))
+        out.append(Comm("dynamic_eplb", ep, DYNAMIC_EPLB_MB, f"pg_options {DYNAMIC_EPLB_MB} MB ({src} utils.py "
+                        "_DYNAMIC_EPLB_BUFFER_SIZE; distributed/parallel_state.py init_ascend_model_parallel)"))
     out.extend(Comm(name, size, DEFAULT_GROUP_MB, default) for name, size in lay.fine_grained)
     return [c for c in out if c.ranks > 1]
 

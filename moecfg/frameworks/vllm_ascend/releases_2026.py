@@ -17,18 +17,42 @@ ops/fused_moe/moe_comm_method.py. What differs between them here:
 - the MC2 token capacity: eager steps capped at 512 tokens and no per-rank cap (v0.18-v0.22); per TP rank capped at
   512 (v0.23.0, v0.24.0rc1); per op (MC2 512, dispatch_ffn_combine 512, MegaMoE 4096) from v0.25.1rc1.
 Fields not listed above (graph capture sizes, global_bs / skip-allreduce, mc2_mask, A2's 24 experts per device,
-hierarchy flag, EPLB, the mc2 group) follow main@182b75e: the same code at each tag (see `cite`).
+hierarchy flag, EPLB, the mc2 group) follow main@182b75e: the same functions at each tag. A release's `cite` names
+only its own commit: what it shares with main is cited at the tag by function (_AT_EVERY_TAG, each name read at
+every tag of this file; the line numbers move between tags), never as main's file:line.
 """
 from __future__ import annotations
 
 from moecfg.frameworks.vllm_ascend.releases_base import MAIN, VA, Release
 
 
+# What the 2026 tags share with main@182b75e, by the functions that hold it (grep at e18643f, da421af, 367b8e6,
+# 80610e4, 5f6faa0, 5cb98ca, 412cda2, 9bf964c, cf0baa3: each name is in the file at each of them).
+_AT_EVERY_TAG = {
+    "mc2_group": "vllm_ascend/distributed/parallel_state.py init_ascend_model_parallel (the mc2 group)",
+    "split": "vllm_ascend/ascend_forward_context.py set_ascend_forward_context + ops/fused_moe/prepare_finalize.py",
+    "capture": "vllm_ascend/platform.py _get_default_max_cudagraph_capture_size, apply_config_platform_defaults "
+               "(vLLM's _set_cudagraph_sizes clips to max_num_batched_tokens)",
+    "skip_allreduce": "vllm_ascend/utils.py should_skip_allreduce_across_dp_group",
+    "hierarchy": "vllm_ascend/utils.py is_hierarchical_communication_enabled + ascend_config.py "
+                 "enable_mc2_hierarchy_comm",
+    "eplb": "vllm_ascend/eplb/core/eplb_utils.py init_eplb_config",
+    "buffer": "vllm_ascend/utils.py get_hccl_config_for_pg_options",
+    "dispatch": "vllm_ascend/ops/fused_moe/token_dispatcher.py TokenDispatcherWithMC2",
+}
+
+
 def _entry(key: str, ref: str, commit: str, lines: dict, **fields) -> Release:
-    """A release like main@182b75e but for `fields`; `lines` names each cited file:line at this commit."""
+    """A release like main@182b75e but for `fields`; `lines` names each cited file:line at this commit, the rest is
+    cited at this commit by function (_AT_EVERY_TAG). A cite of main's that neither covers is left out."""
     at = f"{VA}@{commit}"
-    cite = dict(MAIN.cite)
+    if MAIN.ref.endswith("@" + commit):  # main itself (0.27: main read with PR diffs): main's cites are its own
+        cite = dict(MAIN.cite)
+    else:
+        cite = {name: f"{at} {where}" for name, where in _AT_EVERY_TAG.items()}
+        cite.update({name: text for name, text in MAIN.cite.items() if name not in cite and "@182b75e" not in text})
     cite.update({name: f"{at} {where}" for name, where in lines.items()})
+    cite.setdefault("mega_moe", f"{at}: no MegaMoE path in this release")
     base = {f: getattr(MAIN, f) for f in MAIN.__slots__ if f not in ("key", "ref", "cite")}
     base.update(fields)
     return Release(key=key, ref=ref, cite=cite, **base)
