@@ -1,9 +1,10 @@
-"""Engines moecfg recognises and reads but does not derive (FastDeploy, TensorRT-LLM): the parallel sizes a launch
-sets are read with a few flag specs (no unknown-flag notice: no flag table of the engine's release is held), kept
-on a quiet `none` call, and the launch is listed as not derived (Derivation.unread, the coverage report)."""
+"""Engines moecfg recognises and reads but does not derive (FastDeploy, TensorRT-LLM; rtp-llm 0.2.0): the parallel
+sizes a launch sets are read with a few flag specs (no unknown-flag notice: no flag table of the engine's release is
+held), kept on a quiet `none` call, and the launch is listed as not derived (Derivation.unread: the coverage
+report, /work/notes/COVERAGE.md)."""
 from __future__ import annotations
 
-from moecfg.frameworks import Derivation, OpCall
+from moecfg.frameworks import Derivation, OpCall, Unread
 from moecfg.frameworks.flags import FlagSpec, parse_flags
 from moecfg.frameworks.values import integer
 
@@ -26,8 +27,4 @@ def not_derived(out: Derivation, launch, launcher: str, reason: str, sizes: dict
     why = {k: f"{v} <- {f.name} {f.value}" for k, (v, f) in sizes.items() if v is not None}
     src = {k: (f.span,) for k, (v, f) in sizes.items() if f is not None}
     out.calls.append(OpCall("serve", "none", None, args, why, src, why_none=reason, quiet=True))
-    unread = getattr(out, "unread", None)
-    if unread is not None:
-        from moecfg.sources.launch import Unread
-
-        unread.append(Unread(launch.span, launcher, reason))
+    out.unread.append(Unread(launch.span, launcher, reason))

@@ -153,6 +153,11 @@ LAUNCHERS = (
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
+    # FastDeploy's engine YAML (its EngineArgs as keys; `kv_cache_ratio` is FastDeploy's own: vLLM configs share
+    # `enable_expert_parallel`): listed, not read (frameworks/fastdeploy reads the command line only)
+    Launcher("FastDeploy", "engine", ("enable_expert_parallel",), (r"^enable_expert_parallel[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^kv_cache_ratio[ \t]*:",
+             reason="FastDeploy engine YAML not read"),
     Launcher("rtp-llm", "engine", ("rtp_llm",), (r"\brtp_llm\.start_server\b",)),
     Launcher("TensorRT-LLM", "engine", ("trtllm-",),
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
