@@ -9,7 +9,8 @@ value) and default (a literal, else null). Sources:
   `lightllm` 0.0.1 of 2024-08 is an unrelated early upload without the server):
       python tools/gen_engine_flags.py lightllm --git /work/.mirror/ModelTC+LightLLM/repo --tags v1.1.0 v1.2.0
 - rtp-llm: `rtp_llm/server/server_args/*_args.py` at a commit of alibaba/rtp-llm (not on the package registry):
-      python tools/gen_engine_flags.py rtp-llm --git /work/.mirror/alibaba+rtp-llm/repo --tags v0.2.0 4b8d39cd5=main-2026-08
+      python tools/gen_engine_flags.py rtp-llm --git /work/.mirror/alibaba+rtp-llm/repo \\
+          --tags v0.2.0 4b8d39cd5=main-2026-08
 - FastDeploy: `fastdeploy/engine/args_utils.py` of a source tree given as a folder (`--dirs PATH=RELEASE`; the
   package is published on PaddlePaddle's own index, not on the registry this project uses).
 

@@ -32,7 +32,8 @@ def command_start(launch: Launch) -> int | None:
         base = os.path.basename(w or "")
         if _PYTHON.match(base) and words[i + 1:i + 3] == ["-m", _MODULE]:
             return i + 3
-        if _PYTHON.match(base) and i + 1 < len(words) and (words[i + 1] or "").endswith("lightllm/server/api_server.py"):
+        script = (words[i + 1] or "") if i + 1 < len(words) else ""
+        if _PYTHON.match(base) and script.endswith("lightllm/server/api_server.py"):
             return i + 2
     return None
 

@@ -26,8 +26,6 @@ KNOBS = {
 # passes (experts // world) is not a knob of its own
 KNOBS_11 = KNOBS | {"num_sms": "DEEPEP_SMS (Buffer.num_sms)",
                     "num_qps_per_rank": "LightLLM 1.1 passes experts // --tp; DEEPEP_SMS sets num_sms"}
-_INTS = ("--tp", "--dp", "--nnodes", "--graph_max_batch_size", "--mtp_step", "--batch_max_tokens",
-         "--max_req_total_len")
 
 
 def derive(launch, ctx, k: Knobs, rel: Release, version: str, out) -> None:

@@ -4,7 +4,8 @@ its tags; the package registry's `lightllm` 0.0.1 is an unrelated 2024 upload wi
 v1.0.0 / v1.0.1 (2025-02/03) predate DeepEP in LightLLM (ModelTC/LightLLM#783, 2025-03-28): not read.
 
 v1.1.0 (@0f5d0ccf9, 2025-09-03):
-- EP is switched on by the environment: MOE_MODE != "TP" (default "TP") (lightllm/distributed/communication_op.py:133-137).
+- EP is switched on by the environment: MOE_MODE != "TP" (default "TP")
+  (lightllm/distributed/communication_op.py:133-137).
 - one DeepEP Buffer for prefill (normal kernels) and decode (low-latency kernels): Buffer(group, int(1e9),
   get_low_latency_rdma_size_hint(T, hidden, world, experts), low_latency_mode=True, num_qps_per_rank=experts //
   world) (communication_op.py:141-156), T = NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 256,

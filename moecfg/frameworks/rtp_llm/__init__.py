@@ -64,7 +64,8 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         from moecfg.frameworks.engine_read import not_derived
 
         not_derived(out, launch, "rtp-llm", f"rtp-llm {version}: its DeepEP set-up (ParallelInfo from WORLD_SIZE / "
-                    "EP_SIZE, concurrency_limit without the MTP factor) is not derived; moecfg derives rtp-llm main", {})
+                    "EP_SIZE, concurrency_limit without the MTP factor) is not derived; moecfg derives rtp-llm main",
+                    {})
         return out
     calls.derive(launch, ctx, Knobs(launch, flags, table().defaults(version), env_of), out)
     return out

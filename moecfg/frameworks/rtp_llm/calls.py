@@ -117,8 +117,8 @@ def _modes(k: Knobs, tp: int, dp: int, ep: int, role: str):
     if boolean(k, "--enable_ffn_disaggregate"):
         return ("--enable_ffn_disaggregate: rtp-llm builds ACCL-EP's M2N low-latency buffer "
                 f"({WRAPPER}:599-643), which moecfg does not derive"), "not derived"
-    how = f"{said} (explicit; {'--use_deepep_low_latency unset: MoeConfig default true, ' if not k.given(_SWITCHES[2]) else ''}" \
-          f"{SETUP}:133-141)"
+    default = "" if k.given(_SWITCHES[2]) else "--use_deepep_low_latency unset: MoeConfig default true, "
+    how = f"{said} (explicit; {default}{SETUP}:133-141)"
     return (ll, bool(internode)), how
 
 
@@ -183,7 +183,8 @@ def _low_latency(k: Knobs, dims, tp: int, ep: int, how: str) -> OpCall | None:
                                                 f"({WRAPPER}:219-268, :691-703)",
             "num_rdma_bytes": f"{rdma} <- get_low_latency_rdma_size_hint(T {t}, hidden {dims.hidden}, {ep} ranks, "
                               f"{args['num_experts']} experts) ({WRAPPER}:558-585)",
-            "num_qps_per_rank": f"{qps} <- experts / ep_size ({WRAPPER}:578)", "num_nvl_bytes": "0 <- rtp-llm's literal",
+            "num_qps_per_rank": f"{qps} <- experts / ep_size ({WRAPPER}:578)",
+            "num_nvl_bytes": "0 <- rtp-llm's literal",
             "env.NVSHMEM_QP_DEPTH": "1024 <- DeepEP's default (rtp-llm does not raise it)"}
     _qp_depth(k, args, src, why)
     call = OpCall("serve", "deepep", None, args, why, src, knobs=KNOBS, condition=ACCL)
