@@ -41,7 +41,8 @@ PREFILL_CAP = rule(
     "--batch_max_tokens", family=_F,
     source=f"{_L} lightllm/utils/envs_utils.py:71-82 (the cap; its comment: below batch_max_tokens DeepEP V2 errors "
     "in the autotune warm-up or a large prefill batch); grouped_fused_moe_ep.py:279-292 (every prefill dispatch "
-    "passes num_max_tokens_per_rank); lightllm/server/api_start.py:230-249 (batch_max_tokens defaults)",
+    "passes num_max_tokens_per_rank); lightllm/server/api_start.py:230-249 (batch_max_tokens defaults); DeepEP V2 "
+    "csrc/elastic/buffer.hpp dispatch: EP_HOST_ASSERT(num_tokens <= num_max_tokens_per_rank)",
     why="The ElasticBuffer LightLLM builds for prefill holds NUM_MAX_DISPATCH_TOKENS_PER_RANK_PREFILL tokens per rank; "
     "a prefill batch of up to --batch_max_tokens tokens is dispatched through it and DeepEP V2 refuses more tokens "
     "than the buffer was built for. Unset, LightLLM sizes it from --batch_max_tokens itself.",
