@@ -45,20 +45,26 @@ def test_readme_is_a_front_door():
     first = BLOCKS[0].splitlines()
     assert README.index("```") < 40  # the first thing after the title
     setup, run = first[0], first[1]
-    assert setup.startswith("python3 -m venv ") and f'pip install -q "moecfg @ git+{REPO}"' in setup
-    assert _argv(run)[:1] == ["check"] and run.split()[0].endswith("/bin/moecfg")
+    assert setup.startswith("python3 -m venv .venv ") and "pip install -q ." in setup  # works in a fresh clone
+    assert _argv(run)[:1] == ["check"] and run.split()[0] == ".venv/bin/moecfg"
     for section in ("## Install", "## Recipe: a vllm-ascend launch", "## Recipe: SGLang with DeepEP",
                     "## Recipe: CI and pre-commit"):
         assert section in README
     assert "python -m pytest -q" in README  # the test command CI runs stays discoverable (CONTRIBUTING.md)
 
 
-def test_readme_first_command_runs(tmp_path, monkeypatch):
-    # `moecfg check` with no path in a fresh folder holding one deployment: a result, exit 0
+def test_readme_first_command_runs(monkeypatch):
+    # the second line, run in the checkout the first line installed: a result with no error, exit 0
+    monkeypatch.chdir(ROOT)
+    res = CliRunner().invoke(cli, _argv(BLOCKS[0].splitlines()[1]))
+    assert res.exit_code == 0 and re.search(r"Checked \d+ files \(\d+ documents\): 0 errors", res.stdout)
+
+
+def test_check_with_no_path_checks_the_current_folder(tmp_path, monkeypatch):
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "a3.yaml").write_text((ROOT / "examples" / "deepseek-v3-a3-ep16.yaml").read_text())
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(cli, _argv(BLOCKS[0].splitlines()[1]))
+    res = CliRunner().invoke(cli, ["check"])
     assert res.exit_code == 0 and res.stdout.endswith("Checked 1 file (1 document): 0 errors, 0 warnings, 0 infos.\n")
 
 

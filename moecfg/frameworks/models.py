@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from moecfg import presets
+from moecfg.presets import identity
 from moecfg.core.launch_rules import MODEL_NOT_KNOWN, MODEL_NOT_STATIC
 
 # Quantisation suffixes of published checkpoints: vllm-ascend's ModelSlim repos (-W8A8, -w4a8-dynamic), FP8, AWQ...
@@ -32,11 +33,24 @@ class ModelDims:
     shared_experts: int
     quant_hint: str | None  # a quantisation named in the checkpoint name ("w8a8", "w4a8_dynamic", "fp8"), lower case
     how: str  # how it was resolved, for derivation texts
+    model_type: str = ""  # the config.json `model_type` (`deepseek_v4`); "" = not known (presets/identity.py)
+    architectures: tuple[str, ...] = ()  # the config.json `architectures` (`Qwen3MoeForCausalLM`)
+
+    def is_type(self, *model_types: str) -> bool:
+        """The model's type is one of `model_types` (compared as registries compare: `deepseek-v4` = deepseek_v4)."""
+        return bool(self.model_type) and identity.normal(self.model_type) in {identity.normal(t) for t in model_types}
+
+    def is_family(self, prefix: str) -> bool:
+        """The model type or, when it is not known, the name starts with `prefix` (`deepseek`: deepseek_v3,
+        DeepSeek-R1, deepseek-v4-flash), compared as registries compare."""
+        return identity.normal(self.model_type or self.name.rsplit("/", 1)[-1]).startswith(identity.normal(prefix))
 
 
 def _dims(p: presets.ModelPreset, quant: str | None, how: str) -> ModelDims:
+    model_type, arches = (p.model_type, p.architectures) if p.model_type or p.architectures else \
+        identity.of_preset(p.name)
     return ModelDims(p.name, p.hidden_size, p.routed_experts, p.top_k, p.moe_intermediate_size, p.shared_experts,
-                     quant, how)
+                     quant, how, model_type, tuple(arches))
 
 
 def quant_hint(text: str) -> str | None:

@@ -56,6 +56,9 @@ _PATTERNS = {
     "YAML_LAUNCH": lambda: (_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)),
                             0),
     "TEMPLATE_LAUNCH": lambda: (r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I),
+    # a template is worth an info (MC024) only when it holds a launch command written out, not a framework's name
+    "TEMPLATE_COMMAND": lambda: (_either(COMMANDS + TRAINING_SCRIPTS + (
+        r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)), 0),
     "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
     # an untagged Markdown fence: a line whose first word starts a launch
     "LINE_LAUNCH": lambda: (r"^[ \t]*(?:\$[ \t]+)?(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:" + _either(LINE_STARTS) + ")", re.M),

@@ -41,7 +41,7 @@ def applicable(lay: Layout, dims) -> str | None:
     names = sections(lay)
     if len(names) == 1:
         return names[0]
-    if dims is not None and dims.name.lower().startswith("deepseek"):
+    if dims is not None and dims.is_family("deepseek"):
         return next((n for n in names if n in DEEPSEEK), None)
     return None
 
@@ -74,7 +74,7 @@ def raised(lay: Layout, section: str | None, dims, bufs: dict) -> list[Note]:
     world, batch = lay.world.value, lay.max_batch.value
     if level is None or values.integer(level.value) != 2 or dims is None or not world or not batch:
         return []
-    if not dims.name.lower().startswith("deepseek") or lay.moe_ep.value in (None, 1):
+    if not dims.is_family("deepseek") or lay.moe_ep.value in (None, 1):
         return []
     red = values.integer(getattr(lay.word(f"models.{section}.eplb.num_redundant_experts"), "value", 0)) or 0
     per = -(-batch // world)

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from moecfg.frameworks.vllm_ascend.formulas import HCCL_DEFAULT_BUFFER_MB as DEFAULT_GROUP_MB
 
 HCCL_DEFAULT_MB = 200  # HCCL_BUFFSIZE unset: HCCL's default (CANN 8.5 HCCL user guide, HCCL_BUFFSIZE)
-MIN_DP_MB = 50  # VA@182b75e utils.py:71 _MIN_DP_BUFFER_SIZE
-DYNAMIC_EPLB_MB = 100  # VA@182b75e utils.py:72 _DYNAMIC_EPLB_BUFFER_SIZE
+MIN_DP_MB = 50  # VA@182b75e vllm_ascend/utils.py:71 _MIN_DP_BUFFER_SIZE
+DYNAMIC_EPLB_MB = 100  # VA@182b75e vllm_ascend/utils.py:72 _DYNAMIC_EPLB_BUFFER_SIZE
 MIB = 1 << 20
 _SRC = {"main": "VA@182b75e", "0.13.0": "VA@6281c12", "0.11.0": "VA@2f1aed9"}
 FINE_GRAINED = (("otp", "oproj_tensor_parallel_size"), ("lmheadtp", "lmhead_tensor_parallel_size"),
@@ -53,7 +53,7 @@ class Comm:
 
 def dp_buffer_mb(dp: int, release: str) -> int:
     """max(ceil((dp + flags) x int32 / MiB), 50): flags 1 (with_prefill), 2 on v0.11 (+ enable_dbo)
-    (VA@182b75e utils.py:994-1005; @2f1aed9 utils.py:801-811)."""
+    (VA@182b75e vllm_ascend/utils.py:994-1005; VA@2f1aed9 vllm_ascend/utils.py:801-811)."""
     flags = 2 if release == "0.11.0" else 1
     return max(-(-(dp + flags) * 4 // MIB), MIN_DP_MB)
 

@@ -216,13 +216,17 @@ def _may_be_ours(text: str, vocabulary: Vocabulary) -> bool:
         {k: v for k, v in keys.items() if k != "kind"}, vocabulary))
 
 
+_LIST_PUNCTUATION = re.compile(r"[\"',\[\]]")
+
+
 def _not_yaml(readers, text: str, exc: YamlProblem, vocabulary: Vocabulary) -> Classified:
     """Not YAML: a template (Helm/Jinja, envsubst `${VAR}`) is not YAML until rendered: an info when it may hold a
     launch (MC024), else skipped; anything else is moecfg's only when it names a moecfg kind or field (MC001)."""
     problem = readers.template_problem(text) if readers is not None else None
     envsubst = _ENVSUBST.search(text)
     if problem is not None or envsubst is not None:
-        if not _launcher().search(text):
+        # an info must tell something about a launch: a command written out (`command: [vllm, serve, ...]` too)
+        if not framework_words.TEMPLATE_COMMAND.search(_LIST_PUNCTUATION.sub(" ", text)):
             return Skipped(0, "a template (not YAML until rendered) with no launch command in it")
         if problem is not None:
             return FileProblem(problem.code, problem.message, problem.span)

@@ -140,4 +140,15 @@ def vllm_gate(cfg, f):
                       "all-to-all / all-gather (dispatch_combine_v2)")
 
 
-CHECKS = (buffsize, ignored, max_output, workspace, vllm_gate)
+def group(cfg, f):
+    """The op's `group` modelled as dispatch_v2's group_ep (MC110): the tiling refuses a null or empty name
+    (`groupPtr == nullptr || strlen(groupPtr) == 0` -> "group is invalid.", DFC L98-99; the _bf16 and _w4_a8
+    variants the same)."""
+    from moecfg.backends.ascend.shared.rules.attrs import GROUP
+
+    if cfg.group is not None and len(cfg.group) == 0:
+        yield finding(GROUP, "group", "`group` is empty: dispatch_ffn_combine's tiling refuses it (\"group is "
+                      "invalid.\", dispatch_ffn_combine_tiling.cpp:98-99); pass the EP communicator's name")
+
+
+CHECKS = (buffsize, ignored, max_output, workspace, vllm_gate, group)
