@@ -175,6 +175,20 @@ def test_the_vllm_ascend_recipe_prints_what_it_shows(tmp_path, monkeypatch):
     assert "product = A3 <- hint huawei.com/ascend-1980: 16" in explained
 
 
+def test_the_vllm_ascend_recipe_diff_and_plan_do_what_the_readme_says(tmp_path, monkeypatch):
+    block = _console("tail -7 decode.yaml")
+    text = MANIFEST_HEAD + _file_shown(block, "tail -7 decode.yaml")
+    (tmp_path / "decode.yaml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    diff = CliRunner().invoke(cli, ["check", "--diff", "decode.yaml"])
+    assert diff.exit_code == 1 and '-          env: [{name: HCCL_BUFFSIZE, value: "100"}]' in diff.stdout
+    assert '+          env: [{name: HCCL_BUFFSIZE, value: "120"}]' in diff.stdout
+    assert (tmp_path / "decode.yaml").read_text() == text  # --diff writes nothing
+    planned = CliRunner().invoke(cli, ["plan", "decode.yaml"])
+    assert planned.exit_code == 1  # the launch as written fails; the answer is in its own knobs
+    assert "HCCL_BUFFSIZE=120" in planned.stdout and "--max-num-seqs 13" in planned.stdout
+
+
 def test_the_sglang_recipe_prints_what_it_shows(tmp_path, monkeypatch):
     block = _console("cat sgl.sh")
     command = next(line[2:] for line in block.splitlines() if line.startswith("$ moecfg check"))

@@ -118,9 +118,27 @@ def _analyse(items: list, text: str | None, name: str, options: kinds.Options, p
         starts.extend([item.start] * len(found))
     if policy is not None:  # in documentation, suppression directives count only inside its launch blocks
         apply_settings(out.results, D.directive_text(text, name), starts, policy)
+    _place_fixes(out.results, text)
     coverage.sniff(text, surface_of(name, text or ""))
     out.unread = coverage.unread
     return out
+
+
+def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
+    """Each pending fix becomes edits in `text`, or a sentence in its message saying why it has none."""
+    if not any(d.fix is not None for r in results for d in r.diagnostics):
+        return  # the common case: no sizing finding, nothing to import
+    from moecfg.core.fixes import Pending, place, unplaced
+
+    for r in results:
+        for d in r.diagnostics:
+            if not isinstance(d.fix, Pending):
+                continue
+            got = place(text, d.fix) if text is not None else "the file's text is not known"
+            if isinstance(got, str):
+                d.message, d.fix = unplaced(d.message, got), None
+            else:
+                got.file, d.fix = r.file, got
 
 
 def _results_of(item, name: str, options, policy, first: int, coverage=None) -> list[DocumentResult]:
@@ -190,7 +208,16 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     out = []
     for f in findings:
         span = doc.position(f.path, f.at_key)
-        out.append(diagnostic(f.code, f.message, span, f.path, f.severity))
+        d = diagnostic(f.code, f.message, span, f.path, f.severity)
+        if f.fix is not None:  # the value's own node: the only place the document writes it
+            from moecfg.core.fixes import Pending, yaml_insert
+
+            at = tuple(f.fix.path)
+            if at in doc.values:
+                d.fix = Pending(f.fix, (doc.values[at],), doc.raw_scalars.get(at), document=True)
+            else:  # a key the document does not write (HCCL_BUFFSIZE unset): a line of its own
+                d.fix = Pending(f.fix, (), None, document=True, insert=yaml_insert(doc.values, doc.keys, at))
+        out.append(d)
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
 

@@ -31,8 +31,14 @@ from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, laun
               help="Exit 1 when a launch was seen but not read (default: listed only; setting `unread: error`).")
 @click.option("--no-respect-gitignore", is_flag=True, default=None,
               help="Also walk what .gitignore files ignore (default: respected; setting `respect-gitignore`).")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print a unified diff of every automatic fix and change nothing (exit 1 when there is a diff).")
+@click.option("--fix", "apply_fix", is_flag=True,
+              help="Apply every automatic fix to the files checked (only the values named), print what changed on "
+              "stderr, then report what is left.")
 def check(paths, fmt, output, cann, fail_on, product, framework_versions, config_path, exit_zero, ignore,
-          no_inline_suppressions, show_config, markdown, verbose, fail_on_unread, no_respect_gitignore):
+          no_inline_suppressions, show_config, markdown, verbose, fail_on_unread, no_respect_gitignore, show_diff,
+          apply_fix):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin). No PATH: the current folder, as `moecfg check .`."""
     from moecfg.checking.settings import Cli, ConfigError, Settings, code_or_prefix
@@ -49,8 +55,16 @@ def check(paths, fmt, output, cann, fail_on, product, framework_versions, config
             _show_config(settings, paths or (".",))
             return
         paths = paths or (".",)
-        report = check_paths(paths, options(cann, product, framework_versions), settings,
-                             progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+        if show_diff and apply_fix:
+            raise click.UsageError("give --diff or --fix, not both")
+        if apply_fix and "-" in paths and len(paths) > 1:  # the check after the fixes cannot read stdin again
+            raise click.UsageError("--fix with - (stdin) and files: check stdin on its own (it is never fixed)")
+        opts = options(cann, product, framework_versions)
+        report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+        if show_diff:
+            sys.exit(_show_diff(report, paths))
+        if apply_fix:
+            report = _apply(report, paths, lambda: check_paths(paths, opts, settings))
         failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)
@@ -60,6 +74,53 @@ def check(paths, fmt, output, cann, fail_on, product, framework_versions, config
         raise ConfigFailure(f"config: {exc}") from None
     emit(report, fmt, output, "check", auto_github=True)
     sys.exit(0 if exit_zero else int(failing))
+
+
+FIX_PASSES = 4  # a fix may reveal another (two fixes on one value: the second is judged after the first)
+
+
+def _show_diff(report, paths) -> int:
+    from moecfg.cli import fix
+    from moecfg.render import escape
+
+    found = fix.changes(report, [p for p in paths if p != "-"])
+    text = "".join(fix.diff(c) for c in found if not c.refused and c.after != c.before)
+    if text:  # a file's text is untrusted: control characters shown escaped, but a CRLF line ending kept
+        write_stdout("".join(escape.terminal(line[:-2]) + "\r\n" if line.endswith("\r\n") else escape.terminal(line)
+                             for line in text.splitlines(keepends=True)))
+    notes = [line for c in found for line in fix.described(c)]
+    if notes:
+        click.echo(escape.lines([f"would fix {line}" if ": not fixed:" not in line else line for line in notes]),
+                   err=True, nl=False)
+    return 1 if text else 0
+
+
+def _apply(report, paths, recheck):
+    from moecfg.cli import fix
+    from moecfg.render import escape
+
+    roots, said, files = [p for p in paths if p != "-"], [], set()
+    for _ in range(FIX_PASSES):
+        found = fix.changes(report, roots)
+        written = [c for c in found if not c.refused and c.after != c.before]
+        for c in written:
+            try:
+                fix.write(c)
+            except OSError as exc:  # a read-only folder or file: said, never a traceback
+                c.refused, c.applied = f"could not be written ({exc.strerror or type(exc).__name__})", []
+        said += [line for c in found for line in fix.described(c) if line not in said]
+        written = [c for c in written if not c.refused]
+        files.update(c.file for c in written)
+        if not written:
+            break
+        report = recheck()
+    if said:
+        fixed = [line for line in said if ": not fixed:" not in line]
+        lines = [f"fixed {line}" if ": not fixed:" not in line else line for line in said]
+        lines.append(f"Fixed {len(fixed)} finding{'s' * (len(fixed) != 1)} in {len(files)} "
+                     f"file{'s' * (len(files) != 1)}.")
+        click.echo(escape.lines(lines), err=True, nl=False)
+    return report
 
 
 def _list_skipped(report) -> None:

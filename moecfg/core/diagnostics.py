@@ -52,6 +52,7 @@ class Finding:
     message: str
     severity: str | None = None
     at_key: bool = False
+    fix: object = None  # core.fixes.Suggestion: the one right edit, placed by the engine (docs/fix.md)
 
 
 @record(slots=True)
@@ -67,6 +68,7 @@ class Diagnostic:
     column: int
     end_line: int | None = None
     end_column: int | None = None
+    fix: object = None  # core.fixes.Fix once placed (a Pending while the engine places it)
 
     def to_dict(self) -> dict:
         d = {
@@ -81,6 +83,8 @@ class Diagnostic:
         if self.end_line is not None:
             d["end_line"] = self.end_line
             d["end_column"] = self.end_column
+        if self.fix is not None and hasattr(self.fix, "edits"):
+            d["fix"] = self.fix.to_dict()
         return d
 
 

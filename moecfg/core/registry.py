@@ -31,6 +31,10 @@ FAMILY_MODULES = (
     "moecfg.frameworks.lmdeploy.rules",
     "moecfg.frameworks.lightllm.rules",
     "moecfg.frameworks.rtp_llm.rules",
+    "moecfg.trainers.verl.rules",
+    "moecfg.trainers.slime.rules",
+    "moecfg.trainers.ms_swift.rules",
+    "moecfg.trainers.mindspeed_rl.rules",
 )
 
 

@@ -9,6 +9,28 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 _LAUNCH_KEYS = ("launch", "arguments", "derivation")  # launch: every result of a recognised launch
 
 
+class Edit(BaseModel):
+    """Replace the text from (line, column) to (end_line, end_column), 1-based, end exclusive (docs/fix.md)."""
+
+    model_config = ConfigDict(frozen=True)
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    original: str = Field(description="the text there when the file was checked ('' for an insertion)")
+    replacement: str
+
+
+class Fix(BaseModel):
+    """A diagnostic's automatic fix: its edits, and the change in the launch's own terms."""
+
+    model_config = ConfigDict(frozen=True)
+    message: str = Field(description="the change as the user types it, e.g. `export HCCL_BUFFSIZE=120`")
+    applicability: Literal["safe"]
+    file: str = Field(description="the file the edits are in: the result's file")
+    edits: list[Edit]
+
+
 class Diagnostic(BaseModel):
     """One finding, positioned in the checked text."""
 
@@ -22,6 +44,7 @@ class Diagnostic(BaseModel):
     column: int
     end_line: Optional[int] = None
     end_column: Optional[int] = None
+    fix: Optional[Fix] = Field(None, description="the one right edit, when moecfg can place it (docs/fix.md)")
 
     @model_serializer(mode="wrap")
     def _drop_absent_end(self, handler):
@@ -29,6 +52,8 @@ class Diagnostic(BaseModel):
         if data.get("end_line") is None:
             data.pop("end_line", None)
             data.pop("end_column", None)
+        if data.get("fix") is None:
+            data.pop("fix", None)
         return data
 
 

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 FAILS_DESCRIBED = "Fails (described in words: a binary file, or a launch as written in a script or manifest):"
 RULES_MD = "docs/rules.md"
+AUTOFIX = "autofix"  # the tag of the rules whose findings carry a fix (docs/fix.md)
+AUTOFIX_TEXT = ("`moecfg check --fix` sets the value where the file writes it (`--diff` shows the change; "
+                "docs/fix.md).")
 
 SOURCE_LEGEND = (
     ("[M]", "ops-transformer master of 2026-08-21 (5778144)"),
@@ -153,6 +156,8 @@ def explain_text(d: RuleDoc) -> str:
         out += ["Passes:", _indent(d.pass_example).rstrip("\n"), ""]
     if d.fix:
         out += ["Fix:", _para(d.fix).rstrip("\n"), ""]
+    if AUTOFIX in d.tags:
+        out += ["Automatic fix:", _para(AUTOFIX_TEXT).rstrip("\n"), ""]
     if d.source:
         out += ["Source:", _indent(d.source).rstrip("\n")]
         out += [_indent(x).rstrip("\n") for x in legend(d.source)]
@@ -197,6 +202,8 @@ def help_markdown(d: RuleDoc, heading: str = "") -> str:
         out += ["*Passes:*", "", "```yaml", d.pass_example.rstrip("\n"), "```", ""]
     if d.fix:
         out += [f"*Fix:* {d.fix}", ""]
+    if AUTOFIX in d.tags:
+        out += [f"*Automatic fix:* {AUTOFIX_TEXT}", ""]
     if d.source:
         out += [f"*Source:* {d.source}" + (f" ({'; '.join(legend(d.source))})" if legend(d.source) else ""), ""]
     return "\n".join(out)
@@ -210,6 +217,8 @@ def help_plain(d: RuleDoc) -> str:
         parts.append(f"{d.error_label}: \"{d.cann_error}\".")
     if d.fix:
         parts.append("Fix: " + d.fix)
+    if AUTOFIX in d.tags:
+        parts.append("Automatic fix: " + AUTOFIX_TEXT)
     if d.source:
         parts.append("Source: " + d.source)
     parts.append(f"See `moecfg explain {d.code}`.")

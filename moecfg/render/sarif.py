@@ -58,10 +58,21 @@ def _result(r, diag, index: int) -> dict:
             "region": region,
         }}],
     }
+    if getattr(diag.fix, "edits", None):
+        out["fixes"] = [_fix(r, diag.fix)]
     props = {k: v for k, v in (("document", r.document), ("jsonPointer", diag.path)) if v not in (None, "")}
     if props:
         out["properties"] = props
     return out
+
+
+def _fix(r, fix) -> dict:
+    """SARIF §3.55: one artifactChange of replacements (deletedRegion + insertedContent) per file."""
+    return {"description": {"text": fix.message}, "artifactChanges": [{
+        "artifactLocation": {"uri": artifact_uri(r.file)},
+        "replacements": [{"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
+                                            "endColumn": e.end_column},
+                          "insertedContent": {"text": e.replacement}} for e in fix.edits]}]}
 
 
 def _skipped(s) -> dict:

@@ -61,6 +61,13 @@ def derivation_lines(r, d) -> list[str]:
     return [f"    {k} = {r.derivation[k]}" for k in keys]
 
 
+def fix_lines(d) -> list[str]:
+    """A finding with an automatic fix: the line to paste, and the command that applies it (docs/fix.md)."""
+    if not getattr(d.fix, "edits", None):
+        return []
+    return [f"    fix: {d.fix.message}  (moecfg check --fix applies it)"]
+
+
 def _buffer_rows(buffers: dict):
     for domain, b in buffers.items():
         required = size(b["required_bytes"])
@@ -133,7 +140,7 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
         for r in results:
             for d in r.diagnostics:
                 lines.append(diagnostic_line(r, d))
-                lines.extend(derivation_lines(r, d))
+                lines.extend(derivation_lines(r, d) + fix_lines(d))
         for r in results:
             if command == "buffer":
                 lines.append(_title(r))
@@ -174,7 +181,7 @@ def _rich_file(console, results, command: str) -> None:
             line.append(escape.text(d.message))
             line.append(f" [{d.name}]", style="dim")
             console.print(line, soft_wrap=True)
-            for extra in derivation_lines(r, d):
+            for extra in derivation_lines(r, d) + fix_lines(d):
                 console.print(Text(extra, style="dim"), soft_wrap=True)
     for r in results:
         if command == "buffer":

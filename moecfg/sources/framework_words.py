@@ -21,10 +21,13 @@ COMMANDS = (
     # the DeepEP serving engines (frameworks/lightllm, fastdeploy, rtp_llm) and TensorRT-LLM's server
     r"\blightllm\.server\.api_server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
     r"\btrtllm-serve\b",
+    # trainers (moecfg/trainers/): verl's entry module, ms-swift's `megatron` console script
+    r"\bverl\.trainer\.main_\w+", r"\bverl\.experimental\.\w+\.\w*main\w*",
+    r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
-PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy",
-                   r"lightllm", r"fastdeploy", r"rtp_llm")
+PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
+                  r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -40,7 +43,9 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
                   r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+",
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
-                  r"\btrtllm-serve\b")
+                  r"\btrtllm-serve\b",
+                  r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
 
 def _either(parts) -> str:

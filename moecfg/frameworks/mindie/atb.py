@@ -27,6 +27,14 @@ DEEPSEEK = ("deepseekv2", "deepseek_v3", "deepseek_v2", "deepseekv3")
 MIB = 1 << 20
 
 
+def _raised(section: str, name: str, floor: int, word):
+    """MC996's fix: the value in config.json raised to atb's floor."""
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("models", section, "parallel_options", name), f'"{name}"', floor, spans=(word.span,),
+                      old=word.value)
+
+
 def sections(lay: Layout) -> list[str]:
     found = []
     for key in lay.flags:
@@ -62,7 +70,8 @@ def buffers(lay: Layout, section: str | None, dims, env_buff: int | None) -> tup
             notes.append(Note(rules.ATB_BUFFER_REFUSED.code, f"models.{section}.parallel_options.{name} = "
                               f"{word.value}: atb's validator needs an integer >= {floor} ({why}) and stops "
                               f"mindie_llm_server with 'RuntimeError: Validation failed' before the model loads; "
-                              f"set \"{name}\": {floor} or more in models.{section}.parallel_options", word.span))
+                              f"set \"{name}\": {floor} or more in models.{section}.parallel_options", word.span,
+                              fix=_raised(section, name, floor, word) if mb is not None else None))
             mb = None
         out[name] = (mb, f"models.{section}.parallel_options.{name} {word.value} MB")
     return out, notes

@@ -97,7 +97,7 @@ NO_STRATEGY = rule(
     fix="Set moe_tp 1 and moe_ep = the world size; keep decode tokens per device within the MC2 capacity.")
 ATB_BUFFER_REFUSED = rule(
     "MC996", "mindie-atb-buffer-refused", ERROR, "MindIE atb backend: a parallel_options HCCL buffer below what "
-    "atb's validator accepts", family=_F,
+    "atb's validator accepts", family=_F, tags=("autofix",),
     source=f"{_ATB}/models/base/router.py:401-406 (hccl_buffer >= 1, hccl_moe_ep_buffer >= 512, hccl_moe_tp_buffer "
     ">= 64); models/deepseekv2/router_deepseekv2.py:35-48 (DeepSeek: hccl_moe_ep_buffer >= max(512, HCCL_BUFFSIZE));"
     " utils/configuration_utils.py:91-120 (merged into llm, refused as 'Validation failed')",
