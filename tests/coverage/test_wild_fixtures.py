@@ -14,7 +14,6 @@ CASES = [
     ("slime-test-launch.py", [(8, "slime")]),
     ("megatron-bridge-convert.md", [(5, "Megatron-Bridge")]),
     ("megatron-bridge-generate.sh", [(2, "Megatron-Bridge")]),  # the script, not the generic torchrun entry
-    ("verl-recipe.md", [(3, "verl")]),
 ]
 
 
