@@ -230,20 +230,37 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr.
     `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on)."""
+    report = Report()
+    for _ in each_file(paths, options, settings, progress, respect_gitignore, report):
+        pass
+    return finish(report)
+
+
+def each_file(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False,
+              respect_gitignore: bool | None = None, report: Report | None = None):
+    """Each file's Checked in walk order, as soon as it and every file before it are done (checking/stream.py
+    prints them as they come); each is added to `report` first. Call `finish(report)` after the last one."""
     entries = [e for p in paths for e in discover([p], _walk_options(settings, respect_gitignore, p))]
+    for e in entries if settings is not None else ():  # a broken config file stops the run before any output
+        settings.config_for(e.path)
     if progress:
         from moecfg.core.progress import track
 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
-    report = Report()
     for one in _each_checked(entries, options, settings):
         if one.state is None:  # walked for launch words and held none: not one of the checked files
             continue
-        report.results.extend(one.results)
-        report.skipped.extend(one.skipped)
-        report.unread.extend(one.unread)
-        report.states.append(one.state)
-        report.files += 1
+        if report is not None:
+            report.results.extend(one.results)
+            report.skipped.extend(one.skipped)
+            report.unread.extend(one.unread)
+            report.states.append(one.state)
+            report.files += 1
+        yield one
+
+
+def finish(report: Report) -> Report:
+    """What is said once per run (checking/ask_once.py), over the whole run's results."""
     from moecfg.checking.ask_once import fused_op_question, model_question, product_question, version_assumed
 
     product_question(report.results)

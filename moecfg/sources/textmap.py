@@ -15,7 +15,17 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.core.record import record
+
+
+@record(frozen=True, slots=True)
+class Span:
+    """A region of the source text (1-based lines and columns), where a diagnostic points."""
+
+    line: int  # 1-based
+    column: int
+    end_line: int
+    end_column: int
 
 
 class LineIndex:

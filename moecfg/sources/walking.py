@@ -8,7 +8,8 @@ checked tree is.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from moecfg.core.record import record
 
 # Vendored or third-party code, dependencies, virtual environments and build outputs (hidden folders such as
 # .git/ and .venv/ are never walked). A folder named on the command line is still checked.
@@ -18,7 +19,7 @@ EXCLUDED_DIRS = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Ignores:
     """The `.gitignore` specs in effect in one folder, innermost first (immutable: each subfolder its own)."""
 

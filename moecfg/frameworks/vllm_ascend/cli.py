@@ -8,13 +8,13 @@ ignored, so MC022 fires only on names vLLM does not define (typos).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.frameworks import Note
 from moecfg.frameworks.values import clipped, integer, parse, shape_problems
 from moecfg.frameworks.flags import FlagSpec, Flags, JsonFlagError, json_value, parse_flags
 from moecfg.sources.launch import Launch, Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 # The flag table of each vLLM release is generated from its wheel (tools/gen_flag_tables.py, flag_tables/vllm.json):
 # names, -tp/-dp/-O aliases, --no-X forms of BooleanOptionalAction flags, nargs, JSON flags. FlexibleArgumentParser
@@ -47,7 +47,7 @@ ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_serve
 # components/src/dynamo/vllm/backend_args.py), which moecfg does not list: no MC022 for a Dynamo launch
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Arg:
     """One setting as the launch gives it: its value and the spans of the words that set it."""
 
@@ -59,7 +59,7 @@ class Arg:
         return self.text or default
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ServeArgs:
     """A `vllm serve` launch read for the MoE derivation; `notes` are the reader's findings (MC021-MC023)."""
 

@@ -63,7 +63,6 @@ _COMMAND_KEYS = re.compile(r"(?i)(^|_)(command|commands|cmd|script|scripts|run|a
                            r"serve|server|start|startup|preamble|setup)$|cmd$|command$|script$")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(\S*)\s+")
 _WRAPPERS = re.compile(r"(?:exec|env|nohup|time|sudo|uv\s+run|numactl\s+\S+)\s+")
-_FENCE = re.compile(r"(?m)^\s*(```|~~~)")
 _MD_HEADING = re.compile(r"(?m)^#{1,6} \S")
 _MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^\s*[-*] \S.*`", re.M)
 
@@ -88,7 +87,9 @@ def _is_command(path: tuple, value: str) -> bool:
 
 def _markdown(value: str) -> bool:
     """Fenced code, or headings with Markdown inline syntax (`# start` alone is a shell comment)."""
-    return bool(_FENCE.search(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
+    from moecfg.sources.documents.fences import has_fence  # markdown-it only for a string with a fence marker
+
+    return bool(has_fence(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
 
 
 def _embedded_yaml(value: str) -> bool:

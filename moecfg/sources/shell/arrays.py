@@ -11,8 +11,8 @@ word unknown, never guessed.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
+from moecfg.core.record import replace
 from moecfg.sources.shell.values import _UNKNOWN, Built, Var
 from moecfg.sources.textmap import SourceMap
 
