@@ -16,7 +16,7 @@ from dataclasses import replace
 from moecfg.sources.shell_values import _UNKNOWN, Built, Var
 from moecfg.sources.textmap import SourceMap
 
-_SUBSCRIPTED = re.compile(r"\[[^\]]*\]\+?=")  # ([k]=v): an element with an explicit index
+_SUBSCRIPTED = re.compile(r"\[[^\]]{0,256}\]\+?=")  # ([k]=v): an element with an explicit index
 MAX_ELEMENTS = 10_000  # an array this long is not a launch's argument list; beyond it the array is unknown
 WORD_BUDGET = 1_000_000  # words all `${A[@]}` of one script may produce; beyond it each is one unknown word
 

@@ -18,7 +18,7 @@ from moecfg.sources.shell_words import Built, Variables
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, yaml_scalar_map
 from moecfg.sources.yaml_source import Span, YamlDocument
 
-_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+
 _HINT = re.compile(r"huawei\.com/ascend[-\w]*|nvidia\.com/gpu[\w.-]*|ascend[-_ ]?(?:910|310|950)\w*|"
                    r"\b910[BC]\d?\b|atlas[- ]?(?:800|900|300)[\w-]*|\bnvidia-(?:h|a|b|gb)\d+[\w-]*", re.I)
 
@@ -45,7 +45,7 @@ class DocReader:
         value = self.doc.raw_scalars.get(path)
         if value is None:
             return None
-        if _TEMPLATE.search(value):
+        if _templated(value):
             self.template(path)
             return None
         return Decoded(value, yaml_scalar_map(self.text, self.lines, self.doc.values[path], value))
@@ -167,3 +167,13 @@ def mappings(data, path: tuple = ()):
             stack.extend((v, p + (k,)) for k, v in reversed(list(node.items())) if isinstance(v, (dict, list)))
         elif isinstance(node, list):
             stack.extend((v, p + (i,)) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list)))
+
+
+def _templated(value: str) -> bool:
+    """`{{ ... }}` or `{% ... %}` (Jinja, Helm, Go templates) anywhere in the value, over lines: two literal
+    searches (the regex `\\{\\{.*?\\}\\}` with re.S restarted its scan at every `{{`: quadratic on `{{` x 40,000)."""
+    for opening, closing in (("{{", "}}"), ("{%", "%}")):
+        at = value.find(opening)
+        if at >= 0 and value.find(closing, at + 2) >= 0:
+            return True
+    return False
