@@ -162,7 +162,7 @@ def test_model_config_behind_a_cache_link_is_read(tmp_path, cli):
 @examples(max_examples=300, deadline=None)
 @given(pattern=st.text("ab*?/[]!", min_size=1, max_size=8), paths=st.lists(st.text("ab/", min_size=1, max_size=10),
                                                                          min_size=1, max_size=10))
-def test_committed_chunks_match_exactly_what_pathspec_matches(pattern, paths):
+def test_linear_matcher_matches_exactly_what_pathspec_matches(pattern, paths):
     import pathspec
 
     if not pattern.strip() or pattern.strip()[0] in "!#":
@@ -172,5 +172,7 @@ def test_committed_chunks_match_exactly_what_pathspec_matches(pattern, paths):
         ours = settings.gitignore_regex(pattern)
     except Exception:  # invalid patterns are config errors (tested above)
         return
-    for path in paths:
+    for path in paths:  # a relative path (os.path.relpath): no empty segment, no leading or trailing `/`
+        if path.startswith("/") or path.endswith("/") or "//" in path:
+            continue
         assert bool(theirs.match(path)) == bool(ours.match(path)), (pattern, path)
