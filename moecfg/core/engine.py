@@ -217,18 +217,21 @@ def _each_checked(entries, options, settings):
         for entry in entries:
             yield check_entry(entry, options, settings)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from moecfg.core import workers as W
 
     size = max(16, len(entries) // (workers * 8))
-    chunks = [entries[i:i + size] for i in range(0, len(entries), size)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        for done in pool.map(_check_chunk, chunks, [options] * len(chunks), [settings] * len(chunks)):
-            yield from done
+    check = functools.partial(check_entry, options=options, settings=settings)
+    yield from W.run(entries, workers, size, check, functools.partial(_lost, settings=settings))
 
 
-def _check_chunk(entries, options, settings) -> list[Checked]:
-    return [check_entry(entry, options, settings) for entry in entries]
+def _lost(entry, why: str, settings) -> Checked:
+    """The result of a file whose worker process died checking it (core/workers.py): MC019 saying why."""
+    from moecfg.core.guard import lost
+
+    name = "<stdin>" if entry.path == "-" else entry.path
+    out = Checked()
+    out.results.append(lost(name, why, settings.for_file(entry.path) if settings is not None else None))
+    return out
 
 
 def _can_fork() -> bool:

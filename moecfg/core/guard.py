@@ -48,6 +48,21 @@ def internal_error(name: str, exc: BaseException) -> DocumentResult:
     return DocumentResult(file=name, document=0, diagnostics=[diag])
 
 
+def lost(name: str, why: str, policy=None) -> DocumentResult:
+    """MC019 on a file whose checking was stopped from outside (core/workers.py: a deadline, a killed worker)."""
+    from moecfg.core.input_rules import INTERNAL_ERROR as R
+
+    message = (f"moecfg stopped checking this file: {why}; the file is not checked, the other files are. "
+               "Check it alone (`moecfg check FILE`) to see where it stalls, or exclude it")
+    result = DocumentResult(file=name, document=0, diagnostics=[Diagnostic(R.code, R.name, R.severity, message, "",
+                                                                            1, 1, 1, 1)])
+    if policy is not None:
+        from moecfg.core.policy import apply
+
+        apply([result], None, (), policy)
+    return result
+
+
 def _where(exc: BaseException) -> str:
     """The innermost frame inside moecfg, as `moecfg/x/y.py:123` (no absolute path of the installation)."""
     import traceback  # only after a failure (start-up)
