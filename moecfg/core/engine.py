@@ -8,6 +8,7 @@ through their registries (moecfg.backends, moecfg.frameworks). Never prints; ren
 from __future__ import annotations
 
 import functools
+import os
 
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
@@ -184,6 +185,9 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr.
     `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on)."""
     entries = [e for p in paths for e in discover([p], _walk_options(settings, respect_gitignore, p))]
+    if settings is not None:  # each folder's settings found once, here: a worker's discoveries would be lost
+        for folder in dict.fromkeys(os.path.dirname(e.path) or "." for e in entries if e.path != "-"):
+            settings.config_for(os.path.join(folder, "x"))
     if progress:
         from moecfg.core.progress import track
 
@@ -193,6 +197,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
         report.results.extend(one.results)
         report.skipped.extend(one.skipped)
         report.files += 1
+    report.results.extend(_settings_problems(settings))
     from moecfg.core.ask_once import fused_op_question, model_question, product_question, version_assumed
 
     product_question(report.results)
@@ -200,6 +205,25 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
     fused_op_question(report.results)
     version_assumed(report.results)
     return report
+
+
+def _settings_problems(settings) -> list[DocumentResult]:
+    """MC016 on each settings file found in the tree that could not be used (core/settings/resolve.py)."""
+    import os
+    import re
+
+    out = []
+    for path, why in sorted(getattr(settings, "problems", {}).items()):
+        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else os.path.basename(path)
+        line, column = 1, 1
+        m = re.match(r"(\d{1,9}):(\d{1,9}): ", why[len(path) + 1:]) if why.startswith(path + ":") else None
+        if m:
+            line, column = int(m.group(1)), int(m.group(2))
+        why = why[len(path):].lstrip(":0123456789 ") if why.startswith(path) else why
+        message = f"this settings file cannot be used ({why}); the files below it are checked with the defaults"
+        out.append(DocumentResult(file=shown, document=0, diagnostics=[
+            diagnostic(R.SETTINGS_INVALID.code, message, Span(line, column, line, column))]))
+    return out
 
 
 PARALLEL_FROM = 256  # files: below this, starting worker processes costs more than it saves

@@ -24,16 +24,16 @@ _HINT = re.compile(r"huawei\.com/ascend[-\w]*|nvidia\.com/gpu[\w.-]*|ascend[-_ ]
 
 
 @lru_cache(maxsize=4)
-def line_index(text: str) -> LineIndex:
+def line_index(text: str, first_line: int = 0) -> LineIndex:
     """One index per file text (cached: a multi-document file is indexed once)."""
-    return LineIndex(text)
+    return LineIndex(text, first_line)
 
 
 class DocReader:
     """Shared state for one YAML document: its text, positions, problems and launches."""
 
     def __init__(self, doc: YamlDocument, text: str, context: str):
-        self.doc, self.text, self.lines, self.context = doc, text, line_index(text), context
+        self.doc, self.text, self.lines, self.context = doc, text, line_index(text, doc.first_line), context
         self.out = LaunchFile()
         self.templated = False
 
