@@ -53,11 +53,11 @@ def _model_document(model) -> dict:
 
 def _core_check(config, cann, product, name: str):
     from moecfg.core.diagnostics import Report as CoreReport
-    from moecfg.core.engine import check_paths, check_text
+    from moecfg.checking.engine import check_paths, check_text
 
     options = _options(cann, product)
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
-        from moecfg.core.settings import Settings
+        from moecfg.checking.settings import Settings
 
         return check_paths([os.fspath(config)], options, Settings())
     text = config if isinstance(config, str) else _yaml_text(config)
@@ -89,15 +89,15 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
     """Check a launch: an argv list (`["vllm", "serve", "m", "--tensor-parallel-size", "4"]`) or a shell command
     string, with its environment. The framework derives the op calls as in `moecfg check` on a script."""
     from moecfg.core.diagnostics import Report as CoreReport
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
     from moecfg.frameworks import LaunchContext
 
     ctx = LaunchContext(product=product.upper() if product else None, product_source="product=" if product else "",
                         cann=cann, framework_versions=tuple(sorted((framework_versions or {}).items())),
                         models=tuple((models or {}).items()))
-    from moecfg.core.guard import checked
+    from moecfg.checking.guard import checked
 
-    def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (core/guard.py)
+    def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (checking/guard.py)
         return lint_launch_file(_launch_file(command, env or {}), name, ctx, _options(cann, product))
 
     results = checked("<launch>", lint)
@@ -106,7 +106,7 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
 
 def _launch_file(command, env: Mapping[str, str]):
     from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
-    from moecfg.sources.yaml_source import Span
+    from moecfg.sources.manifests.yaml_source import Span
 
     exports = "".join(f"export {k}={_quote(v)}\n" for k, v in env.items())
     if isinstance(command, str):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 import yaml
 
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.backends import Options
 
 # DeepSeek-V3 decode shapes (h 7168, top-8 of 256 routed experts) on A3, EP 32, 128 tokens per die.

@@ -1,7 +1,7 @@
 """`moecfg buffer` overrides: dotted keys into mappings, list values, and the override winning."""
 import json
 
-from moecfg.core.calculator import _apply, _parse_override
+from moecfg.checking.calculator import _apply, _parse_override
 from moecfg.cli import main
 
 

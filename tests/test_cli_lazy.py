@@ -51,7 +51,7 @@ def test_plain_check_of_a_document_imports_no_dataclasses_inspect_or_click(examp
     out = subprocess.run([sys.executable, "-c", probe, str(ROOT / "examples" / example)], capture_output=True,
                          text=True, cwd=ROOT)
     loaded = set(out.stderr.rpartition("LOADED")[2].split())
-    assert example in out.stdout and "moecfg.core.engine" in loaded  # the probe did check the file
+    assert example in out.stdout and "moecfg.checking.engine" in loaded  # the probe did check the file
     assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
 
 
@@ -71,7 +71,7 @@ def test_plain_check_of_a_kind_ascend_document_reads_only_its_ops_field_table(tm
     assert sorted(loaded & set(NOT_ON_PLAIN_CHECK)) == []
     # the launch-word patterns (sources/framework_words.py, documents._launcher) are compiled on first use
     compiled = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
-                "from moecfg.sources import documents, framework_words as fw\n"
+                "from moecfg.sources import framework_words as fw\nfrom moecfg.sources.documents import classify as documents\n"
                 "atexit.register(lambda: print('COMPILED', *sorted(n for n in fw._PATTERNS if n in vars(fw)),"
                 " documents._launcher.cache_info().currsize, file=sys.stderr))\nfrom moecfg.cli import main\nmain()\n")
     out = subprocess.run([sys.executable, "-c", compiled, str(doc)], capture_output=True, text=True, cwd=ROOT)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core.engine import check_paths, check_text
+from moecfg.checking.engine import check_paths, check_text
 
 FIXTURES = Path(__file__).parent / "fixtures_foreign"
 
@@ -114,7 +114,7 @@ def test_api_reports_carry_their_own_skips():
 
 
 def test_a_big_tree_checked_on_every_core_gives_the_serial_report(tmp_path, monkeypatch):
-    from moecfg.core import engine
+    from moecfg.checking import engine
     from moecfg.render.json_report import render
 
     good = (Path(__file__).parents[1] / "examples" / "deepseek-v3-a3-ep32.yaml").read_text()

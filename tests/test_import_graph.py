@@ -1,6 +1,6 @@
 """The shape of the package, read from the source (AST only, nothing is imported): no import cycle anywhere in
-moecfg/ (imports inside functions and under TYPE_CHECKING count too: a lazy import is still a dependency), and
-core reaches readers and frameworks only through their registries."""
+moecfg/ (imports inside functions and under TYPE_CHECKING count too: a lazy import is still a dependency), core
+imports nothing above it, and no new cycle between the package's top-level parts."""
 from __future__ import annotations
 
 import ast
@@ -92,18 +92,64 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_relative_and_lazy_imports_are_edges():
     edges = graph()
-    assert "moecfg.core.launch" in edges["moecfg.core.engine"]  # imported inside a function
-    assert "moecfg.sources.shell_arrays" in edges["moecfg.sources.shell_words"]
+    assert "moecfg.checking.launch" in edges["moecfg.checking.engine"]  # imported inside a function
+    assert "moecfg.sources.shell.arrays" in edges["moecfg.sources.shell.words"]
 
 
-# What core may use of sources/ and frameworks/: registries and shared data types, never a reader or a framework.
-CORE_MAY_USE = {"moecfg.sources", "moecfg.sources.documents", "moecfg.sources.files", "moecfg.sources.yaml_source",
-                "moecfg.sources.launch", "moecfg.sources.budget", "moecfg.sources.contained", "moecfg.frameworks",
-                "moecfg.frameworks.hints"}
+# core is the ground (records, diagnostics, fields, the rule registry, launch rule metadata, suppressions, output,
+# progress): it imports nothing of the package above it, deferred imports included. A core module that needs a reader,
+# a framework or an op reaches it through a registry (module names as data), never an import.
+def core_imports_above(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(m, t) for m, targets in edges.items() if m.startswith("moecfg.core.") or m == "moecfg.core"
+            for t in targets if not (t.startswith("moecfg.core.") or t == "moecfg.core")}
 
 
-def test_core_reaches_readers_and_frameworks_only_through_registries():
-    edges = graph()
-    wrong = {(m, t) for m, targets in edges.items() if m.startswith("moecfg.core")
-             for t in targets if t.startswith(("moecfg.sources", "moecfg.frameworks")) and t not in CORE_MAY_USE}
-    assert wrong == set()
+def test_core_imports_nothing_above_it():
+    assert core_imports_above(graph()) == set()
+
+
+def part(module: str) -> str:
+    return module.split(".")[1] if "." in module else "moecfg"
+
+
+def part_cycles(edges: dict[str, set[str]]) -> set[tuple[str, ...]]:
+    """Every elementary cycle between the package's top-level parts, each as a tuple starting at its least part."""
+    parts: dict[str, set[str]] = {}
+    for m, targets in edges.items():
+        parts.setdefault(part(m), set()).update(part(t) for t in targets if part(t) != part(m))
+    found = set()
+
+    def walk(start, node, path):
+        for nxt in sorted(parts.get(node, ())):
+            if nxt == start:
+                found.add(tuple(path))
+            elif nxt > start and nxt not in path:
+                walk(start, nxt, path + [nxt])
+    for start in sorted(parts):
+        walk(start, start, [start])
+    return found
+
+
+# The cycles between parts left after the layout's first phase (issue 31: 23 before it); phase 2 removes them.
+# A cycle not in this list is a new one: the test fails.
+KNOWN_PART_CYCLES = {("api", "models"), ("api", "render"), ("api", "render", "models"),
+                     ("backends", "presets", "frameworks"), ("backends", "presets", "frameworks", "checking"),
+                     ("checking", "frameworks"), ("checking", "presets", "frameworks"), ("frameworks", "presets")}
+
+
+def test_no_new_cycle_between_parts():
+    assert part_cycles(graph()) <= KNOWN_PART_CYCLES
+
+
+def test_the_part_cycle_finder_finds_cycles():
+    edges = {"moecfg.a.x": {"moecfg.b.y"}, "moecfg.b.y": {"moecfg.c.z", "moecfg.a.w"}, "moecfg.c.z": {"moecfg.a.x"},
+             "moecfg.a.w": set()}
+    assert part_cycles(edges) == {("a", "b"), ("a", "b", "c")}
+    assert part_cycles({"moecfg.a.x": {"moecfg.b.y"}, "moecfg.b.y": set()}) == set()
+
+
+def test_a_core_import_of_a_reader_would_be_found():
+    edges = {"moecfg.core.x": {"moecfg.sources.shell.reader", "moecfg.core.record", "moecfg.checking.engine"},
+             "moecfg.checking.engine": {"moecfg.core.x"}, "moecfg.core": {"moecfg.version"}}
+    assert core_imports_above(edges) == {("moecfg.core.x", "moecfg.sources.shell.reader"),
+                                         ("moecfg.core.x", "moecfg.checking.engine"), ("moecfg.core", "moecfg.version")}

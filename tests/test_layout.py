@@ -104,18 +104,16 @@ def _op_folder(module: str) -> str | None:
 
 # ---- imports go one way ----------------------------------------------------------------------------------------
 
-# Stages, lowest first, as the code depends on them: a reader knows nothing of ops; presets fill documents;
-# backends judge op calls; frameworks derive op calls (with the backends' formulas); core runs the check; the
-# rest presents it. core's vocabulary (findings, field specs, the rule registry) is below every stage.
-FOUNDATION = {"moecfg.core.diagnostics", "moecfg.core.fields", "moecfg.core.registry", "moecfg.core.input_rules",
-              "moecfg.core.examples", "moecfg.core.launch_rules", "moecfg.core.record", "moecfg.optional",
-              "moecfg.version"}
-STAGES = {"sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "core": 5, "render": 6, "models": 6, "plan": 6,
-          "api": 6, "preflight": 6, "explain_error": 6, "cli": 7, "__main__": 7}
-# frameworks/vllm_ascend/memory.py builds a core.launch LaunchDocument to judge its op calls (issue 19 part 2);
+# Stages, lowest first, as the code depends on them: core is the ground (findings, field specs, the rule registry,
+# records); a reader knows nothing of ops; presets fill documents; backends judge op calls;
+# frameworks derive op calls (with the backends' formulas); checking runs the check; the rest presents it.
+FOUNDATION = {"moecfg.optional", "moecfg.version"}
+STAGES = {"core": 0, "sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "checking": 5, "render": 6,
+          "models": 6, "plan": 6, "api": 6, "preflight": 6, "explain_error": 6, "cli": 7, "__main__": 7}
+# frameworks/vllm_ascend/memory.py builds a checking.launch LaunchDocument to judge its op calls (issue 19 part 2);
 # presets/hf_config.py reads config.json numbers with frameworks/values.py, the typed value layer (issue 20), which
 # belongs below both (it imports only frameworks.Note, lazily).
-KNOWN_UPWARD = {("moecfg.frameworks.vllm_ascend.memory", "moecfg.core.launch"),
+KNOWN_UPWARD = {("moecfg.frameworks.vllm_ascend.memory", "moecfg.checking.launch"),
                 ("moecfg.presets.hf_config", "moecfg.frameworks.values")}
 
 
@@ -201,8 +199,8 @@ def upward(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
 def test_the_checks_find_what_they_look_for():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
     assert cycles({"a": {"b"}, "b": set()}) == []
-    edges = {"moecfg.sources.x": {"moecfg.core.engine", "moecfg.core.diagnostics"}, "moecfg.cli.y": {"moecfg.sources.x"}}
-    assert upward(edges) == {("moecfg.sources.x", "moecfg.core.engine")}
+    edges = {"moecfg.sources.x": {"moecfg.checking.engine", "moecfg.core.diagnostics"}, "moecfg.cli.y": {"moecfg.sources.x"}}
+    assert upward(edges) == {("moecfg.sources.x", "moecfg.checking.engine")}
     edges = graph()
     assert "moecfg.backends.ascend.ops.mega_moe.model" in edges["moecfg.backends.ascend.ops.mega_moe.rules"]
     assert "moecfg.backends.deepep.ops.v1.rules.buffers" in edges["moecfg.backends.deepep.shared.rules.usage"]  # lazy

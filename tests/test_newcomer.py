@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from moecfg.core.engine import lint_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import lint_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 
 
 def codes(text: str) -> list[str]:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from moecfg.backends.ascend.fields import ENV_FIELDS, FIELDS, HCCL_BUFFER_FIELDS
 from moecfg.core.diagnostics import Report
-from moecfg.core.engine import check_bytes, check_text, lint_bytes, lint_text
+from moecfg.checking.engine import check_bytes, check_text, lint_bytes, lint_text
 from moecfg.backends import Options
 from moecfg.render import json_report
 

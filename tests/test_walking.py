@@ -6,7 +6,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from moecfg.cli import cli
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 from moecfg.sources.files import Walk, discover
 
 BAD = "kind: ascend\nproduct: A9\n"

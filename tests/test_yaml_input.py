@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from moecfg.core.engine import check_text, lint_bytes, lint_text
+from moecfg.checking.engine import check_text, lint_bytes, lint_text
 
 from lintkit import Linted, run_lint
 

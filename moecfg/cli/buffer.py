@@ -69,7 +69,7 @@ def _field_flags():
               help="Exit 1 on diagnostics at this level (default: only when the input is invalid).")
 def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, fail_on, **fields):
     """Required buffer sizes with the formula and its terms, from FILE and/or --set / field flags."""
-    from moecfg.core.calculator import run_buffer
+    from moecfg.checking.calculator import run_buffer
 
     overrides = [f"{k}={v}" for k, v in fields.items() if v is not None] + list(sets)
     if hccl_buffsize is not None:

@@ -36,8 +36,8 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
           product, markdown, verbose, no_respect_gitignore):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin)."""
-    from moecfg.core.settings import Cli, ConfigError, Settings, code_or_prefix
-    from moecfg.core.engine import PathError, check_paths
+    from moecfg.checking.settings import Cli, ConfigError, Settings, code_or_prefix
+    from moecfg.checking.engine import PathError, check_paths
 
     try:
         cli_settings = Cli(config=config_path, cann=cann, fail_on=fail_on,
@@ -73,7 +73,7 @@ def _list_skipped(report) -> None:
 def _show_config(settings, paths) -> None:
     import json
 
-    from moecfg.core.settings import effective
+    from moecfg.checking.settings import effective
 
     out = [effective(settings, p) for p in paths]
     write_stdout(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")

@@ -19,8 +19,8 @@ from moecfg.cli.runner import not_empty
 def explain_launch(paths, product, cann, config_path):
     """Show the op calls each launch makes: every argument, how the framework derives it, and the buffers."""
     from moecfg.backends import Options
-    from moecfg.core.engine import PathError, check_paths
-    from moecfg.core.settings import Cli, ConfigError, Settings
+    from moecfg.checking.engine import PathError, check_paths
+    from moecfg.checking.settings import Cli, ConfigError, Settings
     from moecfg.render.launch_view import render
 
     try:

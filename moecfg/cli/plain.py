@@ -33,8 +33,8 @@ def run_check(paths: list[str]) -> None:
 
 def _check(paths: list[str]) -> int | None:
     from moecfg.backends import Options
-    from moecfg.core.engine import PathError, check_paths
-    from moecfg.core.settings import ConfigError, Settings
+    from moecfg.checking.engine import PathError, check_paths
+    from moecfg.checking.settings import ConfigError, Settings
 
     try:
         settings = Settings()

@@ -99,7 +99,7 @@ def read_preset(path: str):
 
 
 def _extras(base: dict, redundant, sets) -> None:
-    from moecfg.core.calculator import _parse_override
+    from moecfg.checking.calculator import _parse_override
 
     if redundant:
         base["redundant_experts"] = redundant

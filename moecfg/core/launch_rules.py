@@ -15,7 +15,7 @@ _LAUNCH_OK = ("# a vllm-ascend decode launch on A3 (settings give product and CA
               "kind: ascend\nproduct: A3\ncann_version: 9.0.1\nbs: 16\nh: 7168\nk: 8\nep_world_size: 16\n"
               "moe_expert_num: 256\nenv:\n  HCCL_BUFFSIZE: 1024\n")
 
-# MC042's question about the hardware: asked once per run (core/ask_once.py), on launches where the answer matters.
+# MC042's question about the hardware: asked once per run (checking/ask_once.py), on launches where the answer matters.
 PRODUCT_UNKNOWN = "the Ascend product (A2 or A3) is not known"
 # MC042's question about the model: asked once per run too (the model names and files listed in the one warning).
 MODEL_NOT_KNOWN = "is not a built-in model or Hugging Face id moecfg knows"

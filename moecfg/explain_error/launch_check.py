@@ -63,7 +63,7 @@ def check_command(lines: list[str], product: str | None, cann: str | None) -> Co
         return None
     no, text = found
     from moecfg.api import _options
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
     from moecfg.frameworks import LaunchContext
     from moecfg.sources.readers import read_shell
 

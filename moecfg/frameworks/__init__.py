@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from moecfg.optional import optional_module
 from moecfg.sources.launch import Launch
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
 FRAMEWORK_MODULES = {
@@ -81,7 +81,7 @@ class OpCall:
 
     def not_known(self, note: Note) -> None:
         """`note` (MC023, `about` the argument) says an argument is set to a value not known statically: the op's
-        findings at it are not reported, and the note names them (core/launch.py)."""
+        findings at it are not reported, and the note names them (checking/launch.py)."""
         self.unknown += (note.about,)
         self.notes.append(note)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from moecfg.frameworks.values import JsonValueError, load_json
 from moecfg.sources.launch import Word
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from moecfg.backends.deepep.ops.v1.rules.values import value_ranges
 from moecfg.backends import Options
 from moecfg.core.input_rules import VALIDATOR_CODES
 from moecfg.core.fields import Validator
-from moecfg.sources.yaml_source import Span, YamlDocument
+from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 from moecfg.plan.problem import PlanError
 
 _VALIDATOR = Validator(**VALIDATOR_CODES)
@@ -58,7 +58,7 @@ class DeepEPProblem:
 
     def verdict(self, num_ranks: int, tokens: int | None, nvl: int | None, rdma: int | None):
         """The engine's DocumentResult for the candidate (the real rules, as `moecfg check` runs them)."""
-        from moecfg.core.engine import lint_text
+        from moecfg.checking.engine import lint_text
 
         text = yaml.safe_dump(self.document(num_ranks, tokens, nvl, rdma), sort_keys=False)
         return lint_text(text, "<plan>", Options())[0]

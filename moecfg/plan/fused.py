@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from moecfg.core.diagnostics import ERROR
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.backends import Options
 from moecfg.plan import sgl
 

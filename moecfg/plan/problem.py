@@ -15,7 +15,7 @@ from moecfg.backends.ascend.shared.rulesets import RULESETS, resolve
 from moecfg.backends import Options
 from moecfg.core.input_rules import VALIDATOR_CODES
 from moecfg.core.fields import Validator
-from moecfg.sources.yaml_source import Span, YamlDocument
+from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 
 _VALIDATOR = Validator(**VALIDATOR_CODES)
 PLAN_OP = "dispatch_combine_v2"
@@ -89,7 +89,7 @@ class Problem:
 
     def verdict(self, ep: int, bs: int, buffer_mb: int | None):
         """The engine's DocumentResult for the candidate (the real rules, as `moecfg check` runs them)."""
-        from moecfg.core.engine import lint_text
+        from moecfg.checking.engine import lint_text
 
         text = yaml.safe_dump(self.document(ep, bs, buffer_mb), sort_keys=False)
         return lint_text(text, "<plan>", Options(cann=self.cann))[0]

@@ -1,7 +1,7 @@
 """A launch judged with the machine's facts: the same derivation and rules as `moecfg check` on a script.
 
 The command line and the environment are exactly what the launch gets (argv after `--`, os.environ). The engine
-entry point is core.launch.lint_launch_file, the function `moecfg.api.check_launch` calls; only the
+entry point is checking.launch.lint_launch_file, the function `moecfg.api.check_launch` calls; only the
 LaunchContext differs: its product, device memory, CANN release, framework versions and model config.json come
 from this machine (machine.py) instead of settings files and hints.
 """
@@ -59,7 +59,7 @@ def _words(script: str) -> list[str]:
 def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: str | None) -> Outcome:
     from moecfg.api import _launch_file, _options
     from moecfg.core.diagnostics import Report
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
     from moecfg.frameworks import LaunchContext
 
     product = product or facts.product

@@ -9,7 +9,7 @@ still checked. The walk is iterative (no recursion limit on deep trees). A file 
 that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
 is a usage error (`PathError`, exit 2, contract §4). A folder with nothing to check is not an error.
 
-Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code blocks, markdown.py) is read when a
+Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code blocks, documents/markdown.py) is read when a
 file is named, and while walking a folder named on the command line, except a repository's top folder (one holding
 `.git`): a whole-repository walk reads documentation only when asked (`--markdown`, settings `markdown: true`).
 `markdown=False` (`--no-markdown`) never walks into documentation.

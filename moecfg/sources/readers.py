@@ -4,12 +4,12 @@
 - `read_shell(text, include)`: a whole script (tree-sitter-bash, imported only here); `include` reads the files
   it sources (sourced.Includes.for_script(path)).
 - `read_yaml_document(doc, text, name, root)`: one YAML document: a Kubernetes object with a pod template, a
-  docker-compose file, a recipe spelling flags as keys (recipes.py), a vllm-project/recipes model recipe composed
-  with its strategies (vllm_recipes.py), or a YAML config holding a launch command;
+  docker-compose file, a recipe spelling flags as keys (recipes/srt_slurm.py), a vllm-project/recipes model recipe composed
+  with its strategies (recipes/vllm.py), or a YAML config holding a launch command;
   None when it is none of these.
 - `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
 - `looks_like_markdown(name)` / `read_markdown(text, name)`: the shell and YAML code blocks of a Markdown or rST
-  document (markdown.py).
+  document (documents/markdown.py).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from moecfg.core import launch_rules as L
 TYPE_CHECKING = False  # typing's, without importing typing at start-up
 if TYPE_CHECKING:  # launch.py's dataclasses load when a launch is read, not for every file's is-it-shell test
     from moecfg.sources.launch import LaunchFile, Problem
-    from moecfg.sources.yaml_source import YamlDocument
+    from moecfg.sources.manifests.yaml_source import YamlDocument
 
 _SHEBANG = re.compile(r"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|da|z|k|a)?sh\b")
 _TEMPLATE = re.compile(r"\{\{-?\s{0,16}[^{}\n]{0,256}\}\}|\{%[^%\n]{0,256}%\}")  # bounded spans: linear
@@ -38,7 +38,7 @@ def looks_like_markdown(name: str) -> bool:
 
 def read_markdown(text: str, name: str = "") -> LaunchFile:
     from moecfg.sources.budget import Budget
-    from moecfg.sources.markdown import read_markdown as read
+    from moecfg.sources.documents.markdown import read_markdown as read
     out = read(text, name)
     out.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
     return out
@@ -46,10 +46,10 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
 
 def read_shell(text: str, include=None) -> LaunchFile:
     """`include`: sourced.Includes for a script read from a file (`source FILE` next to it is read)."""
-    from moecfg.sources import shell
+    from moecfg.sources.shell import reader as shell
     from moecfg.sources.launch import LaunchFile
     from moecfg.sources.textmap import SourceMap
-    from moecfg.sources.yaml_launch import line_index
+    from moecfg.sources.manifests.launch import line_index
     out = LaunchFile()
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
@@ -64,7 +64,7 @@ def read_shell(text: str, include=None) -> LaunchFile:
 
 def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:
     """`name`, `root`: the file and the folder being checked (a vLLM recipe reads the strategies/ beside it)."""
-    from moecfg.sources.yaml_documents import read_yaml_document as read  # markdown.py reads its YAML blocks there too
+    from moecfg.sources.manifests.documents import read_yaml_document as read  # documents/markdown.py reads its YAML blocks there too
 
     lf = read(doc, text, name, root)
     if lf is not None:
@@ -79,7 +79,7 @@ def template_problem(text: str) -> Problem | None:
     if m is None:
         return None
     from moecfg.sources.launch import Problem
-    from moecfg.sources.yaml_launch import line_index
+    from moecfg.sources.manifests.launch import line_index
     return Problem(L.TEMPLATE.code, f"template expression `{m.group()[:60]}`: this file is a template (Helm, "
                    "Jinja), not what runs; check the rendered output (`helm template ... | moecfg check -`)",
                    line_index(text).span(m.start(), m.end()))

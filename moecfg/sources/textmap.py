@@ -16,7 +16,7 @@ import re
 from array import array
 from bisect import bisect_right
 
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 
 class LineIndex:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from moecfg import frameworks
 from moecfg.backends import Options
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_shell, read_yaml_document
-from moecfg.sources.yaml_source import parse_stream
+from moecfg.sources.manifests.yaml_source import parse_stream
 
 FIXTURES = Path(__file__).resolve().parents[1] / "sources" / "fixtures"
 MiB, GiB = 1 << 20, 1 << 30

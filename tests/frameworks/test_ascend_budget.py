@@ -12,7 +12,7 @@ import json
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks.vllm_ascend import groups as G
 from moecfg.sources.launch import LaunchFile
 from test_sglang_ascend import derive as sgl_derive

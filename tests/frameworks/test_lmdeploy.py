@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext, recognise
 from moecfg.sources.readers import read_shell
 
@@ -104,8 +104,8 @@ def test_published_launches_without_ep_and_the_proxy_say_nothing():
 
 def test_guide_markdown_blocks_are_read_as_launches():
     # the Markdown reader opens a code block when it names lmdeploy (sources/framework_words.py)
-    from moecfg.core.engine import check_bytes
-    from moecfg.core.settings import Cli, Config, FilePolicy
+    from moecfg.checking.engine import check_bytes
+    from moecfg.checking.settings import Cli, Config, FilePolicy
 
     path = FIXTURES / "dlinfer-multinodes-excerpt.md"
     policy = FilePolicy(Config(product="A3", cann_version="9.0.1", models={"/path/to/model": "deepseek-v3"}), Cli())

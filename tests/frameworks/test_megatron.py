@@ -126,7 +126,7 @@ def test_array_launch_with_flex_derives_hybridep_at_the_array_lines():
 def test_entry_script_behind_an_unknown_root_is_recognised():
     # Megatron-LM's own sbatch scripts run `${MEGATRON_PATH}/pretrain_gpt.py` with MEGATRON_PATH from the caller:
     # the word's value is unknown, its pattern still ends in the literal entry script name.
-    from moecfg.core.engine import lint_text
+    from moecfg.checking.engine import lint_text
 
     script = ("MOE=(--num-experts 64 --moe-router-topk 8 --expert-model-parallel-size 8 "
               "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep)\n"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core.engine import check_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.sources.files import Walk, discover
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mindie"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core.engine import check_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.frameworks.mindie import choose as C
 
 A3_IDS = [list(range(16))]

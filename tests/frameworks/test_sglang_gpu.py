@@ -148,7 +148,7 @@ def test_qp_depth_raised_by_new_sglang_only():
     assert call(text).arguments["env"] == {"NVSHMEM_QP_DEPTH": "2050"} and "MC641" not in codes(lint(text))
     from gpu_helpers import launch_file
     from moecfg.backends import Options
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
 
     lf = launch_file(text)
     lf.launches[0].image = "lmsysorg/sglang:v0.5.4-cu129"

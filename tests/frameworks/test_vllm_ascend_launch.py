@@ -1,5 +1,5 @@
 """vllm-ascend: recognising the launch, reading its flags (MC021-MC023), picking the version (MC040), what the
-launch cannot tell (MC042), and the whole path through core/launch.py with positioned findings."""
+launch cannot tell (MC042), and the whole path through checking/launch.py with positioned findings."""
 from __future__ import annotations
 
 import pytest
@@ -127,11 +127,11 @@ def test_models_setting_resolves_a_path():
     assert [n.message for n in d.notes if n.code == "MC042" and "quant type" not in n.message] == []
 
 
-# ---- the whole path: core/launch.py judges the calls with the ascend kind and positions the findings ----
+# ---- the whole path: checking/launch.py judges the calls with the ascend kind and positions the findings ----
 
 def _lint(text, product="A3", cann="9.0.1", version="main"):
     from moecfg import backends
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
 
     lf = LaunchFile(launches=[launch(text)])
     return lint_launch_file(lf, "serve.sh", ctx(product=product, version=version, cann=cann),

@@ -86,7 +86,7 @@ def test_zero_is_refused_at_start_up_where_the_release_checks(tmp_path, version)
 
 def _lint(tmp_path, cann):
     from moecfg.backends import Options
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
     from moecfg.sources.readers import read_shell
 
     (tmp_path / "config.json").write_text(json.dumps(K3))

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import moecfg.frameworks.vllm_ascend as va
-from moecfg.core.settings import parse
+from moecfg.checking.settings import parse
 from moecfg.frameworks.vllm_ascend.releases import match
 from vllm_ascend_launches import ctx, launch
 
@@ -56,7 +56,7 @@ def test_bare_rc_branch_in_settings_maps_to_its_release_table(text):
 
 @pytest.mark.parametrize("text", ["0.26.0rcx", "0.26.0-rc", "rc"])
 def test_other_rc_spellings_are_still_refused(text):
-    from moecfg.core.settings import ConfigError
+    from moecfg.checking.settings import ConfigError
 
     with pytest.raises(ConfigError):
         parse({"framework_versions": {"vllm-ascend": text}}, None)

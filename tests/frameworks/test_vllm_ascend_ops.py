@@ -266,7 +266,7 @@ def test_the_settings_cann_answers(cann, ops):
 def test_an_error_of_one_op_only_is_a_warning():
     # HCCL_BUFFSIZE 1 MB: too small for either op's window. With the op unknown every op error reads "if ...".
     from moecfg.backends import Options
-    from moecfg.core.launch import lint_launch_file
+    from moecfg.checking.launch import lint_launch_file
     from moecfg.sources.readers import read_shell
     from vllm_ascend_launches import ctx
 

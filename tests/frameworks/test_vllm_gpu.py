@@ -201,7 +201,7 @@ def test_example_manifest_device_from_its_node_selector():
 
 @pytest.mark.parametrize("value, ok", [("h200", "H200"), ("GB200", "GB200"), ("A3", None), (3, None)])
 def test_settings_device_key(value, ok):
-    from moecfg.core.settings import ConfigError, parse
+    from moecfg.checking.settings import ConfigError, parse
 
     if ok:
         assert parse({"device": value, "device_memory_gb": 96}, None).device == ok

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core.engine import check_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.frameworks.vllm_mindspore import parallel as P
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm_mindspore"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext, recognise
 from moecfg.frameworks import xllm
 from moecfg.frameworks.xllm import gflags as G
@@ -428,8 +428,8 @@ spec:
 
 
 def test_kubernetes_command_list_with_the_release_from_the_image():
-    from moecfg.core.engine import check_bytes
-    from moecfg.core.settings import Cli, Config, FilePolicy
+    from moecfg.checking.engine import check_bytes
+    from moecfg.checking.settings import Cli, Config, FilePolicy
 
     done = check_bytes(POD.encode(), "pod.yaml", policy=FilePolicy(Config(), Cli()))
     found = [d for r in done.results for d in r.diagnostics]

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from lintkit import Linted  # the shared result wrapper of tests/lintkit.py
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 
 # DeepSeek-V3 shapes (hidden 7168, top-8 of 256 routed experts).
 # Normal mode on 2 nodes x 8 H800 (internode), 24 SMs as in DeepEP's README.

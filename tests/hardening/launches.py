@@ -8,7 +8,7 @@ import json
 
 from hypothesis import strategies as st
 
-from moecfg.core.policy import FileSettings
+from moecfg.checking.policy import FileSettings
 
 SETTINGS = FileSettings(product="A3", cann_version="9.0.1", device="H100")  # Ascend launches
 GPU_SETTINGS = FileSettings(device="H100")  # GPU launches (a `product: A3` would make vLLM's the Ascend plugin's)

@@ -10,7 +10,7 @@ import pytest
 from launches import SETTINGS
 
 from moecfg.backends import Options
-from moecfg.core.engine import check_paths, lint_text
+from moecfg.checking.engine import check_paths, lint_text
 from moecfg.sources import budget
 from moecfg.sources.readers import read_shell
 
@@ -19,7 +19,7 @@ LAUNCH = "vllm serve /models/DeepSeek-R1-W8A8 --quantization ascend -dp 4 -tp 4 
 
 
 def checked(text: str, name: str = "a.sh"):
-    from moecfg.core.guard import checked as guard
+    from moecfg.checking.guard import checked as guard
 
     start = time.process_time()
     results = guard(name, lint_text, text, name, Options(product="A3"), SETTINGS)

@@ -11,7 +11,7 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from hostile import BAD, GOOD, cli  # noqa: F401  (fixture)
-from moecfg.core import settings  # noqa: F401  (config discovery is cached per run: nothing to reset)
+from moecfg.checking import settings  # noqa: F401  (config discovery is cached per run: nothing to reset)
 
 
 def _tree(tmp_path, config: str, name: str = ".moecfg.yaml"):
@@ -37,7 +37,7 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     ("a: 1\n---\nb: 2\n", "2 YAML documents"),
 ])
 def test_hostile_config_is_a_config_error(tmp_path, cli, config, message, monkeypatch):
-    from moecfg.sources import yaml_source
+    from moecfg.sources.manifests import yaml_source
 
     monkeypatch.setattr(yaml_source, "_MAX_NODES", 20_000)  # the same budget mechanism, a tenth of the time
     start = time.process_time()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hostile import GOOD
-from moecfg.core.engine import lint_bytes
+from moecfg.checking.engine import lint_bytes
 
 ASCEND = GOOD.replace("bs: 128\n", "")
 DEEPEP = "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n"

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from hostile import GOOD, cli  # noqa: F401  (fixture)
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 from moecfg.render import escape, load
 
 # a key that injects a workflow command, an OSC title sequence, BEL, SOH and a bidi override

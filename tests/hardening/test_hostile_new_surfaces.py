@@ -18,8 +18,8 @@ from test_launch_values import FAST, assert_safe_outputs, codes
 
 from moecfg.backends import Options
 from moecfg.core.diagnostics import Report
-from moecfg.core.engine import check_bytes, lint_text
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes, lint_text
+from moecfg.checking.settings import Cli, Config, FilePolicy
 
 # ---- xLLM: gflags syntax -------------------------------------------------------------------------------------------
 XLLM_FLAGS = ["ep_size", "dp_size", "nnodes", "max_seqs_per_batch", "num_speculative_tokens", "enable_fused_mc2",

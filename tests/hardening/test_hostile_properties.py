@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from moecfg.core.diagnostics import Report
-from moecfg.core.engine import lint_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import lint_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.render import load
 
 KEYS = ["product", "bs", "h", "k", "ep_world_size", "moe_expert_num", "cann_version", "env", "kind", "<<",

@@ -1,4 +1,4 @@
-"""Hostile vllm-project/recipes trees (sources/vllm_recipes.py): recipes and strategy files built from hostile words
+"""Hostile vllm-project/recipes trees (sources/recipes/vllm.py): recipes and strategy files built from hostile words
 and values are composed without raising, in bounded time, and every output format stays safe (as
 test_hostile_properties.py); a strategy file never makes the recipe read anything outside the checked folder."""
 from __future__ import annotations
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from test_hostile_properties import CONTROL, FAST, WORDS
 
 from moecfg.core.diagnostics import Report
-from moecfg.core.engine import lint_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import lint_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.render import load
 
 ROOT = Path(tempfile.mkdtemp(prefix="moecfg-recipes-"))  # one tree for the run: hypothesis reuses no pytest tmp_path

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_hostile_properties import FAST, WORDS, rendered_safely
 
-from moecfg.core.engine import lint_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import lint_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 
 FENCES = ["```bash\n", "```console\n$ ", "~~~sh\n", "   ```shell\n   ", "````{code-block} bash\n", "```yaml\n",
           "```\n", "```bash\n```\n", "::::{tab-item} x\n```bash\n", "# heading\n```bash\n", "```bash\n<node_ip> '{...}' ... "]

@@ -9,7 +9,7 @@ import pytest
 from hostile import BAD, cli  # noqa: F401  (fixture)
 
 
-@pytest.mark.parametrize("kind", ["__main__", "cli", "core.engine", "os", "../x", "ascend.kind"])
+@pytest.mark.parametrize("kind", ["__main__", "cli", "checking.engine", "os", "../x", "ascend.kind"])
 def test_kind_never_becomes_a_module_name(cli, kind):
     stdin = (BAD + f"---\nkind: {kind}\n").encode()
     code, out, _ = cli("check", "--format", "json", "-", stdin=stdin)

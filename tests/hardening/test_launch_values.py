@@ -14,7 +14,7 @@ from launches import ASCEND, launch_script, settings_for
 
 from moecfg.backends import Options
 from moecfg.core.diagnostics import Report
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.frameworks import values
 from moecfg.render import load
 

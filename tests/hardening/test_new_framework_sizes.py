@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from moecfg.core.engine import check_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 
 CONFIG = Config(product="A3", cann_version="9.0.1", framework_versions={"vllm-mindspore": "0.6.0rc1",
                                                                         "lmdeploy": "0.16.0", "xllm": "main"})

@@ -1,4 +1,4 @@
-"""Issue 20 items 5-6: one file cannot stop the run (an internal error is MC019 on that file, core/guard.py), and
+"""Issue 20 items 5-6: one file cannot stop the run (an internal error is MC019 on that file, checking/guard.py), and
 the attacks of the issue, run as a real process under a memory limit, finish in time with every other file
 checked and no line of output a CI runner would execute."""
 from __future__ import annotations

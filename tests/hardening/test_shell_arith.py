@@ -1,4 +1,4 @@
-"""Issue 20 item 2: `$(( ))` evaluated as bash does (sources/shell_arith.py) or unknown, never an exception.
+"""Issue 20 item 2: `$(( ))` evaluated as bash does (sources/shell/arith.py) or unknown, never an exception.
 The generated expressions are compared with a real bash when one is installed."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from launches import arithmetic
 
-from moecfg.sources import shell_arith
+from moecfg.sources.shell import arith as shell_arith
 from moecfg.sources.readers import read_shell
 
 VARS = {"N": "4", "E": "", "X": "N * 2", "LOOP": "LOOP + 1"}

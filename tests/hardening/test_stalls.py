@@ -7,14 +7,14 @@ import time
 import pytest
 
 from hostile import BAD, GOOD
-from moecfg.core.engine import lint_text
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import lint_text
+from moecfg.checking.settings import Cli, Config, FilePolicy
 
 
 @pytest.fixture
 def small_budget(monkeypatch):
     """The budget at a tenth (20 000 values): the same mechanism, a tenth of the test's time."""
-    from moecfg.sources import yaml_source
+    from moecfg.sources.manifests import yaml_source
 
     monkeypatch.setattr(yaml_source, "_MAX_NODES", 20_000)
 

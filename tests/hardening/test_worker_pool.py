@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core import engine, workers
-from moecfg.core.engine import check_paths
+from moecfg.checking import engine, workers
+from moecfg.checking.engine import check_paths
 
 GOOD = (Path(__file__).parents[2] / "examples" / "deepseek-v3-a3-ep32.yaml").read_text()
 BAD = "kind: ascend\nproduct: A9\n"

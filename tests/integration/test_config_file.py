@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from moecfg.core.settings import ConfigError, gitignore_regex, parse
+from moecfg.checking.settings import ConfigError, gitignore_regex, parse
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 DOC = """product: A3

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core.engine import check_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.render.rule_docs import all_docs
 
 DOCS = {d.code: d for d in all_docs()}

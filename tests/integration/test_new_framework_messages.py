@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from moecfg.core.engine import check_bytes
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import check_bytes
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.core.settings import Cli, Config, FilePolicy
+from moecfg.checking.settings import Cli, Config, FilePolicy
 from moecfg.render.rule_docs import FAILS_DESCRIBED, all_docs, rules_markdown
-from moecfg.core.engine import lint_bytes
+from moecfg.checking.engine import lint_bytes
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 ROOT = Path(__file__).resolve().parents[2]

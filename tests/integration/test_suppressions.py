@@ -2,8 +2,8 @@
 (MC015), --no-inline-suppressions."""
 from __future__ import annotations
 
-from moecfg.core.settings import Cli, Config, FilePolicy
-from moecfg.core.engine import lint_text
+from moecfg.checking.settings import Cli, Config, FilePolicy
+from moecfg.checking.engine import lint_text
 from integration_helpers import run  # noqa: F401  (pytest fixture)
 
 BASE = """product: A3

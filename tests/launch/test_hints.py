@@ -2,9 +2,9 @@
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.frameworks.hints import product_from_hints
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 S = Span(1, 1, 1, 5)
 

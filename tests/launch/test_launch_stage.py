@@ -1,10 +1,10 @@
-"""core/launch.py and sources/documents.py: an OpCall is judged by its kind's own rules and every finding points at the
+"""checking/launch.py and sources/documents/classify.py: an OpCall is judged by its kind's own rules and every finding points at the
 flag that fed the failing argument; foreign YAML is skipped, moecfg documents keep working unchanged."""
 from moecfg.backends import Options
-from moecfg.core.engine import check_text, lint_text
-from moecfg.core.launch import _judge, context
+from moecfg.checking.engine import check_text, lint_text
+from moecfg.checking.launch import _judge, context
 from moecfg.frameworks import OpCall, image_version
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 FLAG_BS = Span(3, 5, 3, 22)  # where `--max-num-seqs 16` would sit in a script
 ENV_BUF = Span(1, 8, 1, 25)  # `export HCCL_BUFFSIZE=200`
@@ -87,7 +87,7 @@ def test_image_tag_versions():
 
 
 def test_settings_framework_versions_and_models(tmp_path):
-    from moecfg.core.settings import ConfigError, parse
+    from moecfg.checking.settings import ConfigError, parse
 
     cfg = parse({"framework-versions": {"vllm-ascend": "v0.13.0"}, "models": {"/models/dsr1": "deepseek-r1"}}, None)
     assert cfg.framework_versions == {"vllm-ascend": "0.13.0"} and cfg.models == {"/models/dsr1": "deepseek-r1"}
@@ -103,7 +103,7 @@ def test_settings_framework_versions_and_models(tmp_path):
 
 
 def test_context_takes_command_line_then_settings():
-    from moecfg.core.settings import Cli, Config, FilePolicy
+    from moecfg.checking.settings import Cli, Config, FilePolicy
 
     policy = FilePolicy(Config(product="A2", cann_version="9.0.1", models={"*": "deepseek-v3"},
                                framework_versions={"sglang": "0.5.4"}), Cli())

@@ -9,7 +9,7 @@ import yaml
 from click.testing import CliRunner
 
 from moecfg.cli import cli
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.plan import deepep_solver
 from moecfg.plan.deepep_problem import build
 

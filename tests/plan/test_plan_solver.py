@@ -8,7 +8,7 @@ import yaml
 from click.testing import CliRunner
 
 from moecfg.cli import cli
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.plan import solver
 from moecfg.plan.problem import PlanError, build
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from moecfg.sources.readers import read_yaml_document
 from moecfg.sources.textmap import LineIndex
-from moecfg.sources.yaml_source import Span, parse_stream
+from moecfg.sources.manifests.yaml_source import Span, parse_stream
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,4 +1,4 @@
-"""Launches in documentation (sources/markdown.py): code blocks read as scripts, positions in the Markdown file,
+"""Launches in documentation (sources/documents/markdown.py): code blocks read as scripts, positions in the Markdown file,
 placeholders unknown, prose never a finding."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import time
 from reader_helpers import FIXTURES, after, at, pos, words
 
 from moecfg.backends import Options
-from moecfg.core.engine import lint_text
-from moecfg.sources.markdown import blocks, read_markdown
+from moecfg.checking.engine import lint_text
+from moecfg.sources.documents.markdown import blocks, read_markdown
 
 
 def fixture(name: str) -> str:
@@ -121,8 +121,8 @@ def test_dynamo_doc_launches_derive_like_the_script(tmp_path):
     assert pos(after(decode, "--cuda-graph-bs").span)[:2] == (80, 19)
     (tmp_path / ".moecfg.yaml").write_text("models:\n  '*': deepseek-r1\n")
     (tmp_path / "guide.md").write_text(text)
-    from moecfg.core.engine import check_paths
-    from moecfg.core.settings import Settings
+    from moecfg.checking.engine import check_paths
+    from moecfg.checking.settings import Settings
 
     report = check_paths([str(tmp_path)], Options(), Settings())
     got = [(r.launch["role"], r.arguments.get("mode"), r.arguments.get("num_ranks")) for r in report.results]

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from moecfg.sources.readers import read_shell, read_yaml_document, template_problem
-from moecfg.sources.yaml_source import YamlProblem, parse_stream
+from moecfg.sources.manifests.yaml_source import YamlProblem, parse_stream
 
 
 @pytest.mark.parametrize("text", [

@@ -1,11 +1,11 @@
-"""Serving runtimes as custom resources (sources/crds.py): NVIDIA Dynamo, OME runtimes, KServe LLMInferenceService,
+"""Serving runtimes as custom resources (sources/manifests/crds.py): NVIDIA Dynamo, OME runtimes, KServe LLMInferenceService,
 each read as the launch its controller runs and derived like the equivalent shell script."""
 from __future__ import annotations
 
 from reader_helpers import FIXTURES, after, at, pos, read_yaml, words
 
 from moecfg.backends import Options
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.frameworks import recognise
 from moecfg.sources.readers import read_shell
 
@@ -56,8 +56,8 @@ def test_ome_runtime_derives_deepep_buffers_once_the_model_is_named(tmp_path):
     (tmp_path / ".moecfg.yaml").write_text("models:\n  '*': deepseek-v3\n")
     path = tmp_path / "rt.yaml"
     path.write_text(fixture("ome-srt-deepseek-rdma-pd-rt.yaml"))
-    from moecfg.core.engine import check_paths
-    from moecfg.core.settings import Settings
+    from moecfg.checking.engine import check_paths
+    from moecfg.checking.settings import Settings
 
     report = check_paths([str(path)], Options(), Settings())
     modes = [(r.launch["role"], r.arguments.get("mode"), r.arguments.get("num_ranks")) for r in report.results]

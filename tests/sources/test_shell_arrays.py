@@ -1,4 +1,4 @@
-"""Bash arrays in launch scripts (sources/shell_arrays.py): each element keeps its own position; any form moecfg
+"""Bash arrays in launch scripts (sources/shell/arrays.py): each element keeps its own position; any form moecfg
 does not model is an unknown word, never guessed."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 from reader_helpers import after, at, pos, words
 
-from moecfg.sources import shell_arrays
+from moecfg.sources.shell import arrays as shell_arrays
 from moecfg.sources.readers import read_shell
 
 

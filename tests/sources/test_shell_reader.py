@@ -1,4 +1,4 @@
-"""sources/shell.py through readers.read_shell: words, env, wrappers, expansion, `bash -c`, syntax errors."""
+"""sources/shell/reader.py through readers.read_shell: words, env, wrappers, expansion, `bash -c`, syntax errors."""
 from __future__ import annotations
 
 import subprocess
@@ -192,7 +192,7 @@ def test_a_long_script_stays_linear():
 
 def test_yaml_only_reading_does_not_import_tree_sitter():
     code = ("import sys\nfrom moecfg.sources.readers import read_yaml_document\n"
-            "from moecfg.sources.yaml_source import parse_stream\n"
+            "from moecfg.sources.manifests.yaml_source import parse_stream\n"
             "t = 'kind: ascend\\nbs: 8\\n---\\napiVersion: v1\\nkind: Service\\nmetadata: {name: s}\\n'\n"
             "assert [read_yaml_document(d, t) for d in parse_stream(t)] == [None, None]\n"
             "assert 'tree_sitter' not in sys.modules\n")

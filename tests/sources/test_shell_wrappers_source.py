@@ -1,4 +1,4 @@
-"""Wrappers before the program (sources/wrappers.py) and `source FILE` (sources/sourced.py) in launch scripts."""
+"""Wrappers before the program (sources/shell/wrappers.py) and `source FILE` (sources/shell/sourced.py) in launch scripts."""
 from __future__ import annotations
 
 import os
@@ -7,9 +7,9 @@ import time
 import pytest
 from reader_helpers import after, pos, words
 
-from moecfg.sources import sourced
+from moecfg.sources.shell import sourced
 from moecfg.sources.readers import read_shell
-from moecfg.sources.sourced import Includes
+from moecfg.sources.shell.sourced import Includes
 
 
 def first(text: str, include=None):
@@ -137,7 +137,7 @@ def test_a_string_known_in_parts_still_gives_its_known_words_to_bash_c():
 
 
 def test_check_reads_a_sourced_file_next_to_the_script(tmp_path):
-    from moecfg.core.engine import check_paths
+    from moecfg.checking.engine import check_paths
     write(tmp_path, "moe.sh", "MOE_ARGS=(--num-experts 256 --moe-token-dispatcher-type flex --expert-model-parallel-size 8)\n")
     write(tmp_path, "run.sh", "source ./moe.sh\ntorchrun --nproc_per_node 8 pretrain_gpt.py --hidden-size 7168 "
           "--seq-length 4096 \"${MOE_ARGS[@]}\"\n")
@@ -155,7 +155,7 @@ def test_heredocs_that_are_data_are_not_read_as_commands():
 
 
 def test_check_of_a_folder_allows_sources_anywhere_inside_it(tmp_path):
-    from moecfg.core.engine import check_paths
+    from moecfg.checking.engine import check_paths
     os.mkdir(os.path.join(tmp_path, "jobs"))
     write(tmp_path, "common.sh", "MOE=(--num-experts 256 --moe-token-dispatcher-type flex --expert-model-parallel-size 8)\n")
     run = "source ../common.sh\ntorchrun pretrain_gpt.py --hidden-size 7168 \"${MOE[@]}\"\n"

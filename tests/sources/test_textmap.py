@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from reader_helpers import at, pos
 
 from moecfg.sources.textmap import LineIndex, SourceMap, yaml_scalar_map
-from moecfg.sources.yaml_source import parse_stream
+from moecfg.sources.manifests.yaml_source import parse_stream
 
 
 def scalar(text: str, path: tuple):

@@ -1,4 +1,4 @@
-"""vllm-project/recipes model recipes (sources/vllm_recipes.py): one `vllm serve` launch per strategy, composed as
+"""vllm-project/recipes model recipes (sources/recipes/vllm.py): one `vllm serve` launch per strategy, composed as
 the site's command-synthesis.js does, every word at the recipe line it comes from. The fixtures under
 vllm-recipes/ are the repository's layout (models/<org>/<model>.yaml beside strategies/*.yaml), trimmed."""
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from reader_helpers import after, at, pos, words
 
 from moecfg.backends import Options
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.frameworks import recognise
-from moecfg.sources import vllm_strategies
-from moecfg.sources.documents import Launches, Skipped, Vocabulary, classify_text
+from moecfg.sources.recipes import vllm_strategies
+from moecfg.sources.documents.classify import Launches, Skipped, Vocabulary, classify_text
 from moecfg.sources.readers import read_yaml_document
-from moecfg.sources.yaml_source import parse_stream
+from moecfg.sources.manifests.yaml_source import parse_stream
 
 TREE = Path(__file__).parent / "vllm-recipes"
 DSR1 = TREE / "models" / "deepseek-ai" / "DeepSeek-R1.yaml"

@@ -1,4 +1,4 @@
-"""sources/kubernetes.py, compose.py and yaml_commands.py through readers.read_yaml_document: Kubernetes,
+"""sources/manifests/kubernetes.py, compose.py and commands.py through readers.read_yaml_document: Kubernetes,
 compose, YAML command configs, templates, and what is not a launch file."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from moecfg.sources.readers import read_yaml_document
-from moecfg.sources.yaml_source import parse_stream
+from moecfg.sources.manifests.yaml_source import parse_stream
 
 
 def read_yaml_text(text: str) -> list:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from moecfg.sources import shell_repair
+from moecfg.sources.shell import repair as shell_repair
 from moecfg.sources.readers import read_shell
 
 HERE = Path(__file__).parent

@@ -6,7 +6,7 @@ import re
 from wildkit import FIXTURES, findings
 
 from moecfg.backends import Options
-from moecfg.core.launch import lint_launch_file
+from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_shell
 

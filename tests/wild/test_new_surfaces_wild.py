@@ -5,7 +5,7 @@ from __future__ import annotations
 from wildkit import FIXTURES, findings
 
 from moecfg.backends import Options
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 
 
 def test_a_test_matrix_with_a_products_section_is_not_a_moecfg_document():
@@ -36,7 +36,7 @@ def test_placeholders_of_a_script_without_a_recognised_launch_say_nothing():
 
 
 def test_placeholders_beside_a_recognised_launch_are_still_named():
-    from moecfg.core.engine import lint_text
+    from moecfg.checking.engine import lint_text
 
     results = lint_text("vllm serve /models/dsr1 --host <host_ip> --enable-expert-parallel\n", "run.sh", Options())
     assert any(d.code == "MC023" and "<host_ip>" in d.message for r in results for d in r.diagnostics)

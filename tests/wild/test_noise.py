@@ -4,7 +4,7 @@ from __future__ import annotations
 from wildkit import FIXTURES, codes, findings
 
 from moecfg.backends import Options
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 
 
 def test_product_question_not_asked_of_a_launch_without_expert_parallelism():
@@ -39,7 +39,7 @@ def test_dense_models_get_no_moe_info():
 
 
 def test_a_script_without_a_launch_says_nothing_about_its_sources():
-    from moecfg.core.engine import lint_text
+    from moecfg.checking.engine import lint_text
 
     results = lint_text(". /shared-config/env.sh\necho $MODEL\n", "setup.sh", Options())
     assert [d for r in results for d in r.diagnostics] == []
@@ -63,7 +63,7 @@ def test_model_question_asked_once_per_run_naming_the_other_models_and_files():
 
 
 def test_model_question_not_asked_where_the_model_changes_nothing():
-    from moecfg.core.engine import lint_text
+    from moecfg.checking.engine import lint_text
 
     text = (FIXTURES / MODEL_ALIASES[0]).read_text().replace('moe-a2a-backend: "deepep"', 'moe-a2a-backend: "none"')
     results = lint_text(text, "recipe.yaml", Options())
@@ -71,7 +71,7 @@ def test_model_question_not_asked_where_the_model_changes_nothing():
 
 
 def test_model_question_of_vllm_ascend_only_with_expert_parallelism():
-    from moecfg.core.engine import lint_text
+    from moecfg.checking.engine import lint_text
 
     def asked(script):
         return [d for r in lint_text(script, "run.sh", Options(product="A3")) for d in r.diagnostics

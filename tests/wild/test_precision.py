@@ -5,7 +5,7 @@ from __future__ import annotations
 from wildkit import FIXTURES, findings
 
 from moecfg.backends import Options
-from moecfg.core.engine import lint_text
+from moecfg.checking.engine import lint_text
 from moecfg.frameworks import image_version
 
 QP = "srt-recipes-r1-qp-depth-pinned.yaml"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from wildkit import findings
 
-from moecfg.sources.yaml_commands import _is_command
+from moecfg.sources.manifests.commands import _is_command
 
 
 def test_a_markdown_guide_is_not_a_script():

@@ -3,7 +3,7 @@ vllm-project/recipes gave 769 identical MC040 infos, one per strategy launch; on
 from __future__ import annotations
 
 from moecfg.backends import Options
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 
 VLLM = "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel\n"
 SGLANG = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-a2a-backend deepep\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from moecfg.backends import Options
-from moecfg.core.engine import check_paths, lint_text
+from moecfg.checking.engine import check_paths, lint_text
 
 GLYPH = Path(__file__).parent / "fixtures" / "recipes-glyph"
 

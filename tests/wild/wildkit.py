@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from moecfg.core.engine import check_paths
+from moecfg.checking.engine import check_paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,5 +1,5 @@
 """MindIE-LLM (Huawei's Ascend serving stack): a `config.json` read as `mindie_llm_server --key value ...`
-(sources/mindie.py synthesises the command; every word carries its JSON key's span).
+(sources/vendor/mindie.py synthesises the command; every word carries its JSON key's span).
 
 Read at Ascend/MindIE-LLM@8b4871a (the v3.0.0 line): the torch backend's ParallelInfoManager
 (mindie_llm/runtime/utils/distributed/parallel_info_manager.py), MoE strategy table and MC2 token dispatcher
@@ -16,7 +16,7 @@ VERSIONS = ("3.0.0",)
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    from moecfg.sources.mindie import COMMAND
+    from moecfg.sources.vendor.mindie import COMMAND
 
     return launch.context == "mindie" and bool(launch.argv) and launch.argv[0].value == COMMAND
 

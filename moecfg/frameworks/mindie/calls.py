@@ -175,7 +175,7 @@ def _torch(launch: Launch, lay: Layout, ctx, buff, out: Derivation) -> str:
 
 def _unknown_buffsize(launch: Launch, lay: Layout, buff, calls, out: Derivation) -> None:
     """The env file sets HCCL_BUFFSIZE to a value not known statically (`"$BUF"`): each MC2 call's buffer rules are
-    not checked (core/launch.py), never judged against set_env.sh's 120 or HCCL's 200 standing in for it."""
+    not checked (checking/launch.py), never judged against set_env.sh's 120 or HCCL's 200 standing in for it."""
     if buff[0] is not None or launch.env.get("HCCL_BUFFSIZE") is None:
         return
     where = lay.word("env-file").value if lay.word("env-file") else "the env file"

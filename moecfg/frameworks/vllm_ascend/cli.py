@@ -14,7 +14,7 @@ from moecfg.frameworks import Note
 from moecfg.frameworks.values import clipped, integer, parse, shape_problems
 from moecfg.frameworks.flags import FlagSpec, Flags, JsonFlagError, json_value, parse_flags
 from moecfg.sources.launch import Launch, Word
-from moecfg.sources.yaml_source import Span
+from moecfg.sources.manifests.yaml_source import Span
 
 # The flag table of each vLLM release is generated from its wheel (tools/gen_flag_tables.py, flag_tables/vllm.json):
 # names, -tp/-dp/-O aliases, --no-X forms of BooleanOptionalAction flags, nargs, JSON flags. FlexibleArgumentParser

@@ -76,8 +76,8 @@ def workspace(call) -> list[tuple[str, int, str]]:
     if call.op not in FUSED_OPS:
         return []
     from moecfg import backends
-    from moecfg.core.launch import LaunchDocument
-    from moecfg.sources.yaml_source import Span
+    from moecfg.checking.launch import LaunchDocument
+    from moecfg.sources.manifests.yaml_source import Span
 
     analysis = backends.load("ascend").analyze(LaunchDocument(0, call, Span(1, 1, 1, 1)), backends.Options())
     ws = (analysis.derived or {}).get("workspace_bytes")

@@ -92,7 +92,7 @@ def _calls(launch, args: ServeArgs, ctx: LaunchContext, rel: Release, pure, phas
 
 
 def _if(note: Note, condition: str) -> Note:
-    """A launch note about a call that runs only under `condition`: a warning saying so (as core/launch.py does for
+    """A launch note about a call that runs only under `condition`: a warning saying so (as checking/launch.py does for
     the calls' own findings)."""
     from dataclasses import replace
 

@@ -1,0 +1,311 @@
+"""The check path, one pass: discover -> read and classify (sources/documents/classify.py) -> analyse (a kind for moecfg
+documents, checking/launch.py for launches) -> position -> settings and suppressions -> report.
+
+Each stage is entered once per file and nothing flows back; what a run skipped is part of its Report (no
+module-level state: two runs in one process never see each other's skips). Core knows kinds and frameworks only
+through their registries (moecfg.backends, moecfg.frameworks). Never prints; renderers turn results into output.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+from moecfg import backends as kinds
+from moecfg.core import input_rules as R
+from moecfg.core import launch_rules  # noqa: F401  (registers MC024: a template's info comes from the reader)
+from moecfg.core.diagnose import diagnostic
+from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding, Report, SkippedDocument
+from moecfg.checking.guard import checked
+from moecfg.checking.policy import FileSettings, fill_defaults
+from moecfg.checking.policy import apply as apply_settings
+from moecfg.sources.documents import classify as D
+from moecfg.sources.budget import per_file
+from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
+from moecfg.sources.manifests.yaml_source import Span, YamlDocument
+
+
+@functools.cache
+def vocabulary() -> D.Vocabulary:
+    """What makes a document moecfg's, from the backends' registry (field tables load only when asked)."""
+    return D.Vocabulary(frozenset(kinds.KIND_MODULES), _field_names)
+
+
+@functools.cache
+def _field_names() -> frozenset:
+    names = set()
+    for kind in kinds.FIELD_MODULES:
+        mod = kinds.fields_module(kind)
+        if mod is None:
+            continue
+        names.update(f.name for f in mod.FIELDS)
+        for table in getattr(mod, "OP_FIELDS", {}).values():
+            names.update(f.name for f in table)
+    return frozenset(names - D.GENERIC_KEYS)
+
+
+class Checked:
+    """One file's outcome: its results (in document order) and the documents it skipped."""
+
+    __slots__ = ("results", "skipped")
+
+    def __init__(self):
+        self.results: list[DocumentResult] = []
+        self.skipped: list[SkippedDocument] = []
+
+    def __getstate__(self):  # sent back from a worker process (big trees)
+        return self.results, self.skipped
+
+    def __setstate__(self, state):
+        self.results, self.skipped = state
+
+
+def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
+               policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
+    """`policy` (optional): the file's settings (config defaults, suppressions, ignores, severity overrides),
+    resolved once by core/settings; applied here by core/policy, without calling back into settings.
+    `root` (optional): the folder being checked; a shell script may `source` files anywhere inside it."""
+    return check_bytes(raw, name, options, policy, root).results
+
+
+def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
+              policy: FileSettings | None = None, root: str | None = None) -> list[DocumentResult]:
+    return check_text(text, name, options, policy, root).results
+
+
+def check_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
+                policy: FileSettings | None = None, root: str | None = None) -> Checked:
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        text, items = D.classify_bytes(raw, name, vocabulary(), root)
+        return _analyse(items, text, name, options, policy)
+
+
+def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
+               policy: FileSettings | None = None, root: str | None = None) -> Checked:
+    with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
+        return _analyse(D.classify_text(text, name, vocabulary(), root), text, name, options, policy)
+
+
+def _analyse(items: list, text: str | None, name: str, options: kinds.Options, policy) -> Checked:
+    """Analyse each classified document once, then apply the file's settings to all of them."""
+    out, starts, launches = Checked(), [], 0
+    for item in items:
+        if isinstance(item, D.Skipped):
+            out.skipped.append(SkippedDocument(name, item.document, item.reason))
+            continue
+        found = _results_of(item, name, options, policy, len(out.results))
+        launches = _count_on(found, launches)
+        if not found and isinstance(item, D.Launches):
+            out.skipped.append(SkippedDocument(name, item.document, item.launch_file.skipped
+                                               or "no framework launch recognised"))
+        out.results.extend(found)
+        starts.extend([item.start] * len(found))
+    if policy is not None:  # in documentation, suppression directives count only inside its launch blocks
+        apply_settings(out.results, D.directive_text(text, name), starts, policy)
+    return out
+
+
+def _results_of(item, name: str, options, policy, first: int) -> list[DocumentResult]:
+    if isinstance(item, D.Owned):
+        return [lint_document(item.doc, name, options, policy)]
+    if isinstance(item, D.Launches):
+        from moecfg.checking.launch import context, lint_launch_file
+
+        results = lint_launch_file(item.launch_file, name, context(policy, options), options, first)
+        if item.document is not None:  # a YAML document's launches share its index; a script's count up
+            for r in results:
+                r.document = item.document
+        return results
+    span = item.span
+    return [DocumentResult(file=name, document=item.document, diagnostics=[diagnostic(item.code, item.message, span)])]
+
+
+def _count_on(found: list[DocumentResult], before: int) -> int:
+    """`launch.index` counts the file's launches, not one YAML document's: shifted by the launches before it."""
+    indexes = [r.launch["index"] for r in found if r.launch]
+    for r in found:
+        if r.launch:
+            r.launch["index"] += before
+    return before + (max(indexes) + 1 if indexes else 0)
+
+
+def lint_document(doc: YamlDocument, name: str, options: kinds.Options,
+                  policy: FileSettings | None = None) -> DocumentResult:
+    result = DocumentResult(file=name, document=doc.index)
+    if policy is not None and policy.defaults and isinstance(doc.data, dict):
+        fill_defaults(doc.data, policy.defaults)
+    findings: list[Finding] = []
+    for path, first, second in doc.duplicates:
+        findings.append(Finding(R.DUPLICATE_KEY.code, path,
+                                f"duplicate key `{path[-1]}` (first at line {first.line}, again at line {second.line}); "
+                                "PyYAML would silently keep the last value", at_key=True))
+    data = doc.data
+    if not isinstance(data, dict):
+        findings.append(Finding(R.NOT_MAPPING.code, (), f"a document must be a mapping of keys, got {_kind_of(data)}"))
+    else:
+        findings.extend(_analyze(doc, result, options))
+    result.diagnostics = _position(doc, findings)
+    return result
+
+
+def _kind_of(data) -> str:
+    names = {type(None): "null", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a number"}
+    return names.get(type(data), type(data).__name__)
+
+
+def _analyze(doc: YamlDocument, result: DocumentResult, options: kinds.Options) -> list[Finding]:
+    kind = doc.data.get("kind", kinds.DEFAULT_KIND)
+    module = kinds.load(kind) if isinstance(kind, str) else None
+    if module is None:
+        from moecfg.core.fields import suggest
+
+        known = kinds.available()
+        return [Finding(R.INVALID_VALUE.code, ("kind",),
+                        f"`kind` = {kind!r} is not one of {', '.join(known)}{suggest(str(kind), known)}")]
+    analysis = module.analyze(doc, options)
+    result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
+    result.buffers, result.derived, result.explanations = analysis.buffers, analysis.derived, analysis.explanations
+    return analysis.findings
+
+
+def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
+    out = []
+    for f in findings:
+        span = doc.position(f.path, f.at_key)
+        out.append(diagnostic(f.code, f.message, span, f.path, f.severity))
+    out.sort(key=lambda d: (d.line, d.column, d.code))
+    return out
+
+
+FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on (core/progress.py)
+
+
+def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False,
+                respect_gitignore: bool | None = None) -> Report:
+    """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
+    `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr.
+    `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on)."""
+    entries = [e for p in paths for e in discover([p], _walk_options(settings, respect_gitignore, p))]
+    if settings is not None:  # each folder's settings found once, here: a worker's discoveries would be lost
+        for folder in dict.fromkeys(os.path.dirname(e.path) or "." for e in entries if e.path != "-"):
+            settings.config_for(os.path.join(folder, "x"))
+    if progress:
+        from moecfg.core.progress import track
+
+        entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
+    report = Report()
+    for one in _each_checked(entries, options, settings):
+        report.results.extend(one.results)
+        report.skipped.extend(one.skipped)
+        report.files += 1
+    report.results.extend(_settings_problems(settings))
+    from moecfg.checking.ask_once import fused_op_question, model_question, product_question, version_assumed
+
+    product_question(report.results)
+    model_question(report.results)
+    fused_op_question(report.results)
+    version_assumed(report.results)
+    return report
+
+
+def _settings_problems(settings) -> list[DocumentResult]:
+    """MC016 on each settings file found in the tree that could not be used (core/settings/resolve.py)."""
+    import os
+    import re
+
+    out = []
+    for path, why in sorted(getattr(settings, "problems", {}).items()):
+        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else os.path.basename(path)
+        line, column = 1, 1
+        m = re.match(r"(\d{1,9}):(\d{1,9}): ", why[len(path) + 1:]) if why.startswith(path + ":") else None
+        if m:
+            line, column = int(m.group(1)), int(m.group(2))
+        why = why[len(path):].lstrip(":0123456789 ") if why.startswith(path) else why
+        message = f"this settings file cannot be used ({why}); the files below it are checked with the defaults"
+        out.append(DocumentResult(file=shown, document=0, diagnostics=[
+            diagnostic(R.SETTINGS_INVALID.code, message, Span(line, column, line, column))]))
+    return out
+
+
+PARALLEL_FROM = 256  # files: below this, starting worker processes costs more than it saves
+MAX_WORKERS = 8
+
+
+def _each_checked(entries, options, settings):
+    """Each entry's Checked, in order; a big tree is checked on every core (fork: the workers share what the
+    parent imported), in chunks, results still in file order."""
+    import os
+
+    entries = list(entries)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(entries) < PARALLEL_FROM or workers < 2 or not _can_fork():
+        for entry in entries:
+            yield check_entry(entry, options, settings)
+        return
+    from moecfg.checking import workers as W
+
+    size = max(16, len(entries) // (workers * 8))
+    check = functools.partial(check_entry, options=options, settings=settings)
+    yield from W.run(entries, workers, size, check, functools.partial(_lost, settings=settings))
+
+
+def _lost(entry, why: str, settings) -> Checked:
+    """The result of a file whose worker process died checking it (checking/workers.py): MC019 saying why."""
+    from moecfg.core.guard import lost
+
+    name = "<stdin>" if entry.path == "-" else entry.path
+    out = Checked()
+    out.results.append(lost(name, why, settings.for_file(entry.path) if settings is not None else None))
+    return out
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+    import threading
+
+    # fork copies one thread: a process running others (an embedding program) is checked serially
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def check_entry(entry, options: kinds.Options, settings) -> Checked:
+    name = "<stdin>" if entry.path == "-" else entry.path
+    policy = settings.for_file(entry.path) if settings is not None else None
+    try:
+        raw = read(entry)
+    except Unreadable as exc:
+        if entry.named:
+            raise PathError(f"{entry.path}: {exc}") from None
+        unread = Checked()
+        unread.results.append(DocumentResult(file=name, document=0, diagnostics=[
+            diagnostic(R.NOT_TEXT.code, str(exc), Span(1, 1, 1, 1))]))
+        if policy is not None:
+            apply_settings(unread.results, None, (), policy)
+        return unread
+    # one file cannot stop the run (checking/guard.py): a crash while checking it is MC019 on it
+    got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
+    if isinstance(got, Checked):
+        return got if entry.named else _empty_met_walking(got, name)
+    crashed = Checked()
+    crashed.results.extend(got)
+    return crashed
+
+
+def _empty_met_walking(got: Checked, name: str) -> Checked:
+    """An empty YAML file met while walking a folder (a chart's blank values.yaml, sgl-project/ome@17b77ed
+    charts/ome-crd/values.yaml) is nobody's deployment: skipped with the reason; named on the command line, MC007."""
+    if len(got.results) == 1 and [d.code for d in got.results[0].diagnostics] == [R.EMPTY.code]:
+        got.results.clear()
+        got.skipped.append(SkippedDocument(name, 0, "empty: no YAML document"))
+    return got
+
+
+def _walk_options(settings, respect_gitignore: bool | None, path: str):
+    import os
+
+    from moecfg.sources.files import Walk
+
+    if respect_gitignore is None:
+        ask = getattr(settings, "respect_gitignore", None)
+        respect_gitignore = ask(path if path != "-" else ".") if ask is not None else True
+    ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
+    markdown = ask(path) if ask is not None and os.path.isdir(path) else None
+    return Walk(respect_gitignore=respect_gitignore, markdown=markdown)

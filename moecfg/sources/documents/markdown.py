@@ -1,0 +1,275 @@
+"""Launch commands in documentation: fenced code blocks of Markdown (`*.md`, `*.mdx`) and reStructuredText
+code-block directives (`*.rst`), read as the shell scripts and YAML files they show.
+
+What is read (precision first: prose is never read, a block that holds no launch never yields a finding):
+- ```` ```bash ````, `sh`, `shell`, `zsh`, `console` / `shell-session` (only the lines after a `$ ` prompt and
+  their `\\` continuations; the rest is output), MyST ```` ```{code-block} bash ````; rST `.. code-block:: bash`.
+- ```` ```yaml ```` blocks holding a launch (a Kubernetes object, a compose file, a recipe): the YAML readers.
+  A moecfg document shown in the docs is an example, not a deployment: not read here.
+- Placeholders users replace (`<node_ip>`, `<your-model-path>`) are unknown values, like an unset `$VAR`.
+
+Which blocks read as one script: the shell blocks of one section, in order (the `export` lines of one block are
+in effect for the launch in the next, as when a reader runs a tutorial step by step in one terminal). A heading
+starts a new section, and so does a tab or other `:::` / ```` ```{directive} ```` container (vllm-ascend's "Node 0"
+/ "Node 1" tabs are different machines).
+
+Findings: a block whose text holds no launch word (`vllm`, `sglang`, `dynamo.`, `torchrun`, `msrun`, `pretrain_`)
+is read only for its variables: its problems are dropped. A shell syntax error is never reported in documentation
+(blocks mix commands with their output, Python and `...` elisions); the commands around it are still read. Every
+position is the Markdown file's own line and column.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from moecfg.core import launch_rules as L
+from moecfg.sources import framework_words
+from moecfg.sources.launch import LaunchFile
+from moecfg.sources.textmap import Decoded, SourceMap
+
+SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
+SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "ksh", "console", "shell-session", "shellsession",
+                         "sh-session", "terminal"})
+_PROMPTED = frozenset({"console", "shell-session", "shellsession", "sh-session", "terminal"})
+YAML_LANGS = frozenset({"yaml", "yml"})
+MAX_BLOCKS = 2000  # per file: a document with more code blocks than this is not a tutorial (bounds hostile input)
+MAX_YAML_BLOCKS = 200  # each YAML block is parsed with its own line offset
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\n]*)$")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
+_CONTAINER = re.compile(r"^[ \t]*:{3,}")  # MyST colon fences (tab-set, tab-item, note)
+_PROMPT = re.compile(r"^([ \t]*(?:\([\w.-]+\)[ \t]*)?[\w.@:~/-]*\$[ \t])")  # `$ `, `(venv) $ `, `user@host:~$ `
+_CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "code-cell")
+_LAUNCH_WORD = framework_words.MARKDOWN_LAUNCH
+# `<node_ip>`, `<1_OR_2>`, an elided value `'{...}'` or a bare `...`: what the reader replaces
+_PLACEHOLDER = re.compile(r"<[A-Za-z0-9_][A-Za-z0-9_.:/ -]{0,80}>|'[^'\n]{0,80}\.\.\.[^'\n]{0,80}'"
+                          r"|\"[^\"\n]{0,80}\.\.\.[^\"\n]{0,80}\"|(?<!\S)\.\.\.(?!\S)")
+_RST_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(\S*)[ \t]*$")
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>_:.])\1{2,}[ \t]*$")
+
+
+@dataclass(slots=True)
+class Block:
+    """One code block: its language, the section it belongs to, and its lines as file ranges [lo, hi)."""
+
+    lang: str
+    section: int
+    lines: list[tuple[int, int]]  # content lines (without their newline), indentation included
+    indent: int  # the fence's indentation, stripped from each content line
+
+
+def is_markdown(name: str) -> bool:
+    return name.lower().endswith(SUFFIXES)
+
+
+def _line_ranges(text: str):
+    """(lo, hi) of each line, without its newline (nor a CR before it)."""
+    lo, n = 0, len(text)
+    while lo <= n:
+        nl = text.find("\n", lo)
+        hi = n if nl < 0 else nl
+        yield lo, hi - 1 if hi > lo and text[hi - 1] == "\r" else hi
+        if nl < 0:
+            return
+        lo = nl + 1
+
+
+def blocks(text: str, rst: bool = False) -> list[Block]:
+    return _rst_blocks(text) if rst else _md_blocks(text)
+
+
+def _lang(info: str) -> str:
+    """`bash title="x"` -> bash; MyST `{code-block} bash` -> bash; Pandoc `{.bash}` -> bash."""
+    if info.startswith("{"):
+        inner, _, rest = info[1:].partition("}")
+        if inner.startswith("."):
+            return inner[1:].split()[0].lower() if inner[1:].split() else ""
+        return rest.split()[0].lower() if inner.strip() in _CODE_DIRECTIVES and rest.split() else ""
+    return info.split()[0].lower() if info.split() else ""
+
+
+def _md_blocks(text: str) -> list[Block]:
+    out: list[Block] = []
+    section, fence, prev_blank = 0, None, True
+    directives: list[tuple[str, int]] = []  # open MyST directive fences (````{tab-item}): their bodies are Markdown
+    for lo, hi in _line_ranges(text):
+        line = text[lo:hi]
+        if fence is None and directives and _closes(line, *directives[-1]):
+            directives.pop()
+            section += 1
+            continue
+        if fence is not None:
+            char, size, block = fence
+            if _closes(line, char, size):
+                fence = None
+                if block is not None:
+                    out.append(block)
+            elif block is not None:
+                block.lines.append((lo, hi))
+            continue
+        m = _FENCE.match(line)
+        if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+            info = m.group(3).strip()
+            if info.startswith("{") and info[1:].partition("}")[0].strip() not in _CODE_DIRECTIVES:
+                directives.append((m.group(2)[0], len(m.group(2))))  # a MyST directive ({tab-item}, {note})
+                section += 1
+                continue
+            lang = _lang(info)
+            keep = (lang in SHELL_LANGS or lang in YAML_LANGS) and len(out) < MAX_BLOCKS
+            fence = (m.group(2)[0], len(m.group(2)), Block(lang, section, [], len(m.group(1))) if keep else None)
+            continue
+        if _HEADING.match(line) or _CONTAINER.match(line) or (_SETEXT.match(line) and not prev_blank):
+            section += 1
+        prev_blank = not line.strip()
+    if fence is not None and fence[2] is not None:  # unclosed: CommonMark runs it to the end of the document
+        out.append(fence[2])
+    return out
+
+
+def _closes(line: str, char: str, size: int) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and set(stripped) == {char} and len(stripped) >= size
+
+
+def _rst_blocks(text: str) -> list[Block]:
+    out: list[Block] = []
+    section, current, prev_blank = 0, None, True
+    for lo, hi in _line_ranges(text):
+        line = text[lo:hi]
+        if current is not None:
+            block, base = current
+            indent = len(line) - len(line.lstrip())
+            if not line.strip():
+                block.lines.append((lo, hi))
+                continue
+            if indent > base:
+                if not block.lines and line.lstrip().startswith(":"):  # directive options (:caption:)
+                    continue
+                block.indent = min(block.indent, indent) if block.lines and block.indent else indent
+                block.lines.append((lo, hi))
+                continue
+            out.append(block)
+            current = None
+        m = _RST_DIRECTIVE.match(line)
+        if m:
+            lang = m.group(2).lower()
+            if (lang in SHELL_LANGS or lang in YAML_LANGS) and len(out) < MAX_BLOCKS:
+                current = (Block(lang, section, [], 0), len(m.group(1)))
+            continue
+        if _RST_UNDERLINE.match(line) and not prev_blank:
+            section += 1
+        prev_blank = not line.strip()
+    if current is not None:
+        out.append(current[0])
+    return out
+
+
+def script_of(text: str, block: Block) -> Decoded:
+    """A shell block as a script: indentation stripped, `$ ` prompts blanked (console blocks keep only prompted
+    lines and their continuations), placeholders `<...>` turned into unset variables; mapped to the file."""
+    parts, smap = [], SourceMap()
+    prompted = block.lang in _PROMPTED and any(_PROMPT.match(text[lo:hi]) for lo, hi in block.lines)
+    continued = False
+    for lo, hi in block.lines:
+        strip = min(block.indent, len(text[lo:hi]) - len(text[lo:hi].lstrip(" \t")))
+        lo += strip
+        line = text[lo:hi]
+        if prompted:
+            m = _PROMPT.match(line)
+            if m:
+                line = " " * len(m.group(1)) + line[m.end():]
+            elif not continued:
+                line = ""
+            continued = bool(line) and line.rstrip().endswith("\\")
+        line = _PLACEHOLDER.sub(_unset, line)
+        parts.append(line + "\n")
+        smap.add(lo, lo + len(line), len(line), True)
+        smap.add(hi, hi + 1, 1, True)
+    return Decoded("".join(parts), smap)
+
+
+def _unset(m: re.Match) -> str:
+    """`<node_ip>` -> `${______}`: a reference of the same length to a variable no script sets (unknown)."""
+    n = len(m.group())
+    if n < 3:
+        return m.group()
+    return "$" + "_" * (n - 1) if n < 5 else "${" + "_" * (n - 3) + "}"
+
+
+def has_launch_word(text: str, block: Block) -> bool:
+    return any(_LAUNCH_WORD.search(text, lo, hi) for lo, hi in block.lines)
+
+
+def read_markdown(text: str, name: str = "") -> LaunchFile:
+    """Every shell and YAML code block of a Markdown / rST document, as launches positioned in the file."""
+    from moecfg.sources.shell import reader as shell
+    from moecfg.sources.manifests.launch import line_index
+
+    out = LaunchFile()
+    lines = line_index(text)
+    found = blocks(text, rst=name.lower().endswith(".rst"))
+    variables: dict = {}  # name -> Var at the end of the section's previous shell block
+    sourced: list = []  # and the files it sourced (`source .../Ascend/cann/set_env.sh` in a block of its own)
+    section, yaml_blocks = None, 0
+    for block in found:
+        if block.lang in YAML_LANGS:
+            if yaml_blocks < MAX_YAML_BLOCKS and (has_launch_word(text, block) or _k8s_like(text, block)):
+                yaml_blocks += 1
+                _read_yaml_block(text, block, out)
+            continue
+        if block.section != section:
+            variables, sourced, section = {}, [], block.section
+        problems: list = []
+        reader = shell.ShellReader(lines, problems, "shell")
+        reader.sourced = sourced
+        variables = reader.read(script_of(text, block), variables)
+        out.launches.extend(reader.launches)
+        if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks
+            out.problems.extend(p for p in problems if p.code != L.SHELL_SYNTAX.code)
+    if not out.launches and not out.problems:
+        out.skipped = "documentation without a shell or YAML code block holding a launch"
+    return out
+
+
+def directive_text(text: str, name: str = "") -> str:
+    """The text `# moecfg: disable=...` directives are looked for in: only the lines of code blocks that hold a
+    launch, the rest blank (same lines), so prose and example YAML in the docs never carry a directive."""
+    keep = [(lo, hi) for b in blocks(text, rst=name.lower().endswith(".rst")) if has_launch_word(text, b)
+            for lo, hi in b.lines]
+    out, pos = [], 0
+    for lo, hi in keep:
+        out.append(re.sub(r"[^\n]", "", text[pos:lo]))
+        out.append(text[lo:hi])
+        pos = hi
+    out.append(re.sub(r"[^\n]", "", text[pos:]))
+    return "".join(out)
+
+
+def _k8s_like(text: str, block: Block) -> bool:
+    return any(text.startswith("apiVersion:", lo + block.indent) for lo, _ in block.lines[:50])
+
+
+def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
+    """The block parsed as YAML from its first line on (parse_stream(first_line=)): every position is the file's
+    own, without a copy padded with a blank line per line before it (a 20 MB Markdown file: 71 s, 1.8 GB)."""
+    from moecfg.sources.manifests.documents import read_yaml_document
+    from moecfg.sources.manifests.yaml_source import YamlProblem, parse_stream
+
+    if not block.lines:
+        return
+    first = block.lines[0][0]
+    line_no = text.count("\n", 0, first)
+    body = text[first:block.lines[-1][1]]
+    try:
+        docs = parse_stream(body, first_line=line_no)
+    except (YamlProblem, RecursionError):
+        return  # a YAML snippet with `...` elisions is an illustration, not a file: nothing to report
+    for doc in docs:
+        lf = read_yaml_document(doc, body) if isinstance(doc.data, dict) else None
+        if lf is not None and lf.launches:
+            out.launches.extend(lf.launches)
+            out.problems.extend(lf.problems)
+
+
+__all__ = ["SUFFIXES", "is_markdown", "read_markdown", "blocks", "script_of", "directive_text"]

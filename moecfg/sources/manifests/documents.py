@@ -1,0 +1,25 @@
+"""One YAML document that is not moecfg's, read for launches: a Kubernetes object (KServe LLMInferenceService,
+pod templates), a docker-compose file, a recipe spelling flags as keys, a vllm-project/recipes model recipe
+(`name`: its file, `root`: the folder checked; recipes/vllm.py), or a YAML config holding a launch
+command; None when it is none of these. Its own module: readers.py and documents/markdown.py (YAML code blocks) both
+call it, and readers.py calls documents/markdown.py."""
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's, without importing typing
+if TYPE_CHECKING:
+    from moecfg.sources.launch import LaunchFile
+    from moecfg.sources.manifests.yaml_source import YamlDocument
+
+
+def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:
+    from moecfg.sources.manifests import compose, kubernetes, commands as yaml_commands
+    if kubernetes.is_kubernetes(doc.data):
+        from moecfg.sources.manifests.crds import read_llm_inference_service
+        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
+                or yaml_commands.read_yaml_commands(doc, text))
+    if compose.is_compose(doc.data):
+        return compose.read_compose(doc, text)
+    from moecfg.sources.recipes.srt_slurm import read_megatron_test, read_recipe  # flags spelled as keys
+    from moecfg.sources.recipes.vllm import read_vllm_recipe  # args lists composed with strategies/*.yaml
+    return read_vllm_recipe(doc, name, root) or read_recipe(doc) or read_megatron_test(doc) \
+        or yaml_commands.read_yaml_commands(doc, text)

@@ -1,0 +1,1 @@
+"""Recipe files read as launches: srt-slurm job files and vllm-project/recipes model recipes (strategies)."""

@@ -1,0 +1,1 @@
+"""Vendor service configurations read as launches: MindIE-LLM conf/config.json."""
