@@ -208,7 +208,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
 
 
 def _settings_problems(settings) -> list[DocumentResult]:
-    """MC016 on each settings file found in the tree that could not be used (core/settings/resolve.py)."""
+    """MC016 on each settings file found in the tree that could not be used (checking/settings/resolve.py)."""
     import os
     import re
 
@@ -250,7 +250,7 @@ def _each_checked(entries, options, settings):
 
 def _lost(entry, why: str, settings) -> Checked:
     """The result of a file whose worker process died checking it (checking/workers.py): MC019 saying why."""
-    from moecfg.core.guard import lost
+    from moecfg.checking.guard import lost
 
     name = "<stdin>" if entry.path == "-" else entry.path
     out = Checked()

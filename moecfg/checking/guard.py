@@ -57,7 +57,7 @@ def lost(name: str, why: str, policy=None) -> DocumentResult:
     result = DocumentResult(file=name, document=0, diagnostics=[Diagnostic(R.code, R.name, R.severity, message, "",
                                                                             1, 1, 1, 1)])
     if policy is not None:
-        from moecfg.core.policy import apply
+        from moecfg.checking.policy import apply
 
         apply([result], None, (), policy)
     return result

@@ -92,7 +92,7 @@ def _built_patterns():
     from moecfg.explain_error.patterns import PATTERNS
     from moecfg.sources import framework_words
 
-    from moecfg.sources import documents
+    from moecfg.sources.documents import classify as documents
 
     for name in framework_words._PATTERNS:
         yield getattr(framework_words, name), f"framework_words.{name}", False

@@ -56,7 +56,7 @@ class Settings:
         self._loaded: dict = {}
         self._explicit = load(cli.config, self._loaded) if cli.config else None
         # settings files found in the checked tree that cannot be used: path -> the reason. Each is a finding on
-        # that file (MC016, core/engine.py), the files below it get the defaults: a pull request that adds an
+        # that file (MC016, checking/engine.py), the files below it get the defaults: a pull request that adds an
         # invalid `.moecfg.yaml` must not end the run with no report
         self.problems: dict[str, str] = {}
 
