@@ -22,13 +22,13 @@ from moecfg.sources.manifests.yaml_source import Span
 class LineIndex:
     """Character offset <-> 1-based line/column (columns in code points, like PyYAML's marks). `first_line`: the
     text starts after that many lines of its file (a Markdown code block: positions are the file's, without a
-    copy of the block padded with blank lines). Line starts are 8-byte machine integers (array), not a list of
+    copy of the block padded with blank lines). Line starts are 4-byte machine integers (array), not a list of
     Python ints: a 40 MB file of blank lines held 1.9 GB."""
 
     __slots__ = ("starts", "first")
 
     def __init__(self, text: str, first_line: int = 0):
-        self.starts = array("q", [0])
+        self.starts = array("i" if len(text) < 1 << 31 else "q", [0])
         self.starts.extend(m.end() for m in re.finditer("\n", text))
         self.first = first_line
 
