@@ -94,7 +94,7 @@ class _Worker:
                 if not self.conn.poll():
                     return
                 kind, value = self.conn.recv()
-            except (EOFError, OSError):
+            except Exception:  # noqa: BLE001  (EOF, or a message cut short by the worker's death: unpickling fails)
                 self.alive = False
                 return
             if kind == "error":  # a named path that cannot be read: the run's error, as in the serial path
