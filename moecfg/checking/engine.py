@@ -180,10 +180,12 @@ FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on
 
 
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False,
-                respect_gitignore: bool | None = None) -> Report:
+                respect_gitignore: bool | None = None, deadline: bool = False) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr.
-    `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on)."""
+    `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on).
+    `deadline`: a file checked in this process gets the workers' CPU deadline too (checking/workers.py; the CLI
+    sets it: it owns the process's SIGPROF)."""
     entries = [e for p in paths for e in discover([p], _walk_options(settings, respect_gitignore, p))]
     if settings is not None:  # each folder's settings found once, here: a worker's discoveries would be lost
         for folder in dict.fromkeys(os.path.dirname(e.path) or "." for e in entries if e.path != "-"):
@@ -193,7 +195,7 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
     report = Report()
-    for one in _each_checked(entries, options, settings):
+    for one in _each_checked(entries, options, settings, deadline):
         report.results.extend(one.results)
         report.skipped.extend(one.skipped)
         report.files += 1
@@ -230,22 +232,31 @@ PARALLEL_FROM = 256  # files: below this, starting worker processes costs more t
 MAX_WORKERS = 8
 
 
-def _each_checked(entries, options, settings):
+def _each_checked(entries, options, settings, deadline: bool = False):
     """Each entry's Checked, in order; a big tree is checked on every core (fork: the workers share what the
     parent imported), in chunks, results still in file order."""
-    import os
-
     entries = list(entries)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(entries) < PARALLEL_FROM or workers < 2 or not _can_fork():
         for entry in entries:
-            yield check_entry(entry, options, settings)
+            yield _serial(entry, options, settings) if deadline else check_entry(entry, options, settings)
         return
     from moecfg.checking import workers as W
 
     size = max(16, len(entries) // (workers * 8))
     check = functools.partial(check_entry, options=options, settings=settings)
     yield from W.run(entries, workers, size, check, functools.partial(_lost, settings=settings))
+
+
+def _serial(entry, options, settings) -> Checked:
+    """check_entry under the per-file CPU deadline: past it, MC019 on the file and the run goes on."""
+    from moecfg.checking import workers as W
+
+    try:
+        with W.serial_deadline():
+            return check_entry(entry, options, settings)
+    except W.FileDeadline:
+        return _lost(entry, W.cpu_limit_reason(), settings)
 
 
 def _lost(entry, why: str, settings) -> Checked:

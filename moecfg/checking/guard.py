@@ -27,6 +27,8 @@ def checked(name: str, lint, *args, root: str | None = None, policy=None) -> lis
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001  (MemoryError and RecursionError too: the file is the cause)
+        if type(exc).__name__ == "FileDeadline":  # checking/workers.py: the caller reports the file
+            raise
         if os.environ.get("MOECFG_DEBUG"):
             raise
         results = [internal_error(name, exc)]

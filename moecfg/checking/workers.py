@@ -15,6 +15,7 @@ import os
 import signal
 import time
 from collections import deque
+from contextlib import contextmanager
 
 FILE_CPU_SECONDS = 10  # CPU time one file may take in a worker (budgets keep real files far below this)
 FILE_WALL_SECONDS = 120  # wall-clock time (a loaded machine: ~9x the CPU deadline; a file that blocks)
@@ -117,7 +118,7 @@ class _Worker:
         self.proc.join(1)
         code = self.proc.exitcode
         if code == -signal.SIGPROF:
-            return f"more than {FILE_CPU_SECONDS} s of CPU time (moecfg's deadline for one file)"
+            return cpu_limit_reason()
         if code == -signal.SIGKILL:
             return "its worker process was killed (SIGKILL: the kernel's out-of-memory killer, or an operator)"
         if code is not None and code < 0:
@@ -151,3 +152,34 @@ def _main(conn, check) -> None:
             finally:
                 signal.setitimer(signal.ITIMER_PROF, 0)
             conn.send(result)
+
+
+class FileDeadline(BaseException):
+    """One file's CPU deadline, in a run without workers (a BaseException: no `except Exception` swallows it)."""
+
+
+def cpu_limit_reason() -> str:
+    return f"more than {FILE_CPU_SECONDS} s of CPU time (moecfg's deadline for one file)"
+
+
+@contextmanager
+def serial_deadline():
+    """The same CPU deadline for a file checked in this process (a tree too small for workers): SIGPROF raises
+    FileDeadline at the next Python instruction (a call inside C code ends first). Only in the main thread, and
+    the previous SIGPROF handler is restored: the CLI asks for it, the API does not."""
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum, frame):
+        raise FileDeadline()
+
+    previous = signal.signal(signal.SIGPROF, expired)
+    signal.setitimer(signal.ITIMER_PROF, FILE_CPU_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)

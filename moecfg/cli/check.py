@@ -51,7 +51,7 @@ def check(paths, fmt, output, cann, fail_on, exit_zero, config_path, ignore, no_
         if not paths:
             raise click.UsageError("give at least one PATH (a file, a directory or - for stdin)")
         report = check_paths(paths, options(cann, product.upper() if product else None), settings,
-                             progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+                             progress=all(f == "text" for f in fmt) and sys.stderr.isatty(), deadline=True)
         failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)

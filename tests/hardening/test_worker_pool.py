@@ -3,6 +3,7 @@ deadline is MC019 on the file it was checking, every other file's findings are r
 workers do not keep the CLI's SIGTERM handler."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from moecfg.checking import engine, workers
 from moecfg.checking.engine import check_paths
+from hostile import cli  # noqa: F401  (fixture)
 
 GOOD = (Path(__file__).parents[2] / "examples" / "deepseek-v3-a3-ep32.yaml").read_text()
 BAD = "kind: ascend\nproduct: A9\n"
@@ -103,3 +105,39 @@ def test_a_named_file_that_cannot_be_read_is_still_the_runs_error(tmp_path):
     names = [str(p) for p in sorted(tmp_path.iterdir())] + [str(tmp_path / "missing.yaml")]
     with pytest.raises(PathError):
         check_paths(names)
+
+
+def test_a_stalled_file_in_a_small_tree_hits_the_same_deadline(tmp_path, monkeypatch, cli):
+    """No workers below PARALLEL_FROM files: the CLI arms the CPU deadline in its own process."""
+    from moecfg.sources.documents import classify
+
+    for i in range(5):
+        (tmp_path / f"f{i}.yaml").write_text(BAD)
+    monkeypatch.setattr(workers, "FILE_CPU_SECONDS", 1)
+    real = classify.parse_stream
+
+    def stall(text, *args, **kw):  # a parser gone quadratic, inside the per-file guard
+        stall.calls += 1
+        if "A9" in text and stall.calls == 3:
+            while True:
+                pass
+        return real(text, *args, **kw)
+
+    stall.calls = 0
+    monkeypatch.setattr(classify, "parse_stream", stall)
+    code, out, err = cli("check", "--format", "json", str(tmp_path))
+    got = {Path(r["file"]).name: [d["code"] for d in r["diagnostics"]] for r in json.loads(out)["results"]}
+    assert code == 1 and sorted(got) == [f"f{i}.yaml" for i in range(5)]
+    assert sum(codes == ["MC019"] for codes in got.values()) == 1 and "CPU time" in out
+    assert signal.getsignal(signal.SIGPROF) in (signal.SIG_DFL, None) and signal.getitimer(signal.ITIMER_PROF)[0] == 0
+
+
+def test_the_api_leaves_sigprof_alone(tmp_path):
+    (tmp_path / "a.yaml").write_text(BAD)
+    seen = []
+    previous = signal.signal(signal.SIGPROF, lambda *a: seen.append(a))
+    try:
+        check_paths([str(tmp_path)])
+        assert signal.getsignal(signal.SIGPROF) is not signal.SIG_DFL and not seen
+    finally:
+        signal.signal(signal.SIGPROF, previous)
