@@ -44,7 +44,7 @@ class Glob:
         if len(p) > MAX_PATTERN:
             raise PatternError(f"longer than {MAX_PATTERN} characters")
         self.dir_only = p.endswith("/") and len(p) > 1
-        p = p.rstrip("/") if self.dir_only else p
+        p = p[:-1] if self.dir_only else p  # one slash (git): `x//` stays anchored and names nothing
         anchored = "/" in p
         p = p[1:] if p.startswith("/") else p
         if not p:
