@@ -28,7 +28,7 @@ class Ignores:
     def none() -> Ignores:
         return Ignores()
 
-    def with_file(self, folder: str, lines: list[str]) -> Ignores:
+    def with_file(self, folder: str, lines) -> Ignores:
         from moecfg.core.wildmatch import IgnoreFile  # only for trees that have a .gitignore
 
         patterns = IgnoreFile(lines)

@@ -67,6 +67,16 @@ _MD_HEADING = re.compile(r"(?m)^#{1,6} \S")
 _MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^[ \t]*[-*] \S.*`", re.M)
 
 
+def _lines(text: str):
+    """The lines of `text`, one at a time (splitlines() made a list of every line of a 40 MB value first)."""
+    pos = 0
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        yield text[pos:end]
+        pos = end + 1
+
+
 def _is_command(path: tuple, value: str) -> bool:
     """A string that is a command: under a command key (`command:`, `server_cmd:`, `run:` ...), or one whose first
     line starts with a launcher (after `A=b` assignments and wrappers). Markdown (headings, fenced code, lists) is
@@ -76,7 +86,7 @@ def _is_command(path: tuple, value: str) -> bool:
     key = next((p for p in reversed(path) if isinstance(p, str)), "")
     if _COMMAND_KEYS.search(key):
         return True
-    first = next((ln.strip() for ln in value.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    first = next((ln.strip() for ln in _lines(value) if ln.strip() and not ln.lstrip().startswith("#")), "")
     pos = 0  # positions, not slices: `A= ` x 40,000 would copy the line 40,000 times
     while True:
         m = _ASSIGNMENT.match(first, pos) or _WRAPPERS.match(first, pos)
