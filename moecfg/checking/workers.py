@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 FILE_CPU_SECONDS = 10  # CPU time one file may take in a worker (budgets keep real files far below this)
 FILE_WALL_SECONDS = 120  # wall-clock time (a loaded machine: ~9x the CPU deadline; a file that blocks)
+FILE_MEMORY = 1536 << 20  # address space a worker may add to what it had when forked (Linux): MemoryError past it
 _POLL = 1.0
 
 
@@ -35,7 +36,7 @@ def run(entries: list, workers: int, chunk_size: int, check, lost):
     try:
         while next_out < len(entries):
             while queue and len(pool) < workers:
-                pool.append(_Worker(ctx, check))
+                pool.append(_Worker(ctx, check, lost))
             for w in pool:
                 if w.task is None and queue:
                     w.give(*queue.popleft())
@@ -74,13 +75,13 @@ def _collect(pool: list, done: dict, queue: deque, lost, entries: list) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, check):
+    def __init__(self, ctx, check, lost):
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=_main, args=(child, check), daemon=True)
         self.proc.start()
         child.close()
         self.conn, self.task, self.next, self.since, self.alive = parent, None, 0, 0.0, True
-        self.overdue_reason = None
+        self.overdue_reason, self.lost = None, lost
 
     def give(self, at: int, chunk: list) -> None:
         self.task, self.next, self.since = (at, chunk), 0, time.monotonic()
@@ -101,7 +102,7 @@ class _Worker:
             if kind == "error":  # a named path that cannot be read: the run's error, as in the serial path
                 raise value
             at, chunk = self.task
-            done[at + self.next] = value
+            done[at + self.next] = value if kind == "done" else self.lost(chunk[self.next], value)
             self.next, self.since = self.next + 1, time.monotonic()
             if self.next == len(chunk):
                 self.task = None
@@ -138,6 +139,7 @@ def _main(conn, check) -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGPROF, signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the parent stops the workers
+    _limit_memory()
     while True:
         try:
             chunk = conn.recv()
@@ -147,8 +149,11 @@ def _main(conn, check) -> None:
             signal.setitimer(signal.ITIMER_PROF, FILE_CPU_SECONDS)
             try:
                 result = ("done", check(entry))
-            except Exception as exc:  # noqa: BLE001  (check() turns a file's crash into MC019; this is a named path)
-                result = ("error", exc)
+            except Exception as exc:  # noqa: BLE001  (check() turns a file's crash into MC019; this is outside it)
+                from moecfg.sources.files import PathError
+
+                result = ("error", exc) if isinstance(exc, PathError) else (
+                    "failed", f"{type(exc).__name__} in its worker process, outside the file's own check")
             finally:
                 signal.setitimer(signal.ITIMER_PROF, 0)
             conn.send(result)
@@ -183,3 +188,19 @@ def serial_deadline():
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, previous)
+
+
+def _limit_memory() -> None:
+    """A file that needs more than FILE_MEMORY is MemoryError in its worker (MC019 on that file, the next file
+    starts from the same size) instead of the kernel's out-of-memory killer choosing a process on the machine."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = size + FILE_MEMORY
+        if soft == resource.RLIM_INFINITY or soft > want:
+            resource.setrlimit(resource.RLIMIT_AS, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    except (ImportError, OSError, ValueError):  # not Linux: the death of a worker is still reported
+        pass

@@ -141,3 +141,35 @@ def test_the_api_leaves_sigprof_alone(tmp_path):
         assert signal.getsignal(signal.SIGPROF) is not signal.SIG_DFL and not seen
     finally:
         signal.signal(signal.SIGPROF, previous)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="Linux only")
+def test_a_file_needing_more_memory_than_the_limit_is_mc019_and_the_worker_goes_on(tmp_path, monkeypatch):
+    from moecfg.sources.documents import classify
+
+    _tree(tmp_path)
+    (tmp_path / "f050.yaml").write_text(BAD + "# greedy\n")
+    real = classify.parse_stream
+
+    def greedy(text, *args, **kw):  # 3 GiB for one file (inside its check): past the 1.5 GiB a worker may add
+        if "# greedy" in text:
+            bytearray(3 << 30)
+        return real(text, *args, **kw)
+
+    monkeypatch.setattr(classify, "parse_stream", greedy)
+    report = check_paths([str(tmp_path)])
+    got = _by_file(report)
+    assert got["f050.yaml"] == ["MC019"] and "MemoryError" in report.results[50].diagnostics[0].message
+    assert sum(codes == ["MC019"] for codes in got.values()) == 1 and len(got) == engine.PARALLEL_FROM + 44
+
+
+def test_an_error_outside_a_files_own_check_in_a_worker_is_mc019_on_it(tmp_path, monkeypatch):
+    _tree(tmp_path)
+
+    def broken(name):
+        if name == "f009.yaml":
+            raise RuntimeError("outside the guard")
+
+    _patched(monkeypatch, broken)
+    got = _by_file(check_paths([str(tmp_path)]))
+    assert got["f009.yaml"] == ["MC019"] and sum(codes == ["MC019"] for codes in got.values()) == 1
