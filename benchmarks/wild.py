@@ -40,6 +40,9 @@ def measure(folder: str, moecfg: list[str]) -> dict:
     figures["files"] = report["summary"]["files"]
     figures["launches"] = len({(r["file"], r["launch"].get("index", 0)) for r in results if "launch" in r})
     figures["ops"] = sum(1 for r in results if r.get("op") not in (None, "none"))
+    coverage = report.get("coverage") or {}  # issue 30: launches seen but not read, by launcher
+    figures["unread"] = coverage.get("launches_unread", 0)
+    figures["unread_by_launcher"] = coverage.get("unread_by_launcher", {})
     for severity in SEVERITIES:
         codes = collections.Counter(d["code"] for r in results for d in r["diagnostics"] if d["severity"] == severity)
         figures[severity] = dict(sorted(codes.items()))
@@ -54,7 +57,9 @@ def line(f: dict) -> str:
     if "crash" in f:
         return f"{f['repo']:<22} exit {f['exit']}  no report: {f['crash'][0]}"
     head = (f"{f['repo']:<22} exit {f['exit']}  {f['files']:>5} files {f['seconds']:>6.2f} s ({f['cpu_seconds']:.2f} s CPU)  "
-            f"{f['launches']:>4} launches {f['ops']:>4} op calls")
+            f"{f['launches']:>4} launches {f['ops']:>4} op calls {f.get('unread', 0):>4} not read")
+    if f.get("unread_by_launcher"):
+        head += "\n    not read  " + " ".join(f"{k}x{n}" for k, n in f["unread_by_launcher"].items())
     return head + "".join(f"\n    {s + 's':<9} {sum(f[s].values()):>4}  {_codes(f[s])}" for s in SEVERITIES)
 
 

@@ -56,13 +56,17 @@ def _core_check(config, cann, product, name: str):
     from moecfg.checking.engine import check_paths, check_text
 
     options = _options(cann, product)
-    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
+    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config
+                                             and (os.path.isfile(config) or os.path.isdir(config))):
         from moecfg.checking.settings import Settings
 
         return check_paths([os.fspath(config)], options, Settings())
     text = config if isinstance(config, str) else _yaml_text(config)
     checked = check_text(text, name, options)
-    return CoreReport(results=checked.results, files=1, skipped=checked.skipped)
+    from moecfg.core.coverage import state_of
+
+    return CoreReport(results=checked.results, files=1, skipped=checked.skipped, unread=checked.unread,
+                      states=[state_of(name, checked.results, checked.skipped, checked.unread)])
 
 
 def check(config: Config, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:
@@ -97,11 +101,21 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
                         models=tuple((models or {}).items()))
     from moecfg.checking.guard import checked
 
+    from moecfg.checking.coverage import Coverage
+    from moecfg.core.coverage import state_of
+
+    coverage = Coverage(name)  # what the framework recognised but did not derive (Derivation.unread)
+
     def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (checking/guard.py)
-        return lint_launch_file(_launch_file(command, env or {}), name, ctx, _options(cann, product))
+        return lint_launch_file(_launch_file(command, env or {}), name, ctx, _options(cann, product), 0, coverage)
 
     results = checked("<launch>", lint)
-    return _to_report(CoreReport(results=results, files=1))
+    if not results:  # no framework recognised it: a launcher of the recognition table is named, not read
+        import shlex
+
+        coverage.sniff(command if isinstance(command, str) else shlex.join(map(str, command)), "shell")
+    return _to_report(CoreReport(results=results, files=1, unread=coverage.unread,
+                                 states=[state_of(name, results, [], coverage.unread)]))
 
 
 def _launch_file(command, env: Mapping[str, str]):

@@ -84,7 +84,7 @@ def test_examples_pass(capsys):
 
 
 @pytest.mark.parametrize("argv_tail", [["does-not-exist.yaml"], ["--fail-on", "sometimes", "x.yaml"],
-                                       ["--format", "xml", "x.yaml"], []])
+                                       ["--format", "xml", "x.yaml"]])  # no path: `.` (issue 36)
 def test_usage_errors_exit_2(tmp_path, capsys, argv_tail, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "x.yaml", GOOD)

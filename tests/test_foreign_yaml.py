@@ -60,10 +60,18 @@ def test_envsubst_template_without_a_launch_is_skipped():
 
 def test_envsubst_template_with_a_launch_is_one_info():
     text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n"
-            "    args: [${VLLM_ARGS}]\n")
+            "    command: [vllm, serve, ${MODEL}]\n    args: [${VLLM_ARGS}]\n")
     [result] = check_text(text, "pod.yaml").results
     [d] = result.diagnostics
     assert (d.code, d.severity, d.line) == ("MC024", "info", 7)
+
+
+def test_template_without_a_serving_command_is_skipped_not_an_info():
+    # issue 32: an info must tell something about a launch; a Pod whose command is all template holds none
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n"
+            "    image: vllm/vllm-openai:v0.11.0\n    args: [${VLLM_ARGS}]\n")
+    checked = check_text(text, "pod.yaml")
+    assert checked.results == [] and "no launch command" in checked.skipped[0].reason
 
 
 def test_helm_template_without_a_launch_is_skipped():

@@ -29,7 +29,9 @@ class Options:
     """Run-wide settings that change how documents are judged."""
 
     cann: str | None = None  # --cann: overrides every document's cann_version
-    product: str | None = None  # --product: the hardware of launch files (a launch does not name it)
+    product: str | None = None  # --product A2 | A3: the hardware of launch files (a launch does not name it)
+    device: str | None = None  # --product H100, ...: the GPU model of GPU launches (settings `device`)
+    framework_versions: tuple = ()  # --framework-version NAME=VERSION pairs: win over the settings file's
 
 
 @record(slots=True)

@@ -48,7 +48,8 @@ def _fill(data: dict, preset) -> dict:
     return data
 
 
-def run_buffer(file, overrides, options, preset=None) -> Report:
+def run_buffer(file, overrides, options, preset=None, policy=None) -> Report:
+    """`policy`: the FILE's settings (core/policy.FileSettings; None: none apply), as `check` applies them."""
     parsed = [_parse_override(o) for o in overrides]
     report = Report()
     if file is not None:
@@ -58,13 +59,13 @@ def run_buffer(file, overrides, options, preset=None) -> Report:
             raise click.UsageError(f"{file}: {exc}") from None
         name = "<stdin>" if file == "-" else file
         if not parsed and preset is None:
-            report.results = lint_bytes(raw, name, options)
+            report.results = lint_bytes(raw, name, options, policy)
             report.files = 1
             return report
         try:  # the strict loader (depth and alias budgets), not PyYAML's recursive pure-Python one
             docs = [d.data for d in parse_stream(decode(raw)) if d.data is not None]
         except YamlProblem:
-            report.results = lint_bytes(raw, name, options)  # reports the problem with its position
+            report.results = lint_bytes(raw, name, options, policy)  # reports the problem with its position
             report.files = 1
             return report
         docs = [d if isinstance(d, dict) else {} for d in docs] or [{}]
@@ -77,6 +78,6 @@ def run_buffer(file, overrides, options, preset=None) -> Report:
         text = yaml.safe_dump_all([_fill(_apply(d, parsed), preset) for d in docs], sort_keys=False)
     except RecursionError:  # the dumper recurses: a document nested some hundred levels
         raise click.UsageError(f"{name}: nested too deeply to apply --set; check the file without overrides") from None
-    report.results = lint_text(text, name, options)
+    report.results = lint_text(text, name, options, policy)
     report.files = 1
     return report

@@ -20,7 +20,10 @@ from moecfg.checking.policy import FileSettings, fill_defaults
 from moecfg.checking.policy import apply as apply_settings
 from moecfg.sources.documents import classify as D
 from moecfg.sources.budget import per_file
-from moecfg.sources.files import PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
+from moecfg.checking.coverage import Coverage
+from moecfg.core.coverage import state_of
+from moecfg.sources.files import Dangling, PathError, Unreadable, discover, read  # noqa: F401  (PathError re-exported)
+from moecfg.sources.seen import surface_of
 from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 
 
@@ -44,19 +47,22 @@ def _field_names() -> frozenset:
 
 
 class Checked:
-    """One file's outcome: its results (in document order) and the documents it skipped."""
+    """One file's outcome: its results (in document order), the documents it skipped, the launches it saw but did
+    not read and the state it ended in (checking/coverage.py; None: a file walked for launch words held none)."""
 
-    __slots__ = ("results", "skipped")
+    __slots__ = ("results", "skipped", "unread", "state")
 
     def __init__(self):
         self.results: list[DocumentResult] = []
         self.skipped: list[SkippedDocument] = []
+        self.unread: list = []  # core.coverage.UnreadLaunch
+        self.state = None  # core.coverage.FileState, set by check_entry
 
     def __getstate__(self):  # sent back from a worker process (big trees)
-        return self.results, self.skipped
+        return self.results, self.skipped, self.unread, self.state
 
     def __setstate__(self, state):
-        self.results, self.skipped = state
+        self.results, self.skipped, self.unread, self.state = state
 
 
 def lint_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
@@ -79,6 +85,15 @@ def check_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
         return _analyse(items, text, name, options, policy)
 
 
+def sniff_bytes(raw: bytes, name: str, surface: str) -> Checked:
+    """A file walked for launch words only (files.Entry.sniff): never parsed, never run."""
+    out = Checked()
+    coverage = Coverage(name)
+    coverage.sniff_only(raw.decode("utf-8", "replace"), surface)
+    out.unread = coverage.unread
+    return out
+
+
 def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
                policy: FileSettings | None = None, root: str | None = None) -> Checked:
     with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
@@ -88,11 +103,14 @@ def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
 def _analyse(items: list, text: str | None, name: str, options: kinds.Options, policy) -> Checked:
     """Analyse each classified document once, then apply the file's settings to all of them."""
     out, starts, launches = Checked(), [], 0
+    coverage = Coverage(name)
     for item in items:
         if isinstance(item, D.Skipped):
             out.skipped.append(SkippedDocument(name, item.document, item.reason))
             continue
-        found = _results_of(item, name, options, policy, len(out.results))
+        if isinstance(item, D.Launches):
+            coverage.from_records(item.launch_file.unread)
+        found = _results_of(item, name, options, policy, len(out.results), coverage)
         launches = _count_on(found, launches)
         if not found and isinstance(item, D.Launches):
             out.skipped.append(SkippedDocument(name, item.document, item.launch_file.skipped
@@ -101,16 +119,36 @@ def _analyse(items: list, text: str | None, name: str, options: kinds.Options, p
         starts.extend([item.start] * len(found))
     if policy is not None:  # in documentation, suppression directives count only inside its launch blocks
         apply_settings(out.results, D.directive_text(text, name), starts, policy)
+    _place_fixes(out.results, text)
+    coverage.sniff(text, surface_of(name, text or ""))
+    out.unread = coverage.unread
     return out
 
 
-def _results_of(item, name: str, options, policy, first: int) -> list[DocumentResult]:
+def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
+    """Each pending fix becomes edits in `text`, or a sentence in its message saying why it has none."""
+    if not any(d.fix is not None for r in results for d in r.diagnostics):
+        return  # the common case: no sizing finding, nothing to import
+    from moecfg.core.fixes import Pending, place, unplaced
+
+    for r in results:
+        for d in r.diagnostics:
+            if not isinstance(d.fix, Pending):
+                continue
+            got = place(text, d.fix) if text is not None else "the file's text is not known"
+            if isinstance(got, str):
+                d.message, d.fix = unplaced(d.message, got), None
+            else:
+                got.file, d.fix = r.file, got
+
+
+def _results_of(item, name: str, options, policy, first: int, coverage=None) -> list[DocumentResult]:
     if isinstance(item, D.Owned):
         return [lint_document(item.doc, name, options, policy)]
     if isinstance(item, D.Launches):
         from moecfg.checking.launch import context, lint_launch_file
 
-        results = lint_launch_file(item.launch_file, name, context(policy, options), options, first)
+        results = lint_launch_file(item.launch_file, name, context(policy, options), options, first, coverage)
         if item.document is not None:  # a YAML document's launches share its index; a script's count up
             for r in results:
                 r.document = item.document
@@ -171,7 +209,16 @@ def _position(doc: YamlDocument, findings: list[Finding]) -> list[Diagnostic]:
     out = []
     for f in findings:
         span = doc.position(f.path, f.at_key)
-        out.append(diagnostic(f.code, f.message, span, f.path, f.severity))
+        d = diagnostic(f.code, f.message, span, f.path, f.severity)
+        if f.fix is not None:  # the value's own node: the only place the document writes it
+            from moecfg.core.fixes import Pending, yaml_insert
+
+            at = tuple(f.fix.path)
+            if at in doc.values:
+                d.fix = Pending(f.fix, (doc.values[at],), doc.raw_scalars.get(at), document=True)
+            else:  # a key the document does not write (HCCL_BUFFSIZE unset): a line of its own
+                d.fix = Pending(f.fix, (), None, document=True, insert=yaml_insert(doc.values, doc.keys, at))
+        out.append(d)
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
 
@@ -196,8 +243,12 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
     report = Report()
     for one in _each_checked(entries, options, settings, deadline):
+        if one.state is None:  # walked for launch words and held none: not one of the checked files
+            continue
         report.results.extend(one.results)
         report.skipped.extend(one.skipped)
+        report.unread.extend(one.unread)
+        report.states.append(one.state)
         report.files += 1
     report.results.extend(_settings_problems(settings))
     from moecfg.checking.ask_once import fused_op_question, model_question, product_question, version_assumed
@@ -266,6 +317,7 @@ def _lost(entry, why: str, settings) -> Checked:
     name = "<stdin>" if entry.path == "-" else entry.path
     out = Checked()
     out.results.append(lost(name, why, settings.for_file(entry.path) if settings is not None else None))
+    out.state = state_of(name, out.results, out.skipped, out.unread)
     return out
 
 
@@ -278,19 +330,40 @@ def _can_fork() -> bool:
 
 
 def check_entry(entry, options: kinds.Options, settings) -> Checked:
+    """One file's Checked, its state set (core/coverage.py state_of); None state: a sniffed file without launch words."""
+    got = _check_entry(entry, options, settings)
+    name = "<stdin>" if entry.path == "-" else entry.path
+    if getattr(entry, "sniff", None) and not got.unread and not got.results:
+        if entry.named:  # named on the command line: said, not silently dropped
+            got.skipped.append(SkippedDocument(name, 0, "Python file without a launch word (sniffed, never parsed)"))
+        else:  # walked for launch words and held none: not one of the checked files
+            return got
+    got.state = state_of(name, got.results, got.skipped, got.unread)
+    return got
+
+
+def _check_entry(entry, options: kinds.Options, settings) -> Checked:
     name = "<stdin>" if entry.path == "-" else entry.path
     policy = settings.for_file(entry.path) if settings is not None else None
     try:
         raw = read(entry)
+    except Dangling as exc:
+        dangling = Checked()
+        dangling.skipped.append(SkippedDocument(name, 0, str(exc)))
+        return dangling
     except Unreadable as exc:
         if entry.named:
             raise PathError(f"{entry.path}: {exc}") from None
+        if getattr(entry, "sniff", None):  # walked for launch words only: not a file moecfg checks
+            return Checked()
         unread = Checked()
         unread.results.append(DocumentResult(file=name, document=0, diagnostics=[
             diagnostic(R.NOT_TEXT.code, str(exc), Span(1, 1, 1, 1))]))
         if policy is not None:
             apply_settings(unread.results, None, (), policy)
         return unread
+    if getattr(entry, "sniff", None):
+        return sniff_bytes(raw, name, entry.sniff)
     # one file cannot stop the run (checking/guard.py): a crash while checking it is MC019 on it
     got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
     if isinstance(got, Checked):
@@ -319,4 +392,6 @@ def _walk_options(settings, respect_gitignore: bool | None, path: str):
         respect_gitignore = ask(path if path != "-" else ".") if ask is not None else True
     ask = getattr(settings, "markdown", None)  # documentation in walked folders (files.discover)
     markdown = ask(path) if ask is not None and os.path.isdir(path) else None
-    return Walk(respect_gitignore=respect_gitignore, markdown=markdown)
+    ask = getattr(settings, "excludes", None)  # settings `exclude` / `extend-exclude`
+    excludes = ask(path if path != "-" else ".") if ask is not None else None
+    return Walk(respect_gitignore=respect_gitignore, markdown=markdown, excludes=excludes)

@@ -6,6 +6,8 @@ the flag or env entry that fed the failing argument (`OpCall.sources`).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
@@ -22,11 +24,23 @@ _ONCE_PER_LAUNCH = frozenset({"MC011"})
 class LaunchDocument:
     """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
 
-    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources")
+    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources", "derivation", "shell")
 
-    def __init__(self, index: int, call: frameworks.OpCall, start: Span):
+    def __init__(self, index: int, call: frameworks.OpCall, start: Span, shell: bool = False):
         self.index, self.data, self.start = index, dict(call.arguments), start
         self.raw_scalars, self.duplicates, self.sources = {}, [], call.sources
+        self.derivation, self.shell = call.derivation, shell
+
+    def pending(self, suggestion):
+        """The fix of an op finding: the argument's value and the flag or env entries it was read from."""
+        from moecfg.core.fixes import Pending
+
+        key = ".".join(str(p) for p in suggestion.path)
+        old = self.data
+        for p in suggestion.path:
+            old = old.get(p) if isinstance(old, dict) else None
+        insert = self.start if self.shell and suggestion.path[:1] == ("env",) else None
+        return Pending(suggestion, tuple(self.sources.get(key, ())), old, self.derivation.get(key, ""), insert=insert)
 
     def position(self, path: tuple, at_key: bool = False) -> Span:
         p = tuple(path)
@@ -40,24 +54,31 @@ class LaunchDocument:
 
 def context(policy, options) -> frameworks.LaunchContext:
     """The LaunchContext of a file: command line first, then its settings file."""
-    product = getattr(options, "product", None) or (policy.product if policy else None)
-    source = "--product" if getattr(options, "product", None) else ("settings `product`" if product else "")
+    given = getattr(options, "product", None) or getattr(options, "device", None)  # --product: Ascend or a GPU
+    product = given or (policy.product if policy else None)
+    source = "--product" if given else ("settings `product`" if product else "")
+    versions = dict(policy.framework_versions if policy else ()) | dict(getattr(options, "framework_versions", ()))
     return frameworks.LaunchContext(
         product=product, product_source=source,
         cann=options.cann or (policy.cann_version if policy else None),
-        framework_versions=policy.framework_versions if policy else (),
+        framework_versions=tuple(sorted(versions.items())),
         models=policy.models if policy else (),
         settings_dir=policy.settings_dir if policy else None,
-        device=policy.device if policy else None, device_memory_gb=policy.device_memory_gb if policy else None)
+        device=policy.device if policy else None,
+        device_memory_gb=policy.device_memory_gb if policy else None)
 
 
 def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, options: backends.Options,
-                     first_index: int = 0) -> list[DocumentResult]:
+                     first_index: int = 0, coverage=None) -> list[DocumentResult]:
+    """`coverage` (optional, checking/coverage.Coverage): told each recognised launch's lines and what its
+    derivation did not read (issue 30)."""
     results: list[DocumentResult] = []
     # a valueFrom / template-value info is about a launch: said only when one is recognised
     about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
+    if ctx.file is None:
+        ctx = dataclasses.replace(ctx, file=name)
     recognised = 0  # the launch's ordinal in this call (`launch.index`; checking/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -68,13 +89,15 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             loose += [diagnostic(p.code, p.message, p.span) for p in budget.problems()]
             break
         derivation = module.derive(launch, launch_ctx)
+        if coverage is not None:
+            coverage.recognised(launch, derivation)
         about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
         ordinal, recognised = recognised, recognised + 1
-        launch_notes = [diagnostic(n.code, n.message, n.span, severity=n.severity) for n in derivation.notes]
+        launch_notes = [_with_fix(diagnostic(n.code, n.message, n.span, severity=n.severity), n) for n in derivation.notes]
         said: set[tuple] = set()  # one cause, one finding: a phase repeating another's finding word for word
         for i, call in enumerate(derivation.calls):
             index = first_index + len(results)
-            result = _judge(call, index, name, launch.span, options)
+            result = _judge(call, index, name, launch.span, options, launch.context == "shell")
             result.launch = {**about, "role": call.role, "index": ordinal}
             notes = launch_notes if i == 0 else []  # launch-wide notes once, on the launch's first op call
             own = result.diagnostics if i == 0 else [d for d in result.diagnostics if d.code not in _ONCE_PER_LAUNCH]
@@ -125,7 +148,7 @@ def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchConte
     return replace(ctx, product=product, product_source=f"hint {text} (line {span.line})")
 
 
-def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options) -> DocumentResult:
+def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options, shell: bool = False) -> DocumentResult:
     result = DocumentResult(file=name, document=index, kind=call.kind if call.kind != "none" else None,
                             op=call.op if call.kind != "none" else "none")
     result.arguments, result.derivation = dict(call.arguments), dict(call.derivation)
@@ -140,7 +163,7 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
         result.diagnostics = _conditional(_note_diagnostics(call), call.condition)
         return result
-    doc = LaunchDocument(index, call, start)
+    doc = LaunchDocument(index, call, start, shell)
     module = backends.load(call.kind)
     analysis = module.analyze(doc, options)
     result.kind, result.op, result.product, result.ruleset = analysis.kind, analysis.op, analysis.product, analysis.ruleset
@@ -159,7 +182,18 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options)
 
 
 def _note_diagnostics(call: frameworks.OpCall, unchecked: dict[str, list[str]] | None = None) -> list[Diagnostic]:
-    return [diagnostic(n.code, _with_unchecked(n, unchecked or {}), n.span, severity=n.severity) for n in call.notes]
+    return [_with_fix(diagnostic(n.code, _with_unchecked(n, unchecked or {}), n.span, severity=n.severity), n)
+            for n in call.notes]
+
+
+def _with_fix(d: Diagnostic, note) -> Diagnostic:
+    """A note's fix: its framework already knows where the value is written (Suggestion.spans)."""
+    s = getattr(note, "fix", None)
+    if s is not None:
+        from moecfg.core.fixes import Pending
+
+        d.fix = Pending(s, tuple(s.spans), s.old, insert=s.insert)
+    return d
 
 
 _BUFFER_SETTINGS = frozenset({"env.HCCL_BUFFSIZE", "env.DEEPEP_HCCL_BUFFSIZE", "hccl_buffer_size"})
@@ -236,4 +270,10 @@ def _missing_required(call: frameworks.OpCall) -> list[str]:
 
 
 def _position(doc: LaunchDocument, findings: list[Finding]) -> list[Diagnostic]:
-    return [diagnostic(f.code, f.message, doc.position(f.path, f.at_key), f.path, f.severity) for f in findings]
+    out = []
+    for f in findings:
+        d = diagnostic(f.code, f.message, doc.position(f.path, f.at_key), f.path, f.severity)
+        if f.fix is not None:
+            d.fix = doc.pending(f.fix)
+        out.append(d)
+    return out

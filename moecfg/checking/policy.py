@@ -23,6 +23,7 @@ class FileSettings:
     settings_dir: str | None = None  # model config paths are relative to the settings file
     device: str | None = None  # GPU model of GPU launches (settings `device`)
     device_memory_gb: float | None = None
+    unread: str = "list"  # "error": a launch seen but not read in this file fails the run (issue 30)
 
 
 def fill_defaults(data: dict, defaults) -> None:
@@ -37,10 +38,21 @@ def fill_defaults(data: dict, defaults) -> None:
     mod = fields_module(kind)
     if mod is None:
         return
-    names = {f.name for f in mod.FIELDS}
+    names = {f.name for f in _table(mod, data)}
     for key, value in dict(defaults).items():
         if key in names and key not in data:
             data[key] = value
+
+
+def _table(mod, data: dict) -> tuple:
+    """The fields the document's own op takes (a kind with one table per op), else the kind's table: a default
+    the op does not take would become an unknown-key error on a document that never wrote the key."""
+    per_op = getattr(mod, "OP_FIELDS", None)
+    if per_op is not None:
+        op = data.get("op", getattr(mod, "DEFAULT_OP", None))
+        if isinstance(op, str) and op in per_op:
+            return per_op[op]
+    return mod.FIELDS
 
 
 def apply(results, text: str | None, starts, fs: FileSettings) -> None:

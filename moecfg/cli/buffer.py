@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from moecfg.cli.common import FAIL_ON, common_options, emit, exit_code, options
+from moecfg.cli.common import ASCEND_PRODUCTS, FAIL_ON, ConfigFailure, common_options, emit, exit_code, launch_options, options
 
 
 KINDS = {"ascend": "Ascend fields (--kind ascend, the default)", "deepep": "DeepEP fields (--kind deepep)",
@@ -48,7 +48,7 @@ def _field_flags():
         if mod is None:
             continue
         for f in mod.FIELDS:
-            if f.type in ("mapping",) or f.name in seen or f.name == "kind":
+            if f.type in ("mapping",) or f.name in seen or f.name in ("kind", "product"):  # --product: common
                 continue
             seen.add(f.name)
             flags.append(click.option("--" + f.name.replace("_", "-"), f.name, cls=FieldOption, kind=kind,
@@ -65,11 +65,16 @@ def _field_flags():
 @click.option("--model-config", "model_config", type=click.Path(), default=None, metavar="PATH",
               help="A Hugging Face config.json: fills the model fields the document does not set (ascend, deepep).")
 @common_options
+@launch_options
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
               help="Exit 1 on diagnostics at this level (default: only when the input is invalid).")
-def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, fail_on, **fields):
-    """Required buffer sizes with the formula and its terms, from FILE and/or --set / field flags."""
+def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, product, framework_versions, config_path,
+           fail_on, **fields):
+    """Required buffer sizes with the formula and its terms, from FILE and/or --set / field flags. FILE may be a
+    launch (script, manifest): its settings file, --product and --framework-version apply as in `check`."""
     from moecfg.checking.calculator import run_buffer
+    from moecfg.core.record import replace
+    from moecfg.checking.settings import Cli, ConfigError, Settings
 
     overrides = [f"{k}={v}" for k, v in fields.items() if v is not None] + list(sets)
     if hccl_buffsize is not None:
@@ -81,7 +86,17 @@ def buffer(file, sets, kind, hccl_buffsize, model_config, fmt, output, cann, fai
         from moecfg.cli.plan import read_preset
 
         preset = read_preset(model_config)
-    report = run_buffer(file, overrides, options(cann), preset)
+    try:
+        policy = Settings(Cli(config=config_path, cann=cann)).for_file(file) if file is not None else None
+    except ConfigError as exc:
+        raise ConfigFailure(f"config: {exc}") from None
+    if product and product.upper() in ASCEND_PRODUCTS:  # documents too: the field of the built document, or of
+        if file is None or overrides:                   # FILE's documents that do not name their product
+            overrides.append(f"product={product.upper()}")
+        elif policy is not None:
+            policy = replace(policy, defaults=tuple(d for d in policy.defaults if d[0] != "product")
+                             + (("product", product.upper()),))
+    report = run_buffer(file, overrides, options(cann, product, framework_versions), preset, policy)
     emit(report, fmt, output, "buffer")
     if fail_on:
         sys.exit(exit_code(report, fail_on))

@@ -6,6 +6,8 @@ any command module."""
 COMMANDS = {
     "buffer": ("moecfg.cli.buffer", "buffer", "Required buffer sizes, with the formula and its terms."),
     "check": ("moecfg.cli.check", "check", "Lint deployment files, directories and stdin."),
+    "docs": ("moecfg.cli.bundled", "docs_page", "Print a documentation page shipped with moecfg."),
+    "examples": ("moecfg.cli.bundled", "examples", "List the bundled examples, or copy them to try check on."),
     "explain": ("moecfg.cli.docs", "explain", "What a rule checks, why it matters, and the fix."),
     "explain-error": ("moecfg.cli.explain_error", "explain_error", "Explain a failed launch's error log."),
     "explain-launch": ("moecfg.cli.launch", "explain_launch", "Show the op calls each launch makes."),

@@ -71,10 +71,60 @@ def write_output(path: str, text: str, option: str = "--output") -> None:
         raise click.UsageError(str(exc)) from None
 
 
-def options(cann, product=None):
+def options(cann, product=None, framework_versions=()):
+    """The run's Options; `product` an Ascend product (A2, A3) or a GPU model (H100, ...), any case."""
     from moecfg.backends import Options
 
-    return Options(cann=cann, product=product)
+    product = product.upper() if product else None
+    ascend = product if product in ASCEND_PRODUCTS else None
+    return Options(cann=cann, product=ascend, device=product if product and not ascend else None,
+                   framework_versions=tuple(framework_versions or ()))
+
+
+# Every command that takes a product takes these (preflight and explain-error too): the Ascend products, then the
+# GPU models of the device catalog (backends/device/devices.py; tests/test_cli.py holds them equal).
+ASCEND_PRODUCTS = ("A2", "A3")
+PRODUCTS = ASCEND_PRODUCTS + ("H100", "H800", "H20", "H200", "A100", "B200", "GB200")
+
+
+def _framework_versions(ctx, param, values) -> tuple:
+    """--framework-version NAME=VERSION (repeatable) -> ((name, version), ...), checked as the settings'
+    `framework-versions:` are (the same names, the same version forms)."""
+    if not values:
+        return ()
+    from moecfg.checking.settings.config import framework_versions as parse
+    from moecfg.checking.settings.errors import ConfigError
+
+    table = {}
+    for value in values:
+        name, sep, version = value.partition("=")
+        if not sep or not name.strip() or not version.strip():
+            raise click.BadParameter(f"{value!r}: expected NAME=VERSION, such as vllm-ascend=0.13.0")
+        table[name.strip()] = version.strip()
+    try:
+        return tuple(parse(table).items())
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc).replace("`framework-versions`", "").lstrip(": .")) from None
+
+
+_LAUNCH = [
+    click.option("--product", "product", type=click.Choice(PRODUCTS, case_sensitive=False), default=None,
+                 help="Hardware of launch files (scripts, manifests), which a command line does not name: an Ascend "
+                      "product or a GPU model (wins over the settings' product / device and over hints)."),
+    click.option("--framework-version", "framework_versions", multiple=True, metavar="NAME=VERSION",
+                 callback=_framework_versions,
+                 help="Version of a launch's framework when its image tag does not give it, e.g. "
+                      "vllm-ascend=0.13.0 (repeatable; wins over the settings' framework-versions)."),
+    click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                 help="Use this settings file instead of searching .moecfg.yaml / pyproject.toml."),
+]
+
+
+def launch_options(fn):
+    """--product, --framework-version, --config: the same on check, explain-launch and buffer."""
+    for opt in reversed(_LAUNCH):
+        fn = opt(fn)
+    return fn
 
 
 _COMMON = [

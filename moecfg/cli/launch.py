@@ -5,27 +5,24 @@ import sys
 
 import click
 
+from moecfg.cli.common import launch_options, options
 from moecfg.cli.runner import not_empty
 
 
 @click.command(name="explain-launch", short_help="Show the op calls each launch makes.")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--product", type=click.Choice(["A2", "A3"], case_sensitive=False), default=None,
-              help="Hardware of the launch (a command line does not name it).")
+@launch_options
 @click.option("--cann", "cann", metavar="VERSION", default=None, callback=not_empty,
               help="CANN release whose rules apply.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Settings file to use instead of searching .moecfg.yaml / pyproject.toml.")
-def explain_launch(paths, product, cann, config_path):
+def explain_launch(paths, product, framework_versions, config_path, cann):
     """Show the op calls each launch makes: every argument, how the framework derives it, and the buffers."""
-    from moecfg.backends import Options
     from moecfg.checking.engine import PathError, check_paths
     from moecfg.checking.settings import Cli, ConfigError, Settings
     from moecfg.render.launch_view import render
 
     try:
         settings = Settings(Cli(config=config_path, cann=cann))
-        report = check_paths(paths, Options(cann=cann, product=product.upper() if product else None), settings)
+        report = check_paths(paths, options(cann, product, framework_versions), settings)
     except PathError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:

@@ -59,4 +59,4 @@ def failing(report, settings) -> bool:
             thresholds[r.file] = RANK[settings.for_file(r.file).fail_on]
         if any(RANK[d.severity] >= thresholds[r.file] for d in r.diagnostics):
             return True
-    return False
+    return any(settings.for_file(u.file).unread == "error" for u in getattr(report, "unread", ()))

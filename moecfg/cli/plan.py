@@ -227,6 +227,7 @@ def _deepep_problem(mode, device, model, model_config, redundant, sets):
 
 
 @click.command(short_help="Solve what to set over EP sizes / rank counts.")
+@click.argument("launch_file", required=False, metavar="[FILE]")
 @_options
 @click.option("--ep", "--num-ranks", "ep", metavar="N|LO:HI[:STEP]|A,B",
               help="EP size(s) to solve for (DeepEP: num_ranks).")
@@ -236,9 +237,11 @@ def _deepep_problem(mode, device, model, model_config, redundant, sets):
 @_bytes
 @click.option("--comm-alg", "comm_alg", default=None, help="comm_alg of the candidates [ascend].")
 @click.option("--format", "fmt", type=click.Choice(PLAN_FORMATS), default="text", show_default=True)
-@click.option("--emit", type=click.Choice(("yaml",)), help="Print the solved configs as YAML ready for `moecfg check`.")
-def plan(kind, product, mode, device, model, model_config, cann, redundant, sets, output, ep, bs, buffer_mb, nvl, rdma,
-         comm_alg, fmt, emit):
+@click.option("--emit", type=click.Choice(("yaml", "launch")),
+              help="Print the solved configs as YAML ready for `moecfg check`; with FILE, `launch`: the lines to paste "
+              "in the launch's own knobs.")
+def plan(launch_file, kind, product, mode, device, model, model_config, cann, redundant, sets, output, ep, bs,
+         buffer_mb, nvl, rdma, comm_alg, fmt, emit):
     """Solve for what to set, over EP sizes / rank counts; every answer is judged by the real rules.
 
     ascend: the smallest HCCL_BUFFSIZE for --bs, the largest bs for --buffer (--set op=mega_moe,
@@ -246,7 +249,18 @@ def plan(kind, product, mode, device, model, model_config, cann, redundant, sets
     num_nvl_bytes / num_rdma_bytes (for --tokens in low_latency mode), or the most tokens per rank for
     --num-rdma-bytes. A rejected candidate lists its rule codes. Exit 0 when at least one candidate is
     valid, 1 when none is.
+
+    FILE (a launch script, manifest or compose file; or a moecfg document): for each launch, the smallest buffer
+    for the batch it configures and the largest batch for the buffer it sets, in its own flags and variables (a
+    document: its own keys), with the device memory left; exit 0 when all pass as written, 1 otherwise
+    (docs/fix.md).
     """
+    if launch_file is not None:
+        _plan_launch_file(launch_file, product, cann, output, fmt, emit, ep=ep, bs=bs, buffer_mb=buffer_mb,
+                          model=model, model_config=model_config, sets=sets, nvl=nvl, rdma=rdma)
+        return
+    if emit == "launch":
+        raise click.UsageError("--emit launch needs a FILE (a launch to plan)")
     _only_for_kind(kind, product=product, cann=cann, buffer_mb=buffer_mb, comm_alg=comm_alg, mode=mode, device=device,
                    nvl=nvl, rdma=rdma)
     if ep is None:
@@ -262,6 +276,39 @@ def plan(kind, product, mode, device, model, model_config, cann, redundant, sets
                                      comm_alg, fmt, emit)
     _write(text, output)
     sys.exit(0 if any(a.ok for a in answers) else 1)
+
+
+def _plan_launch_file(path, product, cann, output, fmt, emit, **ignored) -> None:
+    """`moecfg plan FILE`: the launch's own knobs (moecfg.plan.launch); the solver options do not apply."""
+    given = [name for name, value in ignored.items() if value not in (None, ())]
+    if given:
+        raise click.UsageError(f"--{given[0].replace('_', '-')} does not apply with FILE: the launch sets it")
+    if emit == "yaml":
+        raise click.UsageError("--emit yaml is for --ep plans; with FILE use --emit launch")
+    from moecfg.cli.common import options
+    from moecfg.checking.settings import ConfigError, Settings
+    from moecfg.plan import launch_report
+    from moecfg.plan.launch import plan_file
+    from moecfg.sources.files import PathError, Unreadable
+
+    try:
+        plans = plan_file(path, options(cann, product.upper() if product else None), Settings())
+    except PathError as exc:
+        raise click.UsageError(str(exc)) from None
+    except (Unreadable, ValueError) as exc:
+        raise click.UsageError(f"{clip(path)}: {exc}") from None
+    except ConfigError as exc:
+        raise click.UsageError(f"config: {exc}") from None
+    if emit == "launch":
+        text = launch_report.plan_emit(path, plans)
+    elif fmt == "json":
+        text = launch_report.plan_json(path, plans)
+    else:
+        text = launch_report.plan_text(path, plans)
+    from moecfg.render import escape
+
+    _write(escape.terminal(text) if fmt != "json" else text, output)
+    sys.exit(0 if plans and all(p.ok for p in plans) else 1)
 
 
 def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep, bs, buffer_mb, comm_alg, fmt, emit):

@@ -30,7 +30,11 @@ _PRODUCTS = ("A2", "A3", "H100", "H800", "H20", "H200", "A100", "B200", "GB200")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--tool-timeout", type=click.FloatRange(0.1, 30), default=2.0, show_default=True,
               help="Seconds npu-smi / nvidia-smi may take.")
-def preflight(command, check_only, product, cann, fail_on, fmt, tool_timeout):
+@click.option("--framework-version", "framework_versions", multiple=True, metavar="NAME=VERSION",
+              help="A framework's version when its package metadata is not installed here (e.g. sglang=0.5.8).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Settings file to fill what this machine cannot tell (default: .moecfg.yaml found from here).")
+def preflight(command, check_only, product, cann, fail_on, fmt, tool_timeout, framework_versions, config_path):
     """Check COMMAND (given after --) with this machine's product, CANN release, installed framework versions and
     model config, exactly as `moecfg check` would; refuse it (exit 1) on an error, else run it unchanged."""
     from moecfg.preflight.launch import judge
@@ -46,7 +50,9 @@ def preflight(command, check_only, product, cann, fail_on, fmt, tool_timeout):
         raise click.UsageError(f"no such option: {argv[0]} (the launch command goes after --)")
     env = dict(os.environ)
     facts = read_machine(env, tool_timeout)
-    outcome = judge(argv, env, facts, product.upper() if product else None, cann)
+    _given_versions(facts, framework_versions)
+    settings = _settings(config_path, facts)
+    outcome = judge(argv, env, facts, product.upper() if product else None, cann, settings)
     passed = outcome.report.worst_rank() < RANK[fail_on]
     verdict = _verdict(outcome.report, passed, check_only, argv)
     out = sys.stdout if check_only else sys.stderr  # exec: the launched program keeps a clean stdout
@@ -57,6 +63,36 @@ def preflight(command, check_only, product, cann, fail_on, fmt, tool_timeout):
     if check_only:
         return
     _exec(argv)
+
+
+def _given_versions(facts, given) -> None:
+    """`--framework-version vllm-ascend=0.23.0`: the command line wins over package metadata."""
+    from moecfg.preflight.machine import PACKAGES
+
+    keys = {v: d for d, v in PACKAGES.items() if v}
+    for item in given:
+        name, _, version = item.partition("=")
+        name, version = name.strip().lower(), version.strip()
+        if name not in keys or not version:
+            known = ", ".join(sorted(keys))
+            raise click.BadParameter(f"{item!r}: give NAME=VERSION with NAME one of {known}",
+                                     param_hint="--framework-version")
+        facts.packages[keys[name]] = version[:64]
+        facts.read.append(f"{name} {version[:64]} <- --framework-version")
+
+
+def _settings(config_path, facts):
+    """The working directory's settings (.moecfg.yaml / pyproject.toml, or --config): they fill only what the
+    machine could not tell. A broken file is said under "not read", never the end of the launch."""
+    from moecfg.checking.settings import Cli, ConfigError, Settings
+
+    try:
+        return Settings(Cli(config=config_path)).for_file(os.getcwd())
+    except (ConfigError, OSError) as exc:
+        if config_path:
+            raise click.BadParameter(str(exc), param_hint="--config") from None
+        facts.unread.append(f"settings: {exc}")
+        return None
 
 
 def _verdict(report, passed: bool, check_only: bool, argv) -> str:
@@ -72,7 +108,14 @@ def _verdict(report, passed: bool, check_only: bool, argv) -> str:
 
 
 def _exec(argv) -> None:
+    import signal
+
     sys.stderr.flush()
+    # Python starts with SIGPIPE and SIGXFSZ ignored, and exec keeps an ignored signal ignored: the launched
+    # program would see EPIPE / EFBIG where it expects to be stopped (`yes | head -1` prints "Broken pipe")
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:

@@ -52,6 +52,7 @@ class Finding:
     message: str
     severity: str | None = None
     at_key: bool = False
+    fix: object = None  # core.fixes.Suggestion: the one right edit, placed by the engine (docs/fix.md)
 
 
 @record(slots=True)
@@ -67,6 +68,7 @@ class Diagnostic:
     column: int
     end_line: int | None = None
     end_column: int | None = None
+    fix: object = None  # core.fixes.Fix once placed (a Pending while the engine places it)
 
     def to_dict(self) -> dict:
         d = {
@@ -81,6 +83,8 @@ class Diagnostic:
         if self.end_line is not None:
             d["end_line"] = self.end_line
             d["end_column"] = self.end_column
+        if self.fix is not None and hasattr(self.fix, "edits"):
+            d["fix"] = self.fix.to_dict()
         return d
 
 
@@ -157,13 +161,16 @@ class SkippedDocument:
 class Report:
     """The results of one run over every file and document, and what was skipped (each run its own list)."""
 
-    __slots__ = ("results", "files", "skipped")
+    __slots__ = ("results", "files", "skipped", "unread", "states")
 
     def __init__(self, results: list[DocumentResult] | None = None, files: int = 0,
-                 skipped: list[SkippedDocument] | None = None):
+                 skipped: list[SkippedDocument] | None = None, unread: list | None = None,
+                 states: list | None = None):
         self.results = [] if results is None else results
         self.files = files
         self.skipped = [] if skipped is None else skipped
+        self.unread = [] if unread is None else unread  # core.coverage.UnreadLaunch: launches seen but not read
+        self.states = [] if states is None else states  # core.coverage.FileState: one per file, in file order
 
     def count(self, severity: str) -> int:
         return sum(1 for r in self.results for d in r.diagnostics if d.severity == severity)
@@ -176,6 +183,14 @@ class Report:
             "warnings": self.count(WARNING),
             "infos": self.count(INFO),
         }
+
+    def coverage(self) -> dict:
+        """The run's launch counts (issue 30): the JSON report's `coverage` object."""
+        from moecfg.core.coverage import by_launcher, launch_counts
+
+        read, with_ops = launch_counts(self.results)
+        return {"launches_read": read, "launches_with_op_calls": with_ops, "launches_unread": len(self.unread),
+                "unread_by_launcher": by_launcher(self.unread)}
 
     def worst_rank(self) -> int:
         ranks = [SEVERITY_RANK[d.severity] for r in self.results for d in r.diagnostics]

@@ -76,8 +76,9 @@ VALUE_REFUSED = rule(
 TEMPLATE = rule(
     "MC024", "launch-template", INFO, "A templated file (Helm/Jinja `{{ ... }}`): the text is not what runs",
     family=_F, why="Only the rendered manifest is what the cluster runs; a value written as a template "
-    "expression is unknown to moecfg. Said only of a template that may hold a launch (it runs containers or a "
-    "command and names a framework); a certificate or RBAC template is skipped.",
+    "expression is unknown to moecfg. Said only of a template that holds a launch command written out (`vllm "
+    "serve`, `python -m sglang.launch_server`, `pretrain_gpt.py` ...); a template with none (a certificate, RBAC, a "
+    "Deployment whose command is all template) is skipped with that reason.",
     fix="Check the rendered output instead: `helm template ... | moecfg check -`.",
     fail_example="# a Helm chart template of a launch: the rendered manifest is what runs\n"
     "apiVersion: v1\nkind: Pod\nmetadata: {name: dsr1}\nspec:\n  replicas: {{ .Values.replicas }}\n  containers:\n"

@@ -40,7 +40,16 @@ def read_log(data: bytes) -> tuple[list[str], bool]:
     if cut:
         data = data[-MAX_BYTES:]
     text = _ANSI.sub("", data.decode("utf-8", "replace"))
-    return [line[:MAX_LINE] for line in text.splitlines()], cut
+    return [_shown(line)[:MAX_LINE] for line in text.split("\n")], cut
+
+
+def _shown(line: str) -> str:
+    """What a terminal shows of one log line: a progress bar redraws with `\r`, so the text after the last `\r`
+    (a CRLF line ending removed first). Lines are split at `\n` only, as editors and `grep -n` number them
+    (`\x0c`, U+2028 and a lone `\r` do not start a line)."""
+    line = line[:-1] if line.endswith("\r") else line
+    cut = line.rfind("\r")
+    return line if cut < 0 else line[cut + 1:]
 
 
 def explain(lines: list[str]) -> list[Explanation]:
@@ -48,6 +57,7 @@ def explain(lines: list[str]) -> list[Explanation]:
     any_needle = re.compile("|".join(re.escape(n) for p in PATTERNS for n in p.needles))
     found: dict[tuple, Explanation] = {}
     error_lines = set()
+    log_has = _evidence(lines)
     for no, line in enumerate(lines, 1):
         if not any_needle.search(line):  # most lines: one scan, no pattern runs
             continue
@@ -55,7 +65,7 @@ def explain(lines: list[str]) -> list[Explanation]:
         for p, rx in compiled:
             if p.group and p.group in groups_done:
                 continue
-            if not any(n in line for n in p.needles) or not rx.search(line):
+            if not any(n in line for n in p.needles) or not rx.search(line) or not _routed(p, line, log_has):
                 continue
             error_lines.add(no)
             if p.group:
@@ -73,6 +83,24 @@ def explain(lines: list[str]) -> list[Explanation]:
     for e in out:  # the error line's own numbers are `values`, not the user's settings
         e.causes = sorted({c for knob in e.pattern.knobs for c in found_causes.get(knob, ())})
     return sorted(out, key=lambda e: e.line)
+
+
+def _evidence(lines: list[str]):
+    """The evidence words (every row's) that the log holds somewhere: one pass per word, asked only when a row
+    with evidence matched a line."""
+    cache: dict[str, bool] = {}
+
+    def has(word: str) -> bool:
+        if word not in cache:
+            cache[word] = any(word in line for line in lines)
+        return cache[word]
+    return has
+
+
+def _routed(p: Pattern, line: str, log_has) -> bool:
+    if any(sign in line for sign in p.not_with):
+        return False
+    return not p.evidence or any(w in line for w in p.evidence) or any(log_has(w) for w in p.evidence)
 
 
 def _values(p: Pattern, line: str) -> dict[str, str]:

@@ -28,6 +28,10 @@ class Pattern:
     group: str = ""
     generic: bool = False
     needles: tuple[str, ...] = ()  # literal text one of which the line must hold before the regex runs (speed)
+    # routing by evidence: the row applies only when the line or the log holds one of `evidence` (the framework
+    # or library that prints this text) and the line holds none of `not_with` (another library's own signature)
+    evidence: tuple[str, ...] = ()
+    not_with: tuple[str, ...] = ()
 
 
 _NEEDED = ("needed MB", r"NEEDED_HCCL_BUFFSIZE[^=\n]{0,400}=\s{0,4}(\d{1,9})\s{0,4}MB")
@@ -38,6 +42,11 @@ _TOKENS = ("--max-num-seqs", "--max-num-batched-tokens", "--cuda-graph-max-bs", 
            "--chunked-prefill-size", "--speculative-config", "--data-parallel-size", "--tensor-parallel-size")
 _BUF_FIX = ("set HCCL_BUFFSIZE >= {needed MB} (MB) in the launch's environment, or send fewer tokens per rank "
             "(batch and parallel flags); `moecfg plan` gives the smallest buffer for your batch")
+# CANN's own MC2 ops sign their tiling errors with the op's tiling function and file (vllm-ascend#4051:
+# `[FUNC:MoeDistributeDispatchA3TilingFuncImpl][FILE:moe_distribute_dispatch_v2_tiling.cc]`, reached from vLLM
+# through torch_npu); sgl-kernel-npu prints the same words from its own ops, in logs that name SGLang or the kernel.
+_CANN_OP_SIGNS = ("[FUNC:MoeDistribute", "FILE:moe_distribute_", "aclnnMoeDistribute")
+_SGL_EVIDENCE = ("sglang", "sgl_kernel_npu", "sgl-kernel-npu", "cam_moe", "CamMoe", "deep_ep")
 _SGL_LL = "deepseek-ai/DeepEP csrc/deep_ep.cpp Buffer::low_latency_dispatch (EP_HOST_ASSERT)"
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -58,7 +67,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "sgl-project/sgl-kernel-npu csrc/deepep/ops/op_host/cam_moe_*_normal_tiling.cc (sgl-kernel-npu#91)",
             (_MAXBS, _H, _NEEDED, _HAVE), ("HCCL_BUFFSIZE", "DEEPEP_HCCL_BUFFSIZE", "DEEPEP_NORMAL_LONG_SEQ_ROUND",
                                            "DEEPEP_NORMAL_LONG_SEQ_PER_ROUND_TOKENS", "--chunked-prefill-size",
-                                           "--cuda-graph-max-bs"), group="buffsize", needles=('is too SMALL',)),
+                                           "--cuda-graph-max-bs"), group="buffsize", needles=('is too SMALL',),
+            evidence=_SGL_EVIDENCE, not_with=_CANN_OP_SIGNS),
     Pattern("hccl-buffsize-dfc", r"HCCL_BUFFSIZE is too SMALL, m = \d{1,9}, k = \d{1,9}, topK",
             "HCCL_BUFFSIZE too small for dispatch_ffn_combine (vllm-ascend fused MoE)", ("MC880",),
             "dispatch_ffn_combine's tiling refused the call: M * topK * K * 3 bytes + 10 MB does not fit HCCL_BUFFSIZE "

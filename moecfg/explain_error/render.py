@@ -38,7 +38,7 @@ def text(name: str, explanations, cut: bool, checked=None) -> str:
         lines.append(f"{name}:{checked.line}: moecfg check of this command: "
                      + (f"errors {', '.join(errors)} (`moecfg check` on it shows them all)" if errors else "no error"))
     if not explanations:
-        lines.append(f"{name}: no error text moecfg knows (the known texts: docs/preflight.md)")
+        lines.append(f"{name}: no error text moecfg knows (the known texts: `moecfg explain-error --list`)")
     return escape.lines(lines)
 
 
@@ -54,3 +54,14 @@ def as_json(name: str, explanations, cut: bool, checked=None) -> str:
         "line": checked.line, "findings": [{"code": c, "severity": sev, "message": m} for c, sev, m in checked.findings]}
     return json.dumps({"schema_version": 1, "log": name, "truncated": cut, "explanations": items, "command": command},
                       indent=2, ensure_ascii=True) + "\n"
+
+
+def known_texts(patterns) -> str:
+    """`explain-error --list`: every error text moecfg explains, with its rules and where it comes from."""
+    lines = []
+    for p in patterns:
+        codes = ", ".join(p.codes) if p.codes else "no moecfg rule (no static cause)"
+        lines.append(f"{p.key}: {p.title} [{codes}]")
+        lines.append(f"  printed by: {p.source}")
+    lines.append(f"{len(patterns)} error texts; `moecfg explain-error LOG` reads a log for them")
+    return escape.lines(lines)

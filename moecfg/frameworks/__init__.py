@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from moecfg.optional import optional_module
-from moecfg.sources.launch import Launch
+from moecfg.sources.launch import Launch, Unread  # noqa: F401  (Unread: for frameworks, Derivation.unread)
 from moecfg.sources.manifests.yaml_source import Span
 
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
@@ -37,11 +37,16 @@ class LaunchContext:
     product: str | None = None  # "A2" | "A3" (Ascend); GPU name for GPU frameworks ("H100", ...)
     product_source: str = ""  # where it came from, for derivation texts ("--product", ".moecfg.yaml", hint)
     cann: str | None = None
+    cann_source: str = ""  # where `cann` came from, for derivation texts ("" = the settings or --cann)
     framework_versions: tuple[tuple[str, str], ...] = ()  # (framework, version) from settings
     models: tuple[tuple[str, str], ...] = ()  # (model string as written | "*", preset name or config path)
     settings_dir: str | None = None  # model config paths are relative to it
+    # the model config paths come from the operator's own command (preflight), not from a checked repository:
+    # read wherever they are, not only inside the checked tree
+    models_trusted: bool = False
     device_memory_gb: float | None = None
     device: str | None = None  # GPU model for GPU frameworks (settings `device:`); `product` stays the Ascend one
+    file: str | None = None  # the checked file's path as shown: evidence of the model when a launch does not name it
 
     def version_for(self, framework: str) -> str | None:
         return dict(self.framework_versions).get(framework)
@@ -57,6 +62,7 @@ class Note:
     severity: str | None = None
     covers: tuple[str, ...] = ()  # op-level codes this launch finding explains in flag terms (not reported again)
     about: str = ""  # the op argument this note is about ("env.HCCL_BUFFSIZE"): unchecked rules are named in it
+    fix: object = None  # core.fixes.Suggestion with the spans the value is written at (the engine places it)
 
 
 @dataclass(slots=True)
@@ -92,6 +98,9 @@ class Derivation:
     version: str
     calls: list[OpCall] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)  # launch-wide notes (version assumed, unknown flags)
+    # what this launch holds that is not derived (an RL trainer's rollout engine): listed in the report's
+    # `unread`, never a finding (issue 30, /work/notes/COVERAGE.md)
+    unread: list[Unread] = field(default_factory=list)
 
 
 def load(name: str):

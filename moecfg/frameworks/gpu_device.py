@@ -52,4 +52,5 @@ def device_of(launch, ctx) -> tuple[str | None, str]:
     device = getattr(ctx, "device", None)
     if device in GPU_DEVICES:
         return device, "`device` in .moecfg.yaml"
-    return None, "the GPU model is not known: set `device: H200` (or H100, H800, B200, GB200...) in .moecfg.yaml"
+    return None, ("the GPU model is not known: set `device: H200` (or H100, H800, B200, GB200...) in .moecfg.yaml, "
+                  "or give --product H200")

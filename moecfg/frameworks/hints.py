@@ -1,8 +1,10 @@
 """The product a launch runs on, from hints in its file: device-plugin resource names, SoC names, node labels.
 
-Only names that identify the product are used; an ambiguous one (`huawei.com/ascend-1980` is the resource name
-of both Atlas A2 and A3 nodes on Huawei Cloud CCE / MindCluster) gives nothing, and the launch asks for
-`--product` (MC042). The settings and `--product` always win over a hint.
+Only names that identify the product are used. `huawei.com/ascend-1980` is the resource name of both Atlas A2 and
+A3 nodes on Huawei Cloud CCE / MindCluster: alone it gives nothing (the launch asks for `--product`, MC042), but a
+container asking for more of it than an A2 node has (8 NPUs; an A3 node has 16 dies, as vllm-ascend's A3 nightly
+asks `huawei.com/ascend-1980: 16`, vllm-project/vllm-ascend tests/e2e/nightly/multi_node/scripts/lws.yaml.jinja2)
+runs on A3. The settings and `--product` always win over a hint.
 """
 from __future__ import annotations
 
@@ -10,12 +12,17 @@ import re
 
 # Atlas A3 = Ascend 910_93 SoCs (npu-smi: Ascend910_9391, _9392, _9381, _9382, _9372, _9362), 910C; A2 = 910B1-B4.
 _A3 = re.compile(r"910_?93\d*|910C\d?\b|\batlas[- ]?(?:800[it]?|900)[- ]?a3\b|superpod", re.I)
+A2_DEVICES_PER_NODE = 8
+_SHARED = re.compile(r"^huawei\.com/ascend-1980: (\d+)$", re.I)
 _A2 = re.compile(r"910B\d?\b|\batlas[- ]?(?:800[it]?|900|200t?)[- ]?a2\b", re.I)
 
 
 def product_from_hints(hints) -> tuple[str, str, object] | None:
     """(product, the hint text, its Span) of the first hint naming A2 or A3, or None."""
     for text, span in hints:
+        shared = _SHARED.match(text)
+        if shared and int(shared.group(1)) > A2_DEVICES_PER_NODE:
+            return "A3", f"{text} (more than the {A2_DEVICES_PER_NODE} NPUs of an A2 node)", span
         if _A3.search(text):
             return "A3", text, span
         if _A2.search(text):

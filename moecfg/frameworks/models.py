@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from moecfg import presets
+from moecfg.presets import identity
 from moecfg.core.launch_rules import MODEL_NOT_KNOWN, MODEL_NOT_STATIC
 
 # Quantisation suffixes of published checkpoints: vllm-ascend's ModelSlim repos (-W8A8, -w4a8-dynamic), FP8, AWQ...
@@ -32,11 +33,24 @@ class ModelDims:
     shared_experts: int
     quant_hint: str | None  # a quantisation named in the checkpoint name ("w8a8", "w4a8_dynamic", "fp8"), lower case
     how: str  # how it was resolved, for derivation texts
+    model_type: str = ""  # the config.json `model_type` (`deepseek_v4`); "" = not known (presets/identity.py)
+    architectures: tuple[str, ...] = ()  # the config.json `architectures` (`Qwen3MoeForCausalLM`)
+
+    def is_type(self, *model_types: str) -> bool:
+        """The model's type is one of `model_types` (compared as registries compare: `deepseek-v4` = deepseek_v4)."""
+        return bool(self.model_type) and identity.normal(self.model_type) in {identity.normal(t) for t in model_types}
+
+    def is_family(self, prefix: str) -> bool:
+        """The model type or, when it is not known, the name starts with `prefix` (`deepseek`: deepseek_v3,
+        DeepSeek-R1, deepseek-v4-flash), compared as registries compare."""
+        return identity.normal(self.model_type or self.name.rsplit("/", 1)[-1]).startswith(identity.normal(prefix))
 
 
 def _dims(p: presets.ModelPreset, quant: str | None, how: str) -> ModelDims:
+    model_type, arches = (p.model_type, p.architectures) if p.model_type or p.architectures else \
+        identity.of_preset(p.name)
     return ModelDims(p.name, p.hidden_size, p.routed_experts, p.top_k, p.moe_intermediate_size, p.shared_experts,
-                     quant, how)
+                     quant, how, model_type, tuple(arches))
 
 
 def quant_hint(text: str) -> str | None:
@@ -99,8 +113,9 @@ def _from_setting(value: str, ctx, key: str) -> tuple[presets.ModelPreset | None
         from moecfg.presets.hf_config import ModelConfigError, read_model_config
         from moecfg.sources.contained import tree_roots
 
+        roots = None if getattr(ctx, "models_trusted", False) else tree_roots(ctx.settings_dir)
         try:  # inside the checked tree or the settings file's folder only (sources/contained.py)
-            return read_model_config(path, tree_roots(ctx.settings_dir)), \
+            return read_model_config(path, roots), \
                 f"models[{key!r}] = {value} (config.json) in the settings"
         except ModelConfigError as exc:
             return None, str(exc)
@@ -141,8 +156,29 @@ def unresolved_reason(text: str | None, ctx) -> str:
     for key in (text, "*") if text else ("*",):
         if key in mapping:
             return _from_setting(mapping[key], ctx, key)[1]
+    suggested = suggested_preset(text, getattr(ctx, "file", None))
     if text is None:  # `--model-path $(MODEL_PATH)`, `<model_path>`: set at run time
         return (f"{MODEL_NOT_STATIC} (a variable or placeholder set at run time); name it in "
-                ".moecfg.yaml: `models: {'*': deepseek-v3}` (a preset name or a path to its config.json)")
+                f".moecfg.yaml: `models: {{'*': {suggested}}}` (a preset name or a path to its config.json)")
     return (f"model {text!r} {MODEL_NOT_KNOWN}; map it in .moecfg.yaml: "
-            f"`models: {{{text!r}: deepseek-v3}}` (a preset name or a path to its config.json)")
+            f"`models: {{{text!r}: {suggested}}}` (a preset name or a path to its config.json)")
+
+
+PLACEHOLDER_PRESET = "<preset or path/to/config.json>"
+
+
+def suggested_preset(text: str | None, file: str | None) -> str:
+    """The preset the evidence names (issue 30: advice that names another model's preset, followed, gives false
+    errors): one named by the model text's path, else by the file's path (deepest part first: `guides/kimi-k2/
+    serve.sh` -> kimi-k2); else a placeholder the user fills in."""
+    parts = [p for p in (text or "").replace("\\", "/").split("/") if p][::-1]
+    if file:
+        base = os.path.basename(file).rsplit(".", 1)[0]
+        parts += [base] + [p for p in os.path.dirname(file).replace("\\", "/").split("/") if p][::-1]
+    for part in parts:
+        for piece in (part, *re.split(r"[_\s]+", part)):
+            hit = (presets.lookup(piece) or presets.lookup(_strip_quant(piece)) or _by_prefix(piece)
+                   or _by_prefix(piece.replace("_", "-")))
+            if hit:
+                return hit.name
+    return PLACEHOLDER_PRESET

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 
-_REPORT = ("Report", "Result", "Diagnostic", "Requirement", "Launch", "Summary", "Skipped")
+_REPORT = ("Report", "Result", "Diagnostic", "Requirement", "Launch", "Summary", "Skipped", "Coverage", "Unread",
+           "FileState")
 
 
 @functools.lru_cache(maxsize=1)

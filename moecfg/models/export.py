@@ -90,20 +90,53 @@ def _field(spec, model_name: str, fixed: dict):
 
 def model_from_fields(name: str, fields, *, fixed: dict | None = None,
                       extra: Literal["allow", "ignore", "forbid"] = "forbid", doc: str = "",
-                      base=None):
+                      base=None, schema_extra=None):
     """A strict pydantic model of a FieldSpec table; `fixed` = {field: (literal value, required)}. `base`: a
-    BaseModel subclass to derive from (the API's rule-checking models); its model_config must match."""
+    BaseModel subclass to derive from (the API's rule-checking models); its model_config must match.
+    `schema_extra(schema)`: edits the model's JSON Schema (the editor schema's `model:` presets)."""
     fixed = fixed or {}
     defs = {f.name: _field(f, name, fixed) for f in fields}
     if base is not None:
         return create_model(name, __base__=base, __doc__=doc or None, **defs)
     # protected_namespaces=(): fields such as `model_dim` are the ops' own names (pydantic < 2.10 warns on `model_`)
-    return create_model(name, __config__=ConfigDict(extra=extra, strict=True, title=name, protected_namespaces=()),
-                        __doc__=doc or None, **defs)
+    config = ConfigDict(extra=extra, strict=True, title=name, protected_namespaces=())
+    if schema_extra is not None:
+        config["json_schema_extra"] = schema_extra
+    return create_model(name, __config__=config, __doc__=doc or None, **defs)
 
 
-def kind_models(kind: str, base=None, names=None) -> list:
-    """The models of one kind: one per op when the kind has OP_FIELDS, else one. `names(kind, op)` renames them."""
+def preset_keys(kind: str):
+    """The JSON Schema edit of a kind whose documents may name a built-in model (`model:`, `redundant_experts:`,
+    presets/expand.py, applied by `check` before the field tables validate): the two keys are properties, and the
+    keys a preset fills are required only without `model:`. None for a kind without presets."""
+    from moecfg.presets.expand import EXPERT_COUNT, FILL
+
+    if kind not in FILL:
+        return None
+    filled = [key for key, _ in FILL[kind]]
+
+    def edit(schema: dict) -> None:
+        from moecfg.presets import names
+
+        props = schema.setdefault("properties", {})  # the field tables may declare them (their text wins)
+        props.setdefault("model", {"type": "string", "description": "A built-in model: fills "
+                                   + ", ".join(filled) + " where the document does not set them"})
+        props["model"]["examples"] = names()  # completion; case, -, _ and . are ignored by the lookup
+        props.setdefault("redundant_experts", {"type": "integer", "description":
+                                               f"EPLB redundant experts, added to {EXPERT_COUNT[kind]}"})
+        props["redundant_experts"]["minimum"] = 0
+        by_hand = [k for k in schema.get("required", []) if k in filled]
+        if by_hand:
+            schema["required"] = [k for k in schema["required"] if k not in filled]
+            schema["anyOf"] = [{"required": ["model"]}, {"required": by_hand}]
+
+    return edit
+
+
+def kind_models(kind: str, base=None, names=None, presets: bool = False) -> list:
+    """The models of one kind: one per op when the kind has OP_FIELDS, else one. `names(kind, op)` renames them.
+    `presets`: the JSON Schema takes `model:` / `redundant_experts:` as `check` does (preset_keys)."""
+    edit = preset_keys(kind) if presets else None
     mod = fields_module(kind)
     if mod is None:
         raise ValueError(f"unknown kind {kind!r}")
@@ -112,7 +145,7 @@ def kind_models(kind: str, base=None, names=None) -> list:
     op_fields = getattr(mod, "OP_FIELDS", None)
     if not op_fields:
         return [model_from_fields(names(kind, None) if names else title, mod.FIELDS, fixed={"kind": kind_fixed},
-                                  doc=f"A `kind: {kind}` deployment document.", base=base)]
+                                  doc=f"A `kind: {kind}` deployment document.", base=base, schema_extra=edit)]
     default_op = getattr(mod, "DEFAULT_OP", next(iter(op_fields)))
     key = getattr(mod, "OP_KEY", "op")  # deepep selects its table with `api:`
     models = []
@@ -120,7 +153,7 @@ def kind_models(kind: str, base=None, names=None) -> list:
         name = names(kind, op) if names else title + "_" + "".join(p.capitalize() for p in op.split("_"))
         fixed = {"kind": kind_fixed, key: (op, op != default_op)}
         models.append(model_from_fields(name, fields, fixed=fixed, doc=f"A `kind: {kind}`, `{key}: {op}` document.",
-                                        base=base))
+                                        base=base, schema_extra=edit))
     return models
 
 
@@ -144,7 +177,7 @@ def _allows_null(node: dict) -> bool:
 
 def json_schema(kind: str | None = None) -> dict:
     kinds = [kind] if kind else available_kinds()
-    models = [m for k in kinds for m in kind_models(k)]
+    models = [m for k in kinds for m in kind_models(k, presets=True)]
     target: Any = models[0] if len(models) == 1 else Union[tuple(models)]
     adapter: TypeAdapter[Any] = TypeAdapter(target)
     schema = _drop_null_defaults(adapter.json_schema())

@@ -9,6 +9,28 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 _LAUNCH_KEYS = ("launch", "arguments", "derivation")  # launch: every result of a recognised launch
 
 
+class Edit(BaseModel):
+    """Replace the text from (line, column) to (end_line, end_column), 1-based, end exclusive (docs/fix.md)."""
+
+    model_config = ConfigDict(frozen=True)
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    original: str = Field(description="the text there when the file was checked ('' for an insertion)")
+    replacement: str
+
+
+class Fix(BaseModel):
+    """A diagnostic's automatic fix: its edits, and the change in the launch's own terms."""
+
+    model_config = ConfigDict(frozen=True)
+    message: str = Field(description="the change as the user types it, e.g. `export HCCL_BUFFSIZE=120`")
+    applicability: Literal["safe"]
+    file: str = Field(description="the file the edits are in: the result's file")
+    edits: list[Edit]
+
+
 class Diagnostic(BaseModel):
     """One finding, positioned in the checked text."""
 
@@ -22,6 +44,7 @@ class Diagnostic(BaseModel):
     column: int
     end_line: Optional[int] = None
     end_column: Optional[int] = None
+    fix: Optional[Fix] = Field(None, description="the one right edit, when moecfg can place it (docs/fix.md)")
 
     @model_serializer(mode="wrap")
     def _drop_absent_end(self, handler):
@@ -29,6 +52,8 @@ class Diagnostic(BaseModel):
         if data.get("end_line") is None:
             data.pop("end_line", None)
             data.pop("end_column", None)
+        if data.get("fix") is None:
+            data.pop("fix", None)
         return data
 
 
@@ -82,8 +107,42 @@ class Skipped(BaseModel):
     """A file or document that is not moecfg's (foreign YAML, a script without a launch) and why."""
 
     file: str
-    document: int
+    document: Optional[int] = Field(None, description="the YAML document; null for a script")
     reason: str
+
+
+class Unread(BaseModel):
+    """A launch seen but not read (docs/contract.md §5.8): the launcher as users know it and why it was not read."""
+
+    file: str
+    line: int
+    launcher: str = Field(description="e.g. LightLLM, verl, ms-swift megatron, Markdown's launcher")
+    reason: str = Field(description="e.g. 'engine not supported: LightLLM', 'Python file building a launch (not read)'")
+
+
+class FileState(BaseModel):
+    """The state one file ended in: checked (a moecfg document, or a file moecfg owns, with its diagnostics), read
+    (a launch recognised), unread (launches seen, none read), skipped (with the reason)."""
+
+    file: str
+    state: Literal["checked", "read", "unread", "skipped"]
+    reason: Optional[str] = None
+
+    @model_serializer(mode="wrap")
+    def _drop_empty_reason(self, handler):
+        data = handler(self)
+        if not data.get("reason"):
+            data.pop("reason", None)
+        return data
+
+
+class Coverage(BaseModel):
+    """How much of the run's launches was read (docs/contract.md §5.8)."""
+
+    launches_read: int = 0
+    launches_with_op_calls: int = Field(0, description="launches read that derive at least one EP op call")
+    launches_unread: int = 0
+    unread_by_launcher: dict[str, int] = Field(default_factory=dict)
 
 
 class Report(BaseModel):
@@ -94,6 +153,9 @@ class Report(BaseModel):
     results: list[Result]
     summary: Summary
     skipped: list[Skipped] = Field(default_factory=list)
+    coverage: Coverage = Field(default_factory=Coverage)
+    unread: list[Unread] = Field(default_factory=list, description="launches seen but not read")
+    files: list[FileState] = Field(default_factory=list, description="the state each file ended in")
 
     @property
     def valid(self) -> bool:

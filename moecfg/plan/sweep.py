@@ -22,10 +22,13 @@ class Series:
     ruleset: str
     required_bytes: list  # per x: {domain: bytes} ({} if not computable)
     rejected: list = field(default_factory=list)  # per x: codes of the rules that reject the point (() if none)
+    runs: str = ""  # the algorithm the op runs when comm_alg is unset (fullmesh_v1 on A3, by env on A2)
 
     @property
     def label(self) -> str:
-        return f"{self.comm_alg or 'default'} @ {self.ruleset}"
+        """`fullmesh_v2, CANN 9.1.0 rules`; unset: what runs (`comm_alg unset = fullmesh_v1, CANN latest rules`)."""
+        alg = self.comm_alg or (f"comm_alg unset = {self.runs}" if self.runs else "comm_alg unset")
+        return f"{alg}, CANN {self.ruleset} rules"
 
     @property
     def required_mb(self) -> list:
@@ -73,9 +76,18 @@ def run(p: Problem, vs: str, xs: list, fixed: int, comm_algs, rulesets, buffer_m
         for alg in comm_algs:
             points = [(fixed, x) if vs == "bs" else (x, fixed) for x in track(xs, f"{name} {alg or 'comm_alg'}", 256)]
             pts = [p.required_bytes(ep, bs, rs, comm_alg=alg) for ep, bs in points]
-            series.append(Series(alg, name, pts, [rejected_by(p, ep, bs, rs, alg) for ep, bs in points]))
+            series.append(Series(alg, name, pts, [rejected_by(p, ep, bs, rs, alg) for ep, bs in points],
+                                 "" if alg else _runs(p, points[0], rs)))
     other = "ep_world_size" if vs == "bs" else "bs"
     return Sweep(vs, list(xs), {other: fixed}, series, limits(p, buffer_mb, device_memory_gb))
+
+
+def _runs(p: Problem, point: tuple, ruleset) -> str:
+    """The algorithm an unset comm_alg resolves to (the op's own choice, shared/model.py), "" if not derivable."""
+    try:
+        return derive(p.config(*point, comm_alg=""), ruleset).alg
+    except (ValueError, KeyError, TypeError, ZeroDivisionError):
+        return ""
 
 
 def rejected_by(p: Problem, ep: int, bs: int, ruleset, alg: str) -> tuple:

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from moecfg.preflight.machine import Facts
+from moecfg.preflight.tools import read_small
 
 MAX_WORDS = 4096  # argv words looked at for a model directory
 
@@ -21,30 +22,42 @@ class Outcome:
     report: object  # core.diagnostics.Report
     models: dict[str, str] = field(default_factory=dict)  # model path as written -> its config.json
     assumed: list[str] = field(default_factory=list)
+    from_settings: list[str] = field(default_factory=list)  # "product <- .moecfg.yaml": what the settings supplied
 
 
 def model_configs(argv: list[str]) -> dict[str, str]:
     """Each argv word (or `--flag=value`) naming a directory that holds a config.json: the weights are mounted here,
-    so the model's dimensions are read from its own config instead of a preset or a `models:` setting."""
+    so the model's dimensions are read from its own config instead of a preset or a `models:` setting. The path is
+    the operator's own command: read wherever it is (absolute), not only under the working directory."""
     found = {}
     for word in argv[:MAX_WORDS]:
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-        if value and not value.startswith("-") and len(value) < 4096:
+        if value and not value.startswith("-") and len(value) < 4096 and "\x00" not in value:
             config = os.path.join(value, "config.json")
             if os.path.isfile(config):
-                found[value] = config
+                found[value] = os.path.abspath(config)
     return found
 
 
-_SHELLS = ("sh", "bash", "dash", "zsh", "ash")
+_SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh")
+SCRIPT_CAP = 1024 * 1024  # bytes of a `bash FILE` script read
 
 
 def shell_script(argv: list[str]) -> str | None:
-    """The script of `bash -c '<script>'` (a Kubernetes `command: [bash, -c, ...]`): read as a shell script, with
-    the environment as exports before it; None for a plain command."""
-    if len(argv) >= 3 and os.path.basename(argv[0]) in _SHELLS and argv[1] in ("-c", "-lc", "-ec", "-xc", "-euc"):
-        return argv[2]
-    return None
+    """The script a shell runs from a file (`bash start.sh`, `sh -e run.sh`: the most common container command),
+    read from this machine; None when argv is not that form or the file cannot be read. `bash -c` needs no help:
+    the shell reader reads every option form of it from the command line itself."""
+    if not argv or os.path.basename(argv[0]) not in _SHELLS:
+        return None
+    i = 1
+    while i < len(argv) and argv[i].startswith(("-", "+")) and argv[i] not in ("-", "--"):
+        if "c" in argv[i].lstrip("-+") and not argv[i].startswith("--"):
+            return None  # `bash -ec '...'`: the script is on the command line
+        i += 1 + (argv[i] in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
+    i += i < len(argv) and argv[i] == "--"
+    if i >= len(argv):
+        return None
+    return read_small(argv[i], SCRIPT_CAP)
 
 
 def _words(script: str) -> list[str]:
@@ -56,28 +69,75 @@ def _words(script: str) -> list[str]:
         return script[:65536].split()
 
 
-def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: str | None) -> Outcome:
-    from moecfg.api import _launch_file, _options
+def launch_text(argv: list[str]) -> str:
+    """The shell text of exactly what is exec'd: `env A=1 -u B ...`, `bash -o pipefail -c '...'`, `sh -euxc` are
+    read by the shell reader as bash would run them; `bash FILE` is the file's script."""
+    import shlex
+
+    return shell_script(argv) or shlex.join(argv)
+
+
+def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: str | None,
+          settings=None) -> Outcome:
+    """`settings`: the FileSettings of the working directory's .moecfg.yaml (None: none); what this machine
+    says wins over it, and it fills only what the machine could not tell."""
+    from moecfg.api import _options
     from moecfg.core.diagnostics import Report
     from moecfg.checking.launch import lint_launch_file
     from moecfg.frameworks import LaunchContext
+    from moecfg.sources.readers import read_shell
+    from moecfg.sources.shell.repair import ASK_BASH
 
-    product = product or facts.product
-    cann = cann or facts.cann
-    product_from = "--product" if product and product != facts.product else facts.product_from
-    command = shell_script(argv)
-    models = model_configs(_words(command) if command is not None else argv)
+    used = _from_settings(facts, settings, product, cann)
+    product = product or facts.product or used.get("product")
+    cann = cann or facts.cann or used.get("cann")
+    product_from = "--product" if product and product != facts.product and "product" not in used else \
+        (".moecfg.yaml" if "product" in used else facts.product_from)
+    script = launch_text(argv)
+    words = _words(script)
+    words += [inner for w in words[:MAX_WORDS] if any(c in w for c in " \t\n") for inner in _words(w)]  # bash -c
+    models = model_configs(words)
+    versions = dict(used.get("framework_versions", ()))
+    versions.update(facts.framework_versions())
     ascend = product if product in ("A2", "A3") else None
+    memory = facts.device_memory_gb if facts.device_memory_gb is not None else used.get("device_memory_gb")
     ctx = LaunchContext(product=product, product_source=product_from, cann=cann,
-                        framework_versions=tuple(sorted(facts.framework_versions().items())),
-                        models=tuple(models.items()), device_memory_gb=facts.device_memory_gb,
-                        device=product if product and not ascend else None)
-    launch_file = _launch_file(argv if command is None else command, env)
-    results = lint_launch_file(launch_file, "<launch>", ctx, _options(cann, ascend))
-    _relabel(results, facts.cann_from if cann == facts.cann else "--cann")
+                        framework_versions=tuple(sorted(versions.items())),
+                        models=tuple(models.items()) or tuple(used.get("models", ())),
+                        settings_dir=used.get("settings_dir"), models_trusted=bool(models),
+                        device_memory_gb=memory, device=product if product and not ascend else None)
+    token = ASK_BASH.set(False)  # preflight starts nothing but the device tools and, once passed, the command
+    try:
+        launch_file = read_shell(script, environment=env)
+        results = lint_launch_file(launch_file, "<launch>", ctx, _options(cann, ascend))
+    finally:
+        ASK_BASH.reset(token)
+    _relabel(results, facts.cann_from if cann == facts.cann else ("--cann" if "cann" not in used else ".moecfg.yaml"))
     outcome = Outcome(facts, Report(results=results, files=1), models)
-    outcome.assumed = _assumed(facts, product, cann)
+    outcome.assumed = _assumed(facts, product, cann, versions)
+    outcome.from_settings = [f"{k} <- .moecfg.yaml" for k in used if k not in ("settings_dir",)]
     return outcome
+
+
+def _from_settings(facts: Facts, settings, product: str | None, cann: str | None) -> dict:
+    """What the settings file supplies that neither the command line nor this machine told."""
+    if settings is None:
+        return {}
+    used: dict = {}
+    if not product and not facts.product and settings.product:
+        used["product"] = settings.product
+    if not cann and not facts.cann and settings.cann_version:
+        used["cann"] = settings.cann_version
+    machine = facts.framework_versions()
+    versions = tuple((k, v) for k, v in settings.framework_versions if k not in machine)
+    if versions:
+        used["framework_versions"] = versions
+    if settings.models:
+        used["models"] = settings.models
+        used["settings_dir"] = settings.settings_dir
+    if facts.device_memory_gb is None and settings.device_memory_gb:
+        used["device_memory_gb"] = settings.device_memory_gb
+    return used
 
 
 def _relabel(results, cann_from: str) -> None:
@@ -94,13 +154,12 @@ def _relabel(results, cann_from: str) -> None:
                 derivation[key] = text
 
 
-def _assumed(facts: Facts, product: str | None, cann: str | None) -> list[str]:
+def _assumed(facts: Facts, product: str | None, cann: str | None, versions: dict) -> list[str]:
     out = []
     if product is None:
         out.append("product unknown: the rules that need it are skipped (MC042 names them)")
     if cann is None and product in (None, "A2", "A3"):
         out.append("CANN release unknown: the `latest` rule set applies (MC011)")
-    frameworks = facts.framework_versions()
-    if not frameworks:
+    if not versions:
         out.append("no framework installed here: the newest supported framework version's derivation applies (MC040)")
     return out

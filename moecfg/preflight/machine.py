@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from moecfg.preflight.tools import run_tool
+from moecfg.preflight.tools import read_small, run_tool
 
 # distribution name -> framework key of LaunchContext.framework_versions ("" = reported only)
 PACKAGES = {"vllm": "vllm", "vllm-ascend": "vllm-ascend", "sglang": "sglang", "sgl-kernel-npu": "",
@@ -180,10 +180,8 @@ def _read_cann(facts: Facts, env: dict) -> None:
 
 def _key(path: str, key: str) -> str | None:
     """`key=value` of a small version file, or None (absent, unreadable, too big, no such key)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(_INFO_CAP)
-    except OSError:
+    text = read_small(path, _INFO_CAP)  # non-blocking: a FIFO at the version file never blocks preflight
+    if text is None:
         return None
     m = re.search(rf"^\s*{re.escape(key)}\s*=\s*([\w.+-]{{1,64}})\s*$", text, re.M | re.I)
     return m.group(1) if m else None

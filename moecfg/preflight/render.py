@@ -15,6 +15,7 @@ def text(outcome, verdict: str) -> str:
     lines = ["moecfg preflight: read from this machine"]
     lines += [f"  {line}" for line in f.read] or ["  (nothing)"]
     lines += [f"  model {path} <- {config}" for path, config in outcome.models.items()]
+    lines += [f"  {line}" for line in outcome.from_settings]
     if f.unread:
         lines.append("not read: " + "; ".join(f.unread))
     if outcome.assumed:
@@ -30,5 +31,5 @@ def as_json(outcome, verdict: str, passed: bool) -> str:
                "memory_from": f.memory_from or None, "cann": f.cann, "cann_from": f.cann_from or None,
                "driver": f.driver, "packages": f.packages, "models": outcome.models}
     doc = {"schema_version": 1, "machine": machine, "read": f.read, "not_read": f.unread, "assumed": outcome.assumed,
-           "passed": passed, "verdict": verdict, "report": as_dict(outcome.report)}
+           "from_settings": outcome.from_settings, "passed": passed, "verdict": verdict, "report": as_dict(outcome.report)}
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"

@@ -71,3 +71,25 @@ def _stop(proc) -> None:
             pass
     if proc.stdout:
         proc.stdout.close()
+
+
+def read_small(path: str, cap: int) -> str | None:
+    """A regular file's text, opened non-blocking (a FIFO or a device never blocks preflight), at most `cap`
+    bytes; None when it is not a regular file or cannot be read."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, cap + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > cap or b"\x00" in data:
+        return None
+    return data.decode("utf-8", "replace")

@@ -62,6 +62,7 @@ def _shared(cfg: dict) -> int:
 def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
     if not isinstance(cfg, dict):
         raise ModelConfigError(f"{path}: expected a JSON object, got {type(cfg).__name__}")
+    model_type, arches = _identity(cfg)
     text = cfg.get("text_config")
     if isinstance(text, dict) and not any(k in cfg for k in EXPERT_KEYS):
         cfg = text
@@ -80,7 +81,16 @@ def preset_from_dict(cfg: dict, path: str = "config.json") -> ModelPreset:
                        copy_experts=_first(cfg, ("copy_expert_num",), "", path, False),
                        const_experts=_first(cfg, ("const_expert_num",), "", path, False),
                        layers=_first(cfg, LAYER_KEYS, "", path, False), source=os.path.abspath(path),
-                       moe_intermediate_size=_first(cfg, MOE_FFN_KEYS, "", path, False))
+                       moe_intermediate_size=_first(cfg, MOE_FFN_KEYS, "", path, False),
+                       model_type=model_type, architectures=arches)
+
+
+def _identity(cfg: dict) -> tuple[str, tuple[str, ...]]:
+    """The top-level `model_type` and `architectures` (frameworks read these, not text_config's), as written."""
+    model_type = cfg.get("model_type")
+    arches = cfg.get("architectures")
+    arches = tuple(a[:100] for a in arches if isinstance(a, str))[:8] if isinstance(arches, list) else ()
+    return (model_type[:100] if isinstance(model_type, str) else ""), arches
 
 
 def read_model_config(path: str, roots: tuple[str, ...] | None = None) -> ModelPreset:

@@ -25,6 +25,8 @@ class ModelPreset:
     moe_intermediate_size: int = 0  # one routed expert's FFN width (0: not recorded); MegaMoE's intermediate_hidden
     repos: tuple = ()  # Hugging Face repository ids (org/name) that publish this architecture
     also: str = ""  # further config files read: the aliases' own releases, second sources that agree
+    model_type: str = ""  # config.json `model_type` (a config.json read; presets: presets/identity.py)
+    architectures: tuple = ()  # config.json `architectures`
 
 
 def hf(repo: str) -> str:

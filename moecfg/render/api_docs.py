@@ -7,7 +7,8 @@ import sys
 
 API_MD = "docs/api.md"
 FUNCTIONS = ("check", "check_launch", "required_buffers", "catalog")
-REPORT_MODELS = ("Report", "Result", "Diagnostic", "Requirement", "Launch", "Summary")
+REPORT_MODELS = ("Report", "Result", "Diagnostic", "Requirement", "Launch", "Summary", "Skipped", "Coverage", "Unread",
+                 "FileState")
 
 
 def _function(name: str) -> list[str]:

@@ -13,8 +13,16 @@ from moecfg.render.text import _summary
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
+def _repo_path(name: str) -> str:
+    """The file as GitHub matches it to the pull request's diff: relative to the repository, `./` dropped (the
+    walk of `moecfg check` with no path, or of `.`, names `./deploy/a.yaml`)."""
+    while name.startswith("./"):
+        name = name[2:]
+    return name
+
+
 def annotation(r, d) -> str:
-    props = [f"file={_prop(r.file)}", f"line={d.line}", f"col={d.column}"]
+    props = [f"file={_prop(_repo_path(r.file))}", f"line={d.line}", f"col={d.column}"]
     if d.end_line is not None:
         props += [f"endLine={d.end_line}", f"endColumn={d.end_column}"]
     props.append(f"title={_prop(f'{d.code} {d.name}')}")

@@ -15,6 +15,9 @@ def as_dict(report) -> dict:
         "results": [r.to_dict() for r in report.results],
         "summary": report.summary(),
         "skipped": [s.to_dict() for s in getattr(report, "skipped", ())],  # docs/contract.md §5.7
+        "coverage": report.coverage(),
+        "unread": [u.to_dict() for u in getattr(report, "unread", ())],  # docs/contract.md §5.8 (issue 30)
+        "files": [f.to_dict() for f in getattr(report, "states", ())],
     }
 
 

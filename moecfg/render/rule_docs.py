@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 FAILS_DESCRIBED = "Fails (described in words: a binary file, or a launch as written in a script or manifest):"
 RULES_MD = "docs/rules.md"
+AUTOFIX = "autofix"  # the tag of the rules whose findings carry a fix (docs/fix.md)
+AUTOFIX_TEXT = ("`moecfg check --fix` sets the value where the file writes it (`--diff` shows the change; "
+                "docs/fix.md).")
 
 SOURCE_LEGEND = (
     ("[M]", "ops-transformer master of 2026-08-21 (5778144)"),
@@ -56,6 +59,9 @@ class RuleDoc:
         checks (a framework's start-up rule quotes the framework's own error, not CANN's)."""
         if self.error_by:
             return self.error_by
+        quoted = next((label for text, label in _QUOTED if text in self.cann_error), None)
+        if quoted:  # a launch rule quotes whichever library fails: its text says which (MC975: DeepEP's assert)
+            return quoted
         if self.family.startswith("deepep"):
             return "DeepEP's error"
         return "Tutel's error" if self.family.startswith("tutel") else "CANN's error"
@@ -68,6 +74,11 @@ class RuleDoc:
     def url(self) -> str:
         """Where the rule's page is in a checkout (docs/rules.md, generated); no web address is assumed."""
         return f"{RULES_MD}#{self.anchor}"
+
+
+# Whose error a quoted text is, from the text itself (checked before the family's default, CANN's).
+_QUOTED = (("exceeds SGLANG_", "SGLang's error"), ("deep_ep", "DeepEP's error"), ("vllm: error", "vLLM's error"),
+           ("CUDA out of memory", "PyTorch's error"), ("NPU out of memory", "torch_npu's error"))
 
 
 def _module_doc(module: str) -> str:
@@ -145,6 +156,8 @@ def explain_text(d: RuleDoc) -> str:
         out += ["Passes:", _indent(d.pass_example).rstrip("\n"), ""]
     if d.fix:
         out += ["Fix:", _para(d.fix).rstrip("\n"), ""]
+    if AUTOFIX in d.tags:
+        out += ["Automatic fix:", _para(AUTOFIX_TEXT).rstrip("\n"), ""]
     if d.source:
         out += ["Source:", _indent(d.source).rstrip("\n")]
         out += [_indent(x).rstrip("\n") for x in legend(d.source)]
@@ -189,6 +202,8 @@ def help_markdown(d: RuleDoc, heading: str = "") -> str:
         out += ["*Passes:*", "", "```yaml", d.pass_example.rstrip("\n"), "```", ""]
     if d.fix:
         out += [f"*Fix:* {d.fix}", ""]
+    if AUTOFIX in d.tags:
+        out += [f"*Automatic fix:* {AUTOFIX_TEXT}", ""]
     if d.source:
         out += [f"*Source:* {d.source}" + (f" ({'; '.join(legend(d.source))})" if legend(d.source) else ""), ""]
     return "\n".join(out)
@@ -202,6 +217,8 @@ def help_plain(d: RuleDoc) -> str:
         parts.append(f"{d.error_label}: \"{d.cann_error}\".")
     if d.fix:
         parts.append("Fix: " + d.fix)
+    if AUTOFIX in d.tags:
+        parts.append("Automatic fix: " + AUTOFIX_TEXT)
     if d.source:
         parts.append("Source: " + d.source)
     parts.append(f"See `moecfg explain {d.code}`.")

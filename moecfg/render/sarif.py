@@ -65,10 +65,21 @@ def _result(r, diag, index: int) -> dict:
             "region": region,
         }}],
     }
+    if getattr(diag.fix, "edits", None):
+        out["fixes"] = [_fix(r, diag.fix)]
     props = {k: v for k, v in (("document", r.document), ("jsonPointer", diag.path)) if v not in (None, "")}
     if props:
         out["properties"] = props
     return out
+
+
+def _fix(r, fix) -> dict:
+    """SARIF §3.55: one artifactChange of replacements (deletedRegion + insertedContent) per file."""
+    return {"description": {"text": fix.message}, "artifactChanges": [{
+        "artifactLocation": {"uri": artifact_uri(r.file)},
+        "replacements": [{"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
+                                            "endColumn": e.end_column},
+                          "insertedContent": {"text": e.replacement}} for e in fix.edits]}]}
 
 
 def _skipped(s) -> dict:
@@ -79,6 +90,17 @@ def _skipped(s) -> dict:
         "message": {"text": f"skipped: {s.reason}"},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(s.file)}}}],
         "properties": {"document": s.document},
+    }
+
+
+def _unread(u) -> dict:
+    """A launch seen but not read (docs/contract.md §5.8): a note, not a result (nothing to fix in the file)."""
+    return {
+        "descriptor": {"id": "unread"},
+        "level": "note",
+        "message": {"text": f"launch not read ({u.launcher}): {u.reason}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(u.file)},
+                                            "region": {"startLine": u.line}}}],
     }
 
 
@@ -99,7 +121,8 @@ def as_dict(report) -> dict:
             "results": results,
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True,
-                             "toolExecutionNotifications": [_skipped(s) for s in getattr(report, "skipped", ())]}],
+                             "toolExecutionNotifications": [_skipped(s) for s in getattr(report, "skipped", ())]
+                             + [_unread(u) for u in getattr(report, "unread", ())]}],
         }],
     }
 

@@ -61,6 +61,13 @@ def derivation_lines(r, d) -> list[str]:
     return [f"    {k} = {r.derivation[k]}" for k in keys]
 
 
+def fix_lines(d) -> list[str]:
+    """A finding with an automatic fix: the line to paste, and the command that applies it (docs/fix.md)."""
+    if not getattr(d.fix, "edits", None):
+        return []
+    return [f"    fix: {d.fix.message}  (moecfg check --fix applies it)"]
+
+
 def _buffer_rows(buffers: dict):
     for domain, b in buffers.items():
         required = size(b["required_bytes"])
@@ -77,8 +84,26 @@ def _buffer_rows(buffers: dict):
 
 def _summary(report) -> str:
     s = report.summary()
-    return (f"Checked {_plural(s['files'], 'file')} ({_plural(s['documents'], 'document')}): "
-            f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}.")
+    counts = (f"Checked {_plural(s['files'], 'file')} ({_plural(s['documents'], 'document')}): "
+              f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')}")
+    if not _only_documents(report):
+        counts += f"; {coverage_line(report)}"
+    return counts + "."
+
+
+def _only_documents(report) -> bool:
+    """A run over moecfg documents only (every file `checked`, no launch): nothing to say about launches."""
+    states = getattr(report, "states", ())
+    return (all(f.state == "checked" for f in states) and not getattr(report, "unread", ())
+            and not any(r.launch for r in report.results))
+
+
+def coverage_line(report) -> str:
+    """What the run read and did not (issue 30): `12 launches read (3 with op calls), 53 launches not read
+    (ms-swift megatron 53): -v lists them`."""
+    from moecfg.core.coverage import summary_text
+
+    return summary_text(report)
 
 
 def _explain_lines(r):
@@ -94,6 +119,19 @@ def _explain_lines(r):
             yield f"      = {required}; configured {conf}: {status}"
 
 
+def no_buffer(r) -> str:
+    """Why a result of `moecfg buffer` has no buffer: the errors above, or what is not known (never "the errors
+    above" when there is none)."""
+    if any(d.severity == "error" for d in r.diagnostics):
+        return "  (no buffer: fix the errors above first)"
+    if r.launch and r.op == "none":
+        return "  (no buffer: this phase of the launch makes no dispatch/combine call (the info above says why))"
+    if r.launch:
+        return ("  (no buffer: the launch's op arguments are not all known (the findings above say which); "
+                "`moecfg explain-launch FILE` shows what was derived)")
+    return "  (no buffer: this document sizes no buffer)"
+
+
 def render(report, *, color: bool = False, command: str = "check") -> str:
     if color:
         return _render_rich(report, command)
@@ -102,11 +140,11 @@ def render(report, *, color: bool = False, command: str = "check") -> str:
         for r in results:
             for d in r.diagnostics:
                 lines.append(diagnostic_line(r, d))
-                lines.extend(derivation_lines(r, d))
+                lines.extend(derivation_lines(r, d) + fix_lines(d))
         for r in results:
             if command == "buffer":
                 lines.append(_title(r))
-                lines.extend(_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"])
+                lines.extend(_explain_lines(r) if r.buffers else [no_buffer(r)])
             elif r.valid and r.buffers:
                 lines.append(_title(r))
                 lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}"
@@ -143,12 +181,12 @@ def _rich_file(console, results, command: str) -> None:
             line.append(escape.text(d.message))
             line.append(f" [{d.name}]", style="dim")
             console.print(line, soft_wrap=True)
-            for extra in derivation_lines(r, d):
+            for extra in derivation_lines(r, d) + fix_lines(d):
                 console.print(Text(extra, style="dim"), soft_wrap=True)
     for r in results:
         if command == "buffer":
             console.print(Text(escape.text(_title(r)), style="bold"))
-            for text in (_explain_lines(r) if r.buffers else ["  (no buffer: fix the errors above first)"]):
+            for text in (_explain_lines(r) if r.buffers else [no_buffer(r)]):
                 console.print(text, soft_wrap=True, markup=False)
         elif r.valid and r.buffers:
             table = Table(title=Text(escape.text(_title(r)), style="table.title"), title_justify="left")

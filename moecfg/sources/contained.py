@@ -37,6 +37,9 @@ def tree_roots(settings_dir: str | None = None) -> tuple[str, ...]:
     return tuple(os.path.realpath(r) for r in roots)
 
 
+OUTSIDE = "outside the checked folder and the settings file's folder"  # checking/coverage.py lists what says it
+
+
 def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -47,8 +50,7 @@ def resolve(path: str, base: str | None, roots: tuple[str, ...]) -> str:
         raise Unreadable("not a file name")
     real = os.path.realpath(os.path.join(base or roots[0], path))
     if not any(_inside(real, r) for r in roots):
-        raise Unreadable("outside the checked folder and the settings file's folder (moecfg reads no file "
-                         "outside them, links included)")
+        raise Unreadable(f"{OUTSIDE} (moecfg reads no file outside them, links included)")
     return real
 
 

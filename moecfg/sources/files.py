@@ -15,9 +15,10 @@ file is named, and while walking a folder named on the command line, except a re
 `markdown=False` (`--no-markdown`) never walks into documentation.
 
 What nobody deploys is not walked (as ruff does): hidden folders (`.git/`), vendored and third-party code
-(`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS), and, unless
-`Walk(respect_gitignore=False)`, whatever the `.gitignore` files inside the walked folder ignore (walking.py). A
-folder or file named on the command line is always checked.
+(`vendor/`, `node_modules/`, `third_party/`), virtual environments and build outputs (EXCLUDED_DIRS; the settings'
+`exclude` replaces that list, `extend-exclude` adds to it), and, unless `Walk(respect_gitignore=False)`, whatever the
+`.gitignore` files inside the walked folder ignore (walking.py). A folder or file named on the command line is
+always checked.
 """
 from __future__ import annotations
 
@@ -43,6 +44,11 @@ class Unreadable(Exception):
     """An entry that exists but is not read (reported as a diagnostic)."""
 
 
+class Dangling(Unreadable):
+    """A symbolic link whose target does not exist, met while walking: no deployment file (skipped, not MC008;
+    docs trees link to pages generated at build time and git-ignored)."""
+
+
 @record(frozen=True, slots=True)
 class Entry:
     """A path to read, found on the command line or while walking a folder."""
@@ -51,16 +57,40 @@ class Entry:
     root: str | None = None  # a symlink must resolve inside this folder (None: the current one or the link's own)
     problem: str | None = None  # found while walking: why it cannot be read
     named: bool = False  # given on the command line: unreadable is a usage error (exit 2, contract §4)
+    # walked for launch words only (issue 30): "py" (a Python file: never parsed nor run), "markdown" (documentation
+    # at a repository root, not read without --markdown); what it holds is listed as launches not read
+    sniff: str | None = None
 
 
 class Walk:
     """How folders are walked: `respect_gitignore` (default on; `--no-respect-gitignore`, `respect-gitignore`),
-    `markdown` (documentation: None = unless the folder is a repository's top; `--markdown` / `--no-markdown`)."""
+    `markdown` (documentation: None = unless the folder is a repository's top; `--markdown` / `--no-markdown`),
+    `excludes` (settings `exclude` / `extend-exclude`: (their folder, compiled gitignore-style matchers, whether the
+    built-in EXCLUDED_DIRS still apply))."""
 
-    __slots__ = ("respect_gitignore", "markdown")
+    __slots__ = ("respect_gitignore", "markdown", "excludes")
 
-    def __init__(self, respect_gitignore: bool = True, markdown: bool | None = None):
+    def __init__(self, respect_gitignore: bool = True, markdown: bool | None = None, excludes=None):
         self.respect_gitignore, self.markdown = respect_gitignore, markdown
+        self.excludes = excludes or (None, (), True)
+
+    def excluded(self, path: str, name: str, is_dir: bool) -> bool:
+        root, matchers, builtin = self.excludes
+        if is_dir and builtin and name in _excluded_dirs():
+            return True
+        if not matchers or root is None:
+            return False
+        rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+        if rel.startswith(".."):
+            return False
+        rel += "/" if is_dir else ""  # a folder pattern (`legacy/`) matches the folder itself
+        return any(m.match(rel) for m in matchers)
+
+
+def _excluded_dirs():
+    from moecfg.sources.walking import EXCLUDED_DIRS  # only when a folder is walked
+
+    return EXCLUDED_DIRS
 
 
 def discover(paths, walk: Walk | None = None) -> list[Entry]:
@@ -73,17 +103,25 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
             entries.append(Entry(p))
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk)
+            sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
             entries.extend(sorted(found, key=lambda e: e.path))
-        elif os.path.lexists(p):
-            entries.append(Entry(p, named=True))
+        elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
+            entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))
         else:
             raise PathError(f"{p}: no such file or directory")
     return entries
 
 
-def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
-    from moecfg.sources.walking import EXCLUDED_DIRS, Ignores  # only when a folder is walked
+PY_SUFFIX = ".py"
+_ROOT_DOCS = {suffix: "markdown" for suffix in DOC_SUFFIXES}
+
+
+def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None) -> list[Entry]:
+    """`sniffed`: suffix -> what a file is walked for when it is only sniffed for launch words (Entry.sniff)."""
+    sniffed = sniffed or {}
+    sniff_suffixes = tuple(sniffed)
+    from moecfg.sources.walking import Ignores  # only when a folder is walked
 
     found, stack = [], [(top, Ignores.none())]
     while stack:
@@ -102,12 +140,15 @@ def _walk(top: str, suffixes: tuple, walk: Walk) -> list[Entry]:
             except OSError:
                 is_dir = False
             if is_dir:
-                if not item.name.startswith(".") and item.name not in EXCLUDED_DIRS \
+                if not item.name.startswith(".") and not walk.excluded(item.path, item.name, True) \
                         and not ignores.ignored(item.path, True):
                     stack.append((item.path, ignores))
             elif (item.name.endswith(suffixes) or _service_json(item.name)) and item.name not in CONFIG_NAMES \
-                    and not ignores.ignored(item.path, False):
+                    and not walk.excluded(item.path, item.name, False) and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top))
+            elif sniff_suffixes and item.name.endswith(sniff_suffixes) \
+                    and not walk.excluded(item.path, item.name, False) and not ignores.ignored(item.path, False):
+                found.append(Entry(item.path, top, sniff=sniffed[os.path.splitext(item.name)[1]]))
     return found
 
 
@@ -145,6 +186,8 @@ def read(entry: Entry | str) -> bytes:
     try:
         fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
+        if not entry.named and os.path.islink(entry.path) and not os.path.exists(entry.path):
+            raise Dangling("symbolic link to a missing target (dangling): not a deployment file") from None
         raise Unreadable(f"cannot read ({exc.strerror or exc})") from None
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)

@@ -45,6 +45,9 @@ _PATTERNS = {
     "YAML_LAUNCH": lambda: (_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)),
                             0),
     "TEMPLATE_LAUNCH": lambda: (r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I),
+    # a template is worth an info (MC024) only when it holds a launch command written out, not a framework's name
+    "TEMPLATE_COMMAND": lambda: (_either(COMMANDS + TRAINING_SCRIPTS + (
+        r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)), 0),
     "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
 }
 
@@ -54,3 +57,98 @@ def __getattr__(name: str):
         globals()[name] = compiled = re.compile(*_PATTERNS[name]())
         return compiled
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --- The recognition table of launchers (issue 30, /work/notes/COVERAGE.md) ---------------------------------------
+# What a launch of each engine or trainer looks like as raw text, matched line by line (no parse) to say which
+# launches a run saw but did not read. A pattern names a launch (a module path, an entry script, a CLI verb at
+# command position), never a bare product name: "we use LightLLM" is prose, not a launch (tests/sources/
+# test_launchers.py holds a launch line and a prose line for every entry).
+SHELL, YAML, MARKDOWN, PY = "shell", "yaml", "markdown", "py"
+ALL = frozenset((SHELL, YAML, MARKDOWN, PY))
+# The start of a command: line start (a Markdown `$ ` prompt, `VAR=x` prefixes, a wrapper) or after `;`/`&&`/`|`,
+# or inside a quoted string / YAML list item (`command: ["trtllm-serve", ...]`, `cmd = "megatron sft ..."`).
+AT_COMMAND = (r"(?:^[ \t]*(?:[-*>][ \t]+|--[ \t]+)?(?:\$[ \t]+)?|[;&|(][ \t]*|[\"'`][ \t]*|\[[ \t]*)"
+              r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
+              r"(?:(?:sudo|nohup|exec|time|env|srun|mpirun|uv[ \t]+run|poetry[ \t]+run)[ \t]+(?:-\S+[ \t]+)*)*")
+# A file that sets expert parallelism (what makes a generic torchrun launch worth listing).
+EP_FLAGS = (r"--ep\b|--ep[-_]size\b|expert[-_]model[-_]parallel|enable[-_]expert[-_]parallel|expert[-_]parallel[-_]size"
+            r"|\bep_size\b|moe[-_]a2a[-_]backend")
+PYTHON_M = r"python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+"  # `python3 -u -m <module>`
+
+
+class Launcher:
+    """One launcher: `name` (as users know it; the summary groups by it), `kind` ("engine" | "trainer"),
+    `words` (literal substrings, one of which every launch line of it holds: only lines holding one are searched
+    with the patterns, so most files cost a few `in` tests), `patterns` (regexes on one raw line), `surfaces` (where
+    they are looked for), `requires` (a regex that must also match somewhere in the same file: slime's generic
+    `train.py` with its `--rollout-` flags), `reason` (said when the launch is seen but not read)."""
+
+    __slots__ = ("name", "kind", "words", "patterns", "surfaces", "requires", "reason")
+
+    def __init__(self, name: str, kind: str, words: tuple, patterns: tuple, surfaces=ALL,
+                 requires: str | None = None, reason: str | None = None):
+        self.name, self.kind, self.words, self.patterns = name, kind, words, patterns
+        self.surfaces, self.requires = surfaces, requires
+        self.reason = reason or (f"engine not supported: {name}" if kind == "engine"
+                                 else f"trainer launch not read: {name}")
+
+
+LAUNCHERS = (
+    # --- frameworks moecfg reads (a launch of theirs no reader picked up: a Markdown block not read, a command
+    #     held in a variable, a Python file building it) ---
+    Launcher("vLLM", "engine", ("vllm",),
+             (AT_COMMAND + r"vllm[ \t]+serve\b", r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
+             reason="vLLM launch not read"),
+    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", AT_COMMAND + r"sglang[ \t]+serve\b"),
+             reason="SGLang launch not read"),
+    Launcher("Megatron-LM", "trainer", ("pretrain_", "posttrain_"),
+             (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b[^#\n]*\b(?:pretrain|posttrain)_\w+\.py\b",
+              AT_COMMAND + r"(?:[\w${}./-]*/)?(?:pretrain|posttrain)_\w+\.py[ \t]+(?:\\|--?\w)"),
+             reason="Megatron launch not read"),
+    Launcher("LMDeploy", "engine", ("lmdeploy",), (AT_COMMAND + r"lmdeploy[ \t]+serve[ \t]+api_server\b",),
+             reason="LMDeploy launch not read"),
+    # --- RL and training frameworks (trainer engineer: add yours here) ---
+    Launcher("verl", "trainer", ("verl.trainer",),
+             (r"\bverl\.trainer\.(?:main_\w+|fsdp_sft_trainer|sft_trainer)\b",)),
+    Launcher("verl", "trainer", ("verl.experimental.",), (r"\bverl\.experimental\.\w+\.\w*main\w*\b",)),
+    # verl's recipes: `python3 -m recipe.dapo.main_dapo`
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.\w+\.main_\w+\b",)),
+    Launcher("verl", "trainer", ("actor_rollout_ref",), (r"^actor_rollout_ref[ \t]*:",), surfaces=frozenset((YAML,)),
+             reason="RL trainer config not read: verl"),
+    Launcher("slime", "trainer", ("train.py", "train_async.py"),
+             (AT_COMMAND + r"(?:python[0-9.]*|ray[ \t]+job[ \t]+submit\b[^\n]*?)[^#\n]*?\btrain(?:_async)?\.py\b",),
+             requires=r"--(?:sglang|rollout)-[a-z]"),
+    Launcher("slime", "trainer", ("execute_train(",), (r"\bexecute_train\(",), surfaces=frozenset((PY,)),
+             requires=r"--(?:sglang|rollout)-[a-z]"),  # slime's tests: command_utils.execute_train(train_args=...)
+    Launcher("ms-swift megatron", "trainer", ("megatron",),
+             (AT_COMMAND + r"megatron[ \t]+(?:sft|pt|rlhf|rm|export)\b",)),
+    Launcher("ms-swift", "trainer", ("swift",), (AT_COMMAND + r"swift[ \t]+(?:rlhf|sft|pt)\b",)),
+    Launcher("MindSpeed-RL", "trainer", ("cli/train_",), (r"\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
+    Launcher("ROLL", "trainer", ("_pipeline.py",), (r"\bstart_\w+_pipeline\.py\b",)),
+    Launcher("SkyRL", "trainer", ("skyrl",), (r"\bskyrl[_.]train\.entrypoints\.\w+",)),
+    Launcher("AReaL", "trainer", ("areal.",), (r"\bareal\.(?:launcher|infra\.launcher)\.(?:local|ray|slurm)\b",)),
+    Launcher("Megatron-Bridge", "trainer",
+             ("--recipe", "run_recipe.py", "hf_to_megatron_", "hf_megatron_roundtrip", "megatron.bridge.recipes"),
+             (r"\b(?:pretrain_\w+|finetune_\w+)\.py\b[^\n]*--recipe\b", r"\brun_recipe\.py\b",
+              r"\b(?:hf_to_megatron_\w+|hf_megatron_roundtrip\w*)\.py\b", r"\bmegatron\.bridge\.recipes\.\w+")),
+    Launcher("Megatron-Bridge", "trainer", ("examples/conversion/",), (r"\bexamples/conversion/\w+\.py\b",),
+             requires=r"\bmegatron\.bridge\b|Megatron-Bridge|megatron-bridge"),
+    Launcher("Megatron-Bridge", "trainer", ("convert.sh", "CONVERT_SH"),
+             (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export|roundtrip)\b",)),
+    Launcher("Megatron-Bridge", "trainer", ("scripts/performance/",),
+             (r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b",)),
+    Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),
+             (r"\btorchtitan[./]train\b", r"--job\.config[_-]file\b")),
+    # --- other serving engines (DeepEP-engines engineer: add yours here) ---
+    Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
+    Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
+    Launcher("rtp-llm", "engine", ("rtp_llm",), (r"\brtp_llm\.start_server\b",)),
+    Launcher("TensorRT-LLM", "engine", ("trtllm-",),
+             (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
+              AT_COMMAND + r"trtllm-llmapi-launch\b")),
+    # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
+    Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
+             (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),
+             requires=EP_FLAGS, reason="distributed launch of a script moecfg does not know (not read)"),
+)

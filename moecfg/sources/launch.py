@@ -41,6 +41,17 @@ class Problem:
     about_launch: bool = False  # an info worth saying only beside a recognised launch (a valueFrom, a template value)
 
 
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A launch seen but not read (issue 30, /work/notes/COVERAGE.md): a reader that cannot read it
+    (`LaunchFile.unread`) or a framework that recognises it but does not derive the engine in it
+    (`Derivation.unread`) says so here; the run lists it (`unread` in the report), never as a finding."""
+
+    span: Span
+    launcher: str  # as users know it: "LightLLM", "verl", "ms-swift megatron"
+    reason: str  # "engine not supported: LightLLM", "command held in a variable", ...
+
+
 @dataclass(slots=True)
 class Launch:
     """One command that may start a framework (`vllm serve ...`, `python -m sglang.launch_server ...`)."""
@@ -70,3 +81,4 @@ class LaunchFile:
     launches: list[Launch] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     skipped: str | None = None
+    unread: list[Unread] = field(default_factory=list)  # launches seen but not read (issue 30)

@@ -44,15 +44,21 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     return out
 
 
-def read_shell(text: str, include=None) -> LaunchFile:
-    """`include`: sourced.Includes for a script read from a file (`source FILE` next to it is read)."""
+def read_shell(text: str, include=None, environment: dict | None = None) -> LaunchFile:
+    """`include`: sourced.Includes for a script read from a file (`source FILE` next to it is read).
+    `environment`: variables exported before the script starts (preflight: the process environment), given as
+    values rather than as `export` lines, so they spend none of the file's reading budget."""
     from moecfg.sources.shell import reader as shell
     from moecfg.sources.launch import LaunchFile
+    from moecfg.sources.shell.values import Var
     from moecfg.sources.textmap import SourceMap
     from moecfg.sources.manifests.launch import line_index
+    from moecfg.sources.manifests.yaml_source import Span
     out = LaunchFile()
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
-    reader.read(shell.Decoded(text, SourceMap.identity(len(text))), {})
+    start = Span(1, 1, 1, 1)
+    env = {str(k): Var(str(v), start, exported=True) for k, v in (environment or {}).items()}
+    reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
     out.launches = reader.launches
     if reader.placeholders and out.launches:
         out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))

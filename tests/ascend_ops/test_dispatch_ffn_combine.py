@@ -161,3 +161,15 @@ def test_bf16_and_w4a8_name_the_figure_that_needs_it(dtype):
     assert "MC005" not in out.codes and "workspace" not in out.buffers
     assert "intermediate_hidden" in out.one("MC883").message and out.one("MC883").severity == "info"
     assert "workspace" in lint(weight_dtype=dtype).buffers  # given: computed
+
+
+# ---- the op's `group` (issue 32): modelled like dispatch_v2's group_ep ------------------------------------------
+# vllm-ascend@182b75e dispatch_ffn_combine_tiling.cpp:98-99: `groupPtr == nullptr || strlen(groupPtr) == 0` ->
+# "group is invalid." (GRAPH_FAILED)
+
+@pytest.mark.parametrize("group, codes", [("hccl_mc2_group", set()), ("", {"MC110"})])
+def test_group_name(group, codes):
+    out = lint(group=group)
+    assert out.codes == codes  # a known key: never MC003
+    if codes:
+        assert out.one("MC110").severity == "error" and "group is invalid." in out.one("MC110").message

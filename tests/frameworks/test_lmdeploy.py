@@ -66,10 +66,19 @@ def test_recognised_commands(command, yes):
 
 
 def test_gpu_proxy_and_fire_launches_are_recognised_and_say_nothing():
-    for text in ("lmdeploy serve api_server deepseek-ai/DeepSeek-V3 --tp 8 --ep 8 --dp 8 --max-batch-sizes 4",
+    for text in ("lmdeploy serve api_server deepseek-ai/DeepSeek-V3 --tp 8 --ep 8 --dp 8 --max-batch-size 4",
                  "lmdeploy serve proxy --server-name 0.0.0.0", "python -m lmdeploy.serve.openai.api_server m"):
         results = lint(text + "\n")
-        assert [r.op for r in results] == ["none"] and diags(results) == []  # no MC022 either: GPU is not derived
+        assert [r.op for r in results] == ["none"] and diags(results) == []
+
+
+@pytest.mark.parametrize("version, severity", [("0.18.0", "error"), (None, "warning")])
+def test_gpu_launch_flags_are_checked_against_the_release(version, severity):
+    # --disable-vision-encoder: LMDeploy 0.12.1..0.14.0 only (flags.json, from lmdeploy/cli/serve.py per tag); a GPU
+    # launch still goes through the release's argparse, which exits with `unrecognized arguments` (issue 32)
+    text = "lmdeploy serve api_server deepseek-ai/DeepSeek-V3 --tp 8 --disable-vision-encoder\n"
+    found = [d for d in diags(lint(text, ctx(version=version))) if d.code == "MC022"]
+    assert len(found) == 1 and found[0].severity == severity and "0.12.1..0.14.0" in found[0].message
 
 
 # ---- the published multi-node launch (dlinfer's guide) ------------------------------------------------------

@@ -239,3 +239,23 @@ def test_device_count_names_a3_only_for_more_than_8_devices_with_ep(tmp_path, id
     info = next(d for d in diags if d.code == "MC993").message
     assert ("the product is not known" not in info) == a3
     assert any(r.arguments.get("product") == "A3" for r in results if r.arguments) == a3
+
+
+def test_memory_fraction_names_the_env_file_actually_read(tmp_path):
+    # issue 32: a MindIE-Motor user_config naming deploy_config.mindie_env_path ./conf/mindie_env_a3.json: that file
+    # is read (sources/vendor/mindie.py env_file_path), so MC954 and its fix name it, not conf/mindie_env.json
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "mindie_env_a3.json").write_text(json.dumps({"mindie_common_env": {"HCCL_BUFFSIZE": 1050,
+                                                                                "NPU_MEMORY_FRACTION": 0.99}}))
+    entry = {"modelName": "DeepSeek-V3", "worldSize": 32, "backendType": "torch", "dp": 4, "tp": 8, "moe_tp": 1,
+             "moe_ep": 32}
+    server = {"BackendConfig": {"npuDeviceIds": A3_IDS, "ModelDeployConfig": {"ModelConfig": [entry]},
+                                "ScheduleConfig": {"maxBatchSize": 64, "maxPrefillTokens": 8192}}}
+    motor = {"deploy_config": {"hardware_type": "800I_A3", "mindie_env_path": "./conf/mindie_env_a3.json"},
+             "mindie_server_decode_config": server}
+    (tmp_path / "user_config.json").write_text(json.dumps(motor))
+    done = check_bytes((tmp_path / "user_config.json").read_bytes(), str(tmp_path / "user_config.json"),
+                       policy=FilePolicy(Config(), Cli()))
+    hits = [d for r in done.results for d in r.diagnostics if d.code == "MC954"]
+    assert hits and "conf/mindie_env_a3.json" in hits[0].message and "conf/mindie_env.json" not in hits[0].message

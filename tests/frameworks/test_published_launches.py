@@ -13,6 +13,7 @@ from moecfg.sources.readers import read_shell, read_yaml_document
 from moecfg.sources.manifests.yaml_source import parse_stream
 
 from gpu_helpers import FIXTURES
+from vllm_ascend_launches import at_capacity
 
 
 def run(name: str, product: str | None = "A3", cann: str | None = None, models=()):
@@ -64,10 +65,10 @@ def test_glm47_a3_capture_sizes():
     # capture sizes up to 512 (<= 8192 batched tokens) -> ceil(512 / TP 8) = 64 per rank (<= MC2 limit 512);
     # GLM-4.7 = GLM-4.5 dims (hidden 5120, 160 experts, top-8). 220 MB needed <= 512.
     r = by_role(run("vllm-ascend-glm47-a3-dp2tp8.sh"))
-    a = r["decode"].arguments
+    a = at_capacity(r).arguments
     assert (a["bs"], a["ep_world_size"], a["h"], a["moe_expert_num"], a["k"]) == (64, 16, 5120, 160, 8)
-    assert r["decode"].buffers["ep"]["required_bytes"] == 230686720
-    assert not [d for d in r["decode"].diagnostics if d.severity != "info"]
+    assert at_capacity(r).buffers["ep"]["required_bytes"] == 230686720
+    assert not [d for d in at_capacity(r).diagnostics if d.severity != "info"]
 
 
 def test_glm5_w4a8_a3_tp16():

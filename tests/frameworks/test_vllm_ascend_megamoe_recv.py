@@ -80,7 +80,7 @@ def test_before_14730_the_op_gets_the_safe_bound(tmp_path, version):
 @pytest.mark.parametrize("version", ["0.25.1rc1", "0.26.0rc", "0.27"])
 def test_zero_is_refused_at_start_up_where_the_release_checks(tmp_path, version):
     d = va.derive(k3_launch({"mega_moe_max_tokens": 0}), k3_ctx(tmp_path, version=version))
-    refused = any(n.code == "MC023" and "positive integer" in n.message for n in d.notes)
+    refused = any(n.code == "MC025" and "must be a positive integer, got 0" in n.message for n in d.notes)
     assert refused is (version != "0.27")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vllm_ascend_launches import calls, codes, derive, serve
+from vllm_ascend_launches import at_capacity, calls, codes, derive, serve
 
 MTP3 = "--speculative-config '{\"num_speculative_tokens\": 3}'"
 QWEN_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"  # 512 experts, hidden 2048
@@ -29,7 +29,7 @@ def test_a2_ep_8_all_gather(version):
 def test_a2_ep_16_mc2(version, bs):
     # 128 experts / EP 16 = 8 per device <= 24; A2 passes no tp args (need_extra_args only on A3).
     # bs: v0.11 ladder up to min(2 x 16, 512) = 32 -> 32 / TP 4 = 8; v0.13/main min(16 x 1, 512) = 16 -> 4
-    d = calls(serve("-dp 4 -tp 4 --max-num-seqs 16", model=QWEN_235B), product="A2", version=version)["decode"]
+    d = at_capacity(calls(serve("-dp 4 -tp 4 --max-num-seqs 16", model=QWEN_235B), product="A2", version=version))
     assert d.op == "dispatch_combine_v2" and d.arguments["bs"] == bs and "tp_world_size" not in d.arguments
 
 
@@ -38,11 +38,11 @@ def test_a2_main_experts_per_device_24(dp, tp, kind):
     # 512 experts: EP 21 -> 512 // 21 = 24 per device (inside); EP 20 -> 25 > 24 -> all-gather
     # (VA@182b75e ascend_forward_context.py:228-239); v0.13 has no such rule
     text = serve(f"-dp {dp} -tp {tp} --max-num-seqs 16", model=QWEN_NEXT)
-    d = calls(text, product="A2", version="main")["decode"]
+    d = at_capacity(calls(text, product="A2", version="main"))
     assert d.kind == kind
     if kind == "none":
         assert "25 experts per device > 24" in d.why_none
-    assert calls(text, product="A2", version="0.13.0")["decode"].kind == "ascend"
+    assert at_capacity(calls(text, product="A2", version="0.13.0")).kind == "ascend"
 
 
 def test_a2_prefill_all_gather():
@@ -54,7 +54,7 @@ def test_a2_prefill_all_gather():
 @pytest.mark.parametrize("version,ep", [("main", 32), ("0.13.0", 32), ("0.11.0", 16)])
 def test_mc2_group_spans_prefill_context_parallel(version, ep):
     # main / v0.13: the mc2 group is DP x PCP x TP = 4 x 2 x 4 = 32 (parallel_state.py); v0.11: DP x TP = 16
-    d = calls(serve("-dp 4 -tp 4 -pcp 2 --max-num-seqs 16"), version=version)["decode"]
+    d = at_capacity(calls(serve("-dp 4 -tp 4 -pcp 2 --max-num-seqs 16"), version=version))
     assert d.arguments["ep_world_size"] == ep
 
 
@@ -114,7 +114,7 @@ def test_hierarchy_env_pair_expert_scales_only():
     text = serve("-dp 4 -tp 4 --max-num-seqs 16", model=QWEN_235B,
                  env="HCCL_INTRA_PCIE_ENABLE=1 HCCL_INTRA_ROCE_ENABLE=0")
     for version in ("0.11.0", "0.13.0", "main"):
-        d = calls(text, product="A2", version=version)["decode"]
+        d = at_capacity(calls(text, product="A2", version=version))
         assert d.arguments["expert_scales"] is True and "comm_alg" not in d.arguments
         assert d.arguments["env"] == {"HCCL_INTRA_PCIE_ENABLE": "1", "HCCL_INTRA_ROCE_ENABLE": "0"}
         assert d.sources["expert_scales"][0].line in (1, 2)
@@ -226,7 +226,7 @@ def test_quant_other_method_unknown():
     ("0.11.0", ac(init_redundancy_expert=32), 288),  # common_fused_moe.py:170-171
 ])
 def test_redundant_experts(version, extra, experts):
-    d = calls(serve(f"-dp 4 -tp 4 --max-num-seqs 16 {extra}"), version=version)["decode"]
+    d = at_capacity(calls(serve(f"-dp 4 -tp 4 --max-num-seqs 16 {extra}"), version=version))
     assert d.arguments["moe_expert_num"] == experts
 
 

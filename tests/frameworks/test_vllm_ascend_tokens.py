@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from moecfg.frameworks.vllm_ascend import formulas as F
-from vllm_ascend_launches import DSR1_A3_SINGLE_NODE, calls, derive, launch, serve
+from vllm_ascend_launches import DSR1_A3_SINGLE_NODE, at_capacity, calls, derive, launch, serve
 
 
 def line_of(text: str, needle: str) -> int:
@@ -66,7 +66,7 @@ def test_v011_piecewise_enlarges_capture_sizes_for_speculation():
     # -> sizes x 4: 128 (utils.py:498-501); bs = ceil(128 / 4) = 32
     text = serve("-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096 "
                  "--speculative-config '{\"num_speculative_tokens\": 3}'")
-    assert calls(text, version="0.11.0")["decode"].arguments["bs"] == 32
+    assert at_capacity(calls(text, version="0.11.0")).arguments["bs"] == 32
     # one speculative token: no enlargement (only for > 1): ladder 32 -> bs 8
     text1 = text.replace('"num_speculative_tokens": 3', '"num_speculative_tokens": 1')
     assert calls(text1, version="0.11.0")["decode"].arguments["bs"] == 8
@@ -96,7 +96,7 @@ def test_user_capture_sizes_largest_within_max_num_batched_tokens():
     # sizes [8, 24, 72], max_num_batched_tokens 64: 72 dropped -> 24; TP 4 -> 6
     text = serve("-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 64 "
                  "--compilation-config '{\"cudagraph_capture_sizes\": [8, 24, 72]}'")
-    assert calls(text, version="main")["decode"].arguments["bs"] == 6
+    assert at_capacity(calls(text, version="main")).arguments["bs"] == 6
 
 
 def test_shared_expert_dp_keeps_tp_aligned_capture_sizes_main():
@@ -104,13 +104,13 @@ def test_shared_expert_dp_keeps_tp_aligned_capture_sizes_main():
     text = serve("-dp 2 -tp 8 --max-num-seqs 10 --speculative-config '{\"num_speculative_tokens\": 1}' "
                  "--additional-config '{\"enable_shared_expert_dp\": true}'")
     assert calls(text, version="main")["decode"].arguments["bs"] == 2
-    assert calls(text, version="0.13.0")["decode"].arguments["bs"] == 3  # not on v0.13: ceil(20 / 8)
+    assert at_capacity(calls(text, version="0.13.0")).arguments["bs"] == 3  # not on v0.13: ceil(20 / 8)
 
 
 def test_tp_ceil_division():
     # 10 x (1 + 1) = 20 tokens, TP 8: ceil(20 / 8) = 3 tokens per rank, capacity 24
     text = serve("-dp 2 -tp 8 --max-num-seqs 10 --speculative-config '{\"num_speculative_tokens\": 1}'")
-    d = calls(text, version="main")["decode"]
+    d = at_capacity(calls(text, version="main"))
     assert d.arguments["bs"] == 3 and "MC2 capacity 24" in d.derivation["op"]
 
 
@@ -155,7 +155,7 @@ def test_prefill_mc2_mc2_cap_512(mnbt, bs):
     text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens {mnbt} "
                  "--additional-config '{\"enable_prefill_mc2\": true}'")
     c = calls(text, version="main")
-    assert c["decode"].arguments["bs"] == bs
+    assert at_capacity(c).arguments["bs"] == bs
     assert ("prefill" in c) is (mnbt > bs * 4)  # steps above the capacity leave MC2
 
 
@@ -164,7 +164,7 @@ def test_prefill_mc2_megamoe_cap_4096(mnbt, nmt):
     # MegaMoE: ceil(16384 / 4) = 4096 (inside); 16388 -> 4097 -> 4096; 16380 -> 4095
     text = serve(f"-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens {mnbt} "
                  "--additional-config '{\"enable_prefill_mc2\": true, \"enable_fused_mc2\": 1}'")
-    d = calls(text, version="main")["decode"]
+    d = at_capacity(calls(text, version="main", cann="9.1.0"))
     assert d.op == "mega_moe" and d.arguments["num_max_tokens_per_rank"] == nmt
 
 
@@ -172,7 +172,7 @@ def test_prefill_mc2_dispatch_ffn_combine_cap_512():
     # CANN 9.0: no cann_ops_transformer assumed -> dispatch_ffn_combine, cap 512: ceil(4096 / 4) = 1024 -> 512
     text = serve("-dp 4 -tp 4 --max-num-seqs 16 --max-num-batched-tokens 4096 "
                  "--additional-config '{\"enable_prefill_mc2\": true, \"enable_fused_mc2\": 1}'")
-    d = calls(text, version="main", cann="9.0.1")["decode"]
+    d = at_capacity(calls(text, version="main", cann="9.0.1"))
     assert d.op == "dispatch_ffn_combine" and d.arguments["bs"] == 512
 
 

@@ -268,7 +268,7 @@ def test_atb_backend_is_summarised_not_derived():
     text = "xllm --model /models/DeepSeek-R1 --devices=npu:0 --nnodes=16 --ep_size=16 --expert_parallel_degree=2\n"
     assert not any(r.op == "dispatch_combine_v2" for r in lint(text))
     summary = message(text, "MC918")
-    assert "xllm_atb_layers" in summary and "deepseek-v3 is a model type AUTO runs on ATB" in summary
+    assert "xllm_atb_layers" in summary and "model type deepseek_v3 is one AUTO runs on ATB" in summary
 
 
 def test_no_direct_dispatch_before_0_10():
@@ -437,3 +437,24 @@ def test_kubernetes_command_list_with_the_release_from_the_image():
     assert POD.splitlines()[hit.line - 1][hit.column - 1:].startswith('"--dp_size=3"')  # at the flag's scalar
     assert "xLLM 0.7.2" in next(d.message for d in found if d.code == "MC918")
     assert "MC040" not in {d.code for d in found}
+
+
+# ---- issue 32: an unknown gflag with the release known is a certain start-up failure ------------------------------
+# xllm.cpp:505 (@87e8d6e) google::ParseCommandLineFlags: gflags exits on a flag no linked library defines
+
+@pytest.mark.parametrize("release", ["0.10.0", "main"])
+def test_unknown_flag_with_the_release_known_is_an_error(release):
+    ctx = LaunchContext(product="A3", framework_versions=(("xllm", release),))
+    found = [d for d in diags(world16("--ep-size=16"), ctx) if d.code == "MC022"]
+    assert len(found) == 1 and found[0].severity == "error" and "xllm.cpp:505" in found[0].message
+
+
+def test_flag_of_another_release_with_the_release_known_is_an_error():
+    ctx = LaunchContext(product="A3", framework_versions=(("xllm", "main"),))
+    found = [d for d in diags(world16("--npu_phy_id=0"), ctx) if d.code == "MC022"]
+    assert found and found[0].severity == "error" and "0.9.1" in found[0].message
+
+
+def test_undefok_lets_an_unknown_flag_pass():
+    ctx = LaunchContext(product="A3", framework_versions=(("xllm", "main"),))
+    assert not [d for d in diags(world16("--ep-size=16", "--undefok=ep-size"), ctx) if d.code == "MC022"]

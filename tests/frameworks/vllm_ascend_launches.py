@@ -97,3 +97,9 @@ def calls(text, **kw) -> dict:
 
 def codes(notes) -> list[str]:
     return [n.code for n in notes]
+
+
+def at_capacity(by_role: dict):
+    """The call at the MC2 capacity: `profile` when that step is only the start-up profile run (the capacity exceeds
+    the decode batch and max_num_batched_tokens exceeds the capacity: model_runner_v1.py profile_run), else `decode`."""
+    return by_role["profile"] if "profile" in by_role else by_role["decode"]

@@ -115,9 +115,20 @@ def test_sglang_fp8_intranode_is_below_deepeps_combine_check():
     sg = a.sglang_buffer_arguments("normal", 8, 7168, 256, params_bytes=1)["num_nvl_bytes"]
     assert sg == 188_909_184 and fx.intranode_combine_bytes(8, 20, 256, 7168, 2, 8) == 294_339_200
     out = run_lint(FP8_INTRA, num_nvl_bytes=sg)
-    assert out.one("MC644").severity == "warning" and "MC650" not in out.codes  # unreproduced on a GPU: a warning
+    # below DeepEP's host assertion for the BF16 combine: the first combine fails whatever the load (issue 32)
+    assert out.one("MC644").severity == "error" and "MC650" not in out.codes
+    assert "first combine fails" in out.one("MC644").message
     assert "MC644" not in run_lint(FP8_INTRA, num_nvl_bytes=335_709_824).codes  # the hint with hidden * 2
     assert "MC650" in run_lint(FP8_INTRA, num_nvl_bytes=sg + 128).codes  # not SGLang's figure: the generic rule
+
+
+@pytest.mark.parametrize("nvl, severity", [(294_339_200 - 128, "error"), (294_339_200, "warning")])
+def test_explicit_nvl_bytes_against_deepeps_combine_assertion(nvl, severity):
+    # buffer.hpp:807-811 (DeepEP@dd758ca): 294339200 bytes for this setup (see above); one 128-byte step below fails
+    # the host assertion at the first combine (error); at it, the assertion passes but the value is below the hint
+    out = run_lint(FP8_INTRA, num_nvl_bytes=nvl)
+    found = [d for d in out.diagnostics if d.code in ("MC644", "MC650")]
+    assert found and {d.severity for d in found} == {severity}
 
 
 def test_sglang_fp8_auto_internode():

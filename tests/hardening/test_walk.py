@@ -25,7 +25,7 @@ def _check_json(cli, *paths):
     return code, {r["file"]: [x["code"] for x in r["diagnostics"]] for r in json.loads(out)["results"]}, out
 
 
-@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "OUTSIDE", "missing.yaml", "LOOP"])
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "OUTSIDE"])
 def test_hostile_links_are_reported_and_the_rest_is_checked(tmp_path, cli, target):
     d = _tree(tmp_path)
     secret = tmp_path / "secret.yaml"
@@ -36,6 +36,19 @@ def test_hostile_links_are_reported_and_the_rest_is_checked(tmp_path, cli, targe
     assert code == 1
     assert files == {str(d / "ok.yaml"): [], str(link): ["MC008"]}
     assert "hunter2" not in out and "api_token" not in out
+
+
+@pytest.mark.parametrize("target", ["missing.yaml", "LOOP"])
+def test_dangling_links_met_walking_are_skipped_with_the_reason(tmp_path, cli, target):
+    """Issue 30: a link whose target does not exist (docs linking pages generated at build time) is no deployment
+    file: skipped with the reason, not an MC008 error."""
+    d = _tree(tmp_path)
+    link = d / "x.yaml"
+    link.symlink_to(str(link) if target == "LOOP" else target)
+    code, files, out = _check_json(cli, d)
+    assert code == 0 and files == {str(d / "ok.yaml"): []}
+    (skipped,) = json.loads(out)["skipped"]
+    assert skipped["file"] == str(link) and "dangling" in skipped["reason"]
 
 
 def test_link_inside_the_folder_is_read(tmp_path, cli):

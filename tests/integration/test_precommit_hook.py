@@ -44,3 +44,9 @@ def test_config_hook_takes_paths_from_args():
 def test_entry_runs_on_the_files_pre_commit_passes(run):
     res = run("check", ROOT / "examples" / "deepseek-v3-a3-ep16.yaml", ROOT / "examples" / "qwen3-235b-a2-fullmesh.yaml")
     assert res.exit_code == 0 and "Checked 2 files" in res.stdout
+
+
+@pytest.mark.parametrize("hook", ["moecfg", "moecfg-config"])
+def test_one_run_one_summary(hook):
+    # issue 36: pre-commit splits the files into parallel batches unless the hook is serial: two summaries
+    assert HOOKS[hook]["require_serial"] is True

@@ -118,3 +118,58 @@ def test_check_path_imports_neither_pydantic_nor_rich(tmp_path):
             "print('HEAVY', sorted(m for m in ('pydantic', 'rich', 'jsonschema') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, cwd=ROOT).stdout
     assert "EXIT 0" in out and "HEAVY []" in out
+
+
+# ---- issue 36 item 5: the schema takes what `check` takes (model: presets, plan --emit yaml) --------------------
+
+PLANS = [("--product", "A3", "--model", "deepseek-v3", "--ep", "32", "--buffer", "768"),
+         ("--product", "A2", "--model", "qwen3-235b-a22b", "--ep", "16", "--buffer", "1024"),
+         ("--kind", "deepep", "--mode", "normal", "--model", "deepseek-v3", "--ep", "16"),
+         ("--kind", "deepep", "--mode", "low_latency", "--model", "deepseek-v3", "--ep", "16", "--tokens", "128")]
+
+
+@pytest.mark.parametrize("args", PLANS, ids=lambda a: " ".join(a[:4]))
+def test_plan_emit_yaml_validates_and_checks(run, tmp_path, args):
+    res = run("plan", *args, "--emit", "yaml")
+    assert res.exit_code == 0, res.stderr
+    doc = yaml.safe_load(res.stdout)
+    assert "model" in doc  # the plan writes a preset, not the fields it fills
+    assert [e.message for e in VALIDATOR.iter_errors(doc)] == []
+    (tmp_path / "plan.yaml").write_text(res.stdout)
+    checked = run("check", "--format", "json", str(tmp_path / "plan.yaml"))
+    assert not [d for r in json.loads(checked.stdout)["results"] for d in r["diagnostics"] if d["severity"] == "error"]
+
+
+@pytest.mark.parametrize("doc, valid", [
+    ({"product": "A3", "bs": 8, "ep_world_size": 16, "model": "deepseek-v3"}, True),
+    ({"product": "A3", "bs": 8, "ep_world_size": 16, "model": "DeepSeek_V3", "redundant_experts": 16}, True),
+    ({"product": "A3", "bs": 8, "ep_world_size": 16, "model": "deepseek-v3", "redundant_experts": -1}, False),
+    ({"product": "A3", "bs": 8, "ep_world_size": 16, "h": 7168}, False),  # neither a model nor h, k, moe_expert_num
+    ({"product": "A3", "bs": 8, "ep_world_size": 16, "model": "deepseek-v3", "modell": 1}, False),
+    ({"kind": "deepep", "mode": "normal", "num_ranks": 16, "model": "deepseek-v3"}, True),
+    ({"kind": "deepep", "mode": "normal", "num_ranks": 16}, False),
+])
+def test_the_schema_agrees_with_check_on_model_documents(run, tmp_path, doc, valid):
+    assert VALIDATOR.is_valid(doc) == valid
+    (tmp_path / "d.yaml").write_text(yaml.safe_dump(doc))
+    res = run("check", "--format", "json", str(tmp_path / "d.yaml"))
+    input_errors = [d for r in json.loads(res.stdout)["results"] for d in r["diagnostics"]
+                    if d["code"] in ("MC003", "MC004", "MC005", "MC006")]
+    assert (input_errors == []) == valid, input_errors
+
+
+def test_the_documented_vscode_glob_takes_only_moecfg_documents():
+    # issue 36 item 5: `deploy/**/*.yaml` also took the manifests and compose files there (launches, not documents)
+    import re
+
+    import pathspec  # `**/` as VS Code's globs read it: any folder depth, the top folder included
+
+    page = (ROOT / "docs" / "editors.md").read_text()
+    (glob,) = re.findall(r'"yaml\.schemas": \{"\./moecfg\.schema\.json": "([^"]+)"\}', page)
+    spec = pathspec.GitIgnoreSpec.from_lines([glob])
+    launches = [p.relative_to(ROOT).as_posix() for p in (ROOT / "examples" / "launch").iterdir()]
+    assert launches and not [p for p in launches if spec.match_file(p)]
+    assert spec.match_file("deploy/a3/dsv3.moe.yaml") and spec.match_file("x.moe.yaml")
+    assert not spec.match_file("deploy/k8s/decode.yaml")
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]["files"]
+    assert re.search(hook, "deploy/a3/dsv3.moe.yaml") and re.search(hook, "x.moe.yaml")  # the hook takes them too

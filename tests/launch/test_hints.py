@@ -60,3 +60,36 @@ def test_gpu_lws_manifest_is_not_vllm_ascend():
     text = (Path(__file__).resolve().parents[1] / "sources" / "fixtures" / "lws-vllm-gpu.yaml").read_text()
     results = lint_text(text, "lws.yaml", Options())
     assert not any(r.launch and r.launch["framework"] == "vllm-ascend" for r in results)
+
+
+@pytest.mark.parametrize("text, product", [("huawei.com/ascend-1980: 16", "A3"), ("huawei.com/ascend-1980: 9", "A3"),
+                                           ("huawei.com/ascend-1980: 8", None), ("huawei.com/ascend-1980: 2", None)])
+def test_the_shared_resource_names_a3_only_past_an_a2_node(text, product):
+    # issue 36 item 8: an A2 node has 8 NPUs, an A3 node 16 dies; one container asking for 9+ runs on A3
+    found = product_from_hints([(text, S)])
+    assert (found[0] if found else None) == product
+
+
+SHARED = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  template:
+    spec:
+      containers:
+        - name: serve
+          image: quay.io/ascend/vllm-ascend:v0.13.0
+          command: ["vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "4",
+                    "--data-parallel-size", "4", "--enable-expert-parallel", "--max-num-seqs", "16"]
+          resources:
+            limits:
+              huawei.com/ascend-1980: COUNT
+"""
+
+
+@pytest.mark.parametrize("count, product", [("16", "A3"), ("8", None)])
+def test_the_shared_resource_count_reaches_the_derivation(count, product):
+    results = lint_text(SHARED.replace("COUNT", count), "d.yaml", Options())
+    codes = {d.code for r in results for d in r.diagnostics}
+    assert results and ("A3" in {r.product for r in results}) == (product == "A3")
+    assert ("MC042" in codes) == (product is None)  # 8 devices: A2 or A3, the launch asks for --product

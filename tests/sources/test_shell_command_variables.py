@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 from reader_helpers import at, words
@@ -17,8 +18,9 @@ BASH = shutil.which("bash")
 def bash_words(script: str, program: str) -> list[str]:
     """The argv real bash gives `program` (defined as a function printing its arguments)."""
     body = f"{program}() {{ printf '<%s>\\n' \"$@\"; }}\nexport -f {program}\n" + script
-    out = subprocess.run([BASH, "--norc", "--noprofile", "-c", body], capture_output=True, text=True, timeout=10,
-                         env={"PATH": "/usr/bin:/bin"}, check=True).stdout
+    with tempfile.TemporaryDirectory() as where:  # a case may redirect to a file (`| tee l`): not in the checkout
+        out = subprocess.run([BASH, "--norc", "--noprofile", "-c", body], capture_output=True, text=True, timeout=10,
+                             env={"PATH": "/usr/bin:/bin"}, check=True, cwd=where).stdout
     return [line[1:-1] for line in out.splitlines()]
 
 

@@ -255,3 +255,38 @@ def test_documents_that_are_not_launch_files_return_none():
     assert read_yaml("kind: ascend\nbs: 8\n") == [None]
     assert read_yaml("name: x\nsteps: [a, b]\n") == [None]
     assert read_yaml("- 1\n- 2\n") == [None]
+
+
+# dstack (dstackai/dstack docs, `type: task` / `service`): `env:` is a list of `NAME=value` strings, the process
+# environment of `commands:`; a bare `NAME` takes its value from the CLI's environment or a secret (issue 32)
+DSTACK = """\
+type: task
+name: sglang-deepep
+image: lmsysorg/sglang:v0.5.3-cu128
+env:
+  - MODEL_ID=deepseek-ai/DeepSeek-V3
+  - SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256
+  - HF_TOKEN
+commands:
+  - python3 -m sglang.launch_server --model-path $MODEL_ID --tp 16 --moe-a2a-backend deepep
+"""
+
+
+def test_dstack_env_list_is_the_process_environment():
+    (lf,) = read_yaml(DSTACK)
+    (launch,) = lf.launches
+    assert launch.env["SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].value == "256"
+    assert pos(launch.env["SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].span)[0] == 6
+    assert launch.image == "lmsysorg/sglang:v0.5.3-cu128"  # the release the command runs comes from its tag
+    assert after(launch, "--model-path").value == "deepseek-ai/DeepSeek-V3"
+    assert launch.env["HF_TOKEN"].value is None  # set from outside the file: unknown, never ""
+
+
+def test_env_list_of_name_value_items():
+    text = ("jobs:\n  - name: serve\n    env:\n      - name: HCCL_BUFFSIZE\n        value: '1024'\n"
+            "      - name: POD_IP\n        valueFrom: {fieldRef: {fieldPath: status.podIP}}\n"
+            "    run: vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16\n")
+    (lf,) = read_yaml(text)
+    (launch,) = lf.launches
+    assert launch.env["HCCL_BUFFSIZE"].value == "1024" and pos(launch.env["HCCL_BUFFSIZE"].span)[0] == 5
+    assert launch.env["POD_IP"].value is None  # from the cluster: unknown

@@ -10,9 +10,11 @@ from moecfg.checking.settings.errors import ConfigError
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
+UNREAD = ("list", "error")  # a launch seen but not read: listed (default), or it fails the run (issue 30)
 _CODE_PREFIX = re.compile(r"^MC\d{0,3}$")
 _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "severity", "inline_suppressions",
-         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore")
+         "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore", "unread",
+         "exclude", "extend_exclude")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
               "xllm")
 
@@ -35,6 +37,12 @@ class Config:
     device_memory_gb: float | None = None  # memory per device of launches (overrides the catalogue value)
     markdown: bool | None = None  # walking reads documentation (None: unless the walked folder is a repository's top)
     respect_gitignore: bool | None = None  # walking folders honours their .gitignore files (default true)
+    # Walking leaves out (pattern, matcher) of gitignore-style patterns relative to this file's folder: `exclude`
+    # replaces the built-in list of folders nobody deploys from (vendor/, build/, ...; None: the built-in list
+    # applies), `extend-exclude` adds to whichever applies. A path named on the command line is always checked.
+    exclude: tuple | None = None
+    extend_exclude: tuple = ()
+    unread: str | None = None  # "error": a launch seen but not read fails the run (default "list")
 
     @property
     def root(self) -> str:
@@ -63,12 +71,15 @@ def parse(table: dict, path: str | None) -> Config:
             per_path_ignores=_per_path(values.get("per_path_ignores", {}), root),
             severity=_severities(values.get("severity", {})),
             inline_suppressions=_bool(values.get("inline_suppressions"), "inline-suppressions"),
-            framework_versions=_framework_versions(values.get("framework_versions", {})),
+            framework_versions=framework_versions(values.get("framework_versions", {})),
             models=_models(values.get("models", {})),
             device=_device(values.get("device")),
             device_memory_gb=_memory(values.get("device_memory_gb")),
             markdown=_bool(values.get("markdown"), "markdown"),
             respect_gitignore=_bool(values.get("respect_gitignore"), "respect-gitignore"),
+            exclude=None if values.get("exclude") is None else _patterns(values["exclude"], "exclude"),
+            extend_exclude=_patterns(values.get("extend_exclude", []), "extend-exclude"),
+            unread=_choice(values.get("unread"), UNREAD, "unread"),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}{exc}") from None
@@ -85,7 +96,8 @@ def _version(v):
     return text
 
 
-def _framework_versions(v) -> dict:
+def framework_versions(v) -> dict:
+    """`framework-versions` (and `--framework-version NAME=VERSION`): framework -> version; ConfigError if not."""
     if not isinstance(v, dict):
         raise ConfigError(f"`framework-versions` must be a mapping such as {{vllm-ascend: 0.13.0}}, got {type(v).__name__}")
     out = {}
@@ -201,3 +213,15 @@ def _per_path(v, root) -> tuple:
         raise ConfigError(f"`per-path-ignores` must map path patterns to lists of codes, got {shown(v)}")
     return tuple((str(pat), gitignore_regex(str(pat)), tuple(_codes(codes, f"per-path-ignores.{clip(pat)}")))
                  for pat, codes in v.items())
+
+
+def _patterns(v, key) -> tuple:
+    """`exclude` / `extend-exclude`: a list of gitignore-style patterns (one string is a list of one)."""
+    from moecfg.checking.settings.globs import gitignore_regex
+
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
+        raise ConfigError(f"`{key}` must be a list of gitignore-style path patterns such as [legacy/, '*.draft.yaml'], "
+                          f"got {shown(v)}")
+    return tuple((p, gitignore_regex(p, key)) for p in v)

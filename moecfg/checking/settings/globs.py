@@ -1,4 +1,4 @@
-"""`per-path-ignores` patterns: gitignore semantics from the `pathspec` library (what black and yamllint
+"""`per-path-ignores`, `exclude` and `extend-exclude` patterns: gitignore semantics from the `pathspec` library (what black and yamllint
 use), matched against a '/'-separated path relative to the config file's folder.
 
 `name` (no slash) matches at any depth; `/x` or `a/b` are anchored to the config folder; `*` and `?` stay
@@ -28,8 +28,9 @@ class PathPattern:
             self.glob.match(rel, False)
 
 
-def gitignore_regex(pattern: str) -> PathPattern:
-    """The matcher of one pattern (use `.match(relative_path)`); ConfigError if it is not valid."""
+def gitignore_regex(pattern: str, key: str = "per-path-ignores") -> PathPattern:
+    """The matcher of one pattern (use `.match(relative_path)`); ConfigError (naming the setting `key`) if it is
+    not valid."""
     from moecfg.core.diagnostics import shown
     from moecfg.checking.settings.errors import ConfigError
     from moecfg.core.wildmatch import Glob, PatternError
@@ -40,7 +41,7 @@ def gitignore_regex(pattern: str) -> PathPattern:
     try:
         return PathPattern(pattern, Glob(p, negation=False))  # a leading `!` or `#` is literal here
     except PatternError as exc:
-        raise ConfigError(f"per-path-ignores: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
+        raise ConfigError(f"{key}: {shown(pattern)} is not a valid gitignore pattern ({exc})") from None
 
 
 def relative_to(path: str, root: str) -> str | None:

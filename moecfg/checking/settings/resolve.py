@@ -23,6 +23,7 @@ class Cli:
     inline_suppressions: bool | None = None
     markdown: bool | None = None  # --markdown / --no-markdown
     respect_gitignore: bool | None = None  # --no-respect-gitignore: False
+    unread: str | None = None  # --fail-on-unread: "error"
 
 
 def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettings:
@@ -41,7 +42,8 @@ def resolve(config: Config, cli: Cli, rel_path: str | None = None) -> FileSettin
                         framework_versions=tuple(sorted(config.framework_versions.items())),
                         models=tuple(config.models.items()),
                         settings_dir=os.path.dirname(config.path) if config.path else None,
-                        device=config.device, device_memory_gb=config.device_memory_gb)
+                        device=config.device, device_memory_gb=config.device_memory_gb,
+                        unread=cli.unread or config.unread or "list")
 
 
 FilePolicy = resolve  # the name callers used when this was a class
@@ -88,6 +90,13 @@ class Settings:
             return self._explicit is None
         return value
 
+    def excludes(self, path: str = "."):
+        """What walking `path` leaves out besides hidden folders and .gitignore: (the settings file's folder, the
+        matchers of `exclude` + `extend-exclude`, whether the built-in folder list still applies)."""
+        cfg = self.config_for(path)
+        matchers = tuple(rx for _, rx in (cfg.exclude or ()) + cfg.extend_exclude)
+        return cfg.root, matchers, cfg.exclude is None
+
     def markdown(self, path: str = ".") -> bool | None:
         """Walking `path` reads documentation: the command line, else its settings, else None (files.discover)."""
         if self.cli.markdown is not None:
@@ -123,6 +132,9 @@ def effective(settings: Settings, path: str) -> dict:
         "framework_versions": dict(cfg.framework_versions),
         "models": dict(cfg.models),
         "respect_gitignore": settings.respect_gitignore(path),
+        "exclude": None if cfg.exclude is None else [p for p, _ in cfg.exclude],
+        "extend_exclude": [p for p, _ in cfg.extend_exclude],
+        "unread": fs.unread,
         "sources": {
             "cann_version": "command line (--cann, overrides documents)" if cli.cann else
             ("config (default for documents without cann_version)" if cfg.cann_version else "documents (else latest)"),
@@ -132,5 +144,6 @@ def effective(settings: Settings, path: str) -> dict:
                 c for _, _, cs in cfg.per_path_ignores for c in cs)),
             "inline_suppressions": src(cli.inline_suppressions, cfg.inline_suppressions),
             "respect_gitignore": src(cli.respect_gitignore, cfg.respect_gitignore),
+            "unread": src(cli.unread, cfg.unread),
         },
     }

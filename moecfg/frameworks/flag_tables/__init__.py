@@ -140,8 +140,27 @@ def _image_release(framework: str, image: str | None) -> str | None:
     return image_version(image)
 
 
+_DEV_TAGS = ("nightly", "dev", "main", "master")  # a build of the development branch, not a release
+
+
+def unversioned_tag(framework: str, image: str | None) -> str | None:
+    """The tag of the framework's own image when it names no version and no development build
+    (`lmsysorg/sglang:deepseek-v4-blackwell`, `:latest`): an unknown version, read as the newest release."""
+    name = (image or "").rsplit("/", 1)[-1]
+    if ":" not in name or "@" in name or _image_release(framework, image):
+        return None
+    repo, tag = name.split(":", 1)
+    if framework.replace("-", "") not in repo.lower().replace("-", "") or tag.lower().startswith(_DEV_TAGS):
+        return None
+    if "/ai-dynamo/" in f"/{image.lower()}" or re.match(r"v?\d", tag):  # another product's version (Dynamo's)
+        return None
+    return tag
+
+
 def launch_pick(framework: str, launch, ctx, settings_keys: tuple[str, ...] = ()) -> Pick:
-    """The flag table for a launch: the image tag, then `framework_versions` in the settings, then the newest."""
+    """The flag table for a launch: the image tag, then `framework_versions` in the settings, then the newest.
+    A tag naming no version (issue 30) is an unknown version derived as the newest release, not as a build newer
+    than every release (which would apply the development branch's sizing to a launch every release sizes)."""
     tag = _image_release(framework, launch.image)
     if tag:
         return pick(framework, tag, f"image tag {launch.image}")
@@ -149,6 +168,10 @@ def launch_pick(framework: str, launch, ctx, settings_keys: tuple[str, ...] = ()
         configured = ctx.version_for(key) if ctx is not None else None
         if configured and version_tuple(configured):
             return pick(framework, configured, f"framework_versions.{key} = {configured} in the settings")
+    plain = unversioned_tag(framework, launch.image)
+    if plain is not None:
+        newest = releases(framework)[-1]
+        return Pick(newest, True, f"image tag {launch.image} names no version: read as the newest release, {newest}")
     return pick(framework, None, "")
 
 

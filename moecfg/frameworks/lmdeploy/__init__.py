@@ -7,7 +7,8 @@ Derived: only api_server launches with `--device ascend` (calls.py: the dispatch
 per phase, LMDeploy's start-up checks in rules.py). The proxy runs no model; the fire entry point takes no engine
 flags (its backend_config is a Python object); a launch without `--device ascend` runs on CUDA GPUs (DeepEP or
 TurboMind), which moecfg does not derive for LMDeploy: each is recognised and reported as running no checked
-collective, silently.
+collective, silently; its flags are still checked against the release's parser (argparse exits on a flag the
+release does not define, lmdeploy/cli/serve.py).
 
 Versions: the LMDeploy releases read, 0.12.1 (the first with expert parallelism on Ascend) .. 0.18.0 (releases.py,
 flags.json). The release comes from the image tag, then `framework_versions.lmdeploy`, else the newest (MC040).
@@ -17,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import replace
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, pick_version
 from moecfg.frameworks.lmdeploy.releases import RELEASES, match
@@ -68,6 +70,8 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         return out
     notes: list[Note] = []
     flags = cli.read(launch.argv[start:], version, notes)
+    # on every device: argparse refuses a flag the release does not define; with the release known, certainly
+    out.notes.extend(replace(n, severity="error") if how and n.code == "MC022" else n for n in notes)
     given = flags.get("--device")
     if given is not None and given.value is None:  # `--device $DEVICE`: Ascend or not is unknown, nothing is derived
         out.notes.append(Note("MC023", "--device: the value is not known statically; LMDeploy's MC2 call is derived only "
@@ -78,7 +82,6 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
         out.calls.append(OpCall("serve", "none", None, {}, why_none=f"--device {device}: LMDeploy on GPUs (CUDA graphs, "
                                 "DeepEP) is recognised, not derived", quiet=True))
         return out
-    out.notes.extend(notes)
     # said only where the release changes the verdict: launches with expert parallelism (calls.derive)
     assumed = None if how else Note("MC040", f"{_unmatched(launch, ctx)}: derived as LMDeploy {version}, the newest "
                                     "release read (the release decides A3's op choice and the MC2 token capacity)",

@@ -85,7 +85,7 @@ def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: D
     groups, failed = dist.groups(tp, dp, ep)
     if groups is None:
         out.notes.append(Note(rules.DIST_CONFIG.code, f"--tp {tp} --dp {dp} --ep {ep}: LMDeploy's DistConfig stops "
-                              f"every engine process with AssertionError '{failed}' (config.py:196-263); "
+                              f"every engine process with AssertionError '{failed}' (config.py:176-215); "
                               f"{dist.fix_for(tp, dp, ep)}", c.at("--tp" if "mlp_tp" in failed else "--dp")))
         return
     out.notes.extend(_nodes(c, dp))
@@ -229,7 +229,7 @@ def _mc2(c: _Launch, ctx, g: dist.Groups, dims, cap: int, cap_text: str, cap_src
         f"split over the {g.attn_tp} attention-TP ranks (get_pad_info, moe_prepare); capacity = {cap_text}",
         cap_src + c.span("--tp", "--dp", "--ep"))
     put("ep_world_size", g.ep, f"{c.said('--ep', g.ep)}: dlinfer's ep_size = DistConfig.ep (the world of {g.world} "
-        f"devices: --tp {g.tp} per DP group x --dp {g.dp}; pytorch/config.py:196-263 @1208bf0)", c.span("--ep"))
+        f"devices: --tp {g.tp} per DP group x --dp {g.dp}; pytorch/config.py:176-215 @1208bf0)", c.span("--ep"))
     if dims is not None:
         model = c.span()
         span = (c.flags.positionals[0].span,) if c.flags.positionals else model

@@ -30,7 +30,7 @@ DP_NEEDS_TP_OR_EP = rule(
 DIST_CONFIG = rule(
     "MC911", "lmdeploy-parallel-sizes", ERROR, "LMDeploy: --tp, --dp and --ep that DistConfig refuses (world size not "
     "a multiple of dp or tp, tp not a multiple of the TP per DP group)", family=_F,
-    source=f"{_L} lmdeploy/pytorch/config.py:196-263 (DistConfig.__post_init__ asserts)",
+    source=f"{_L} lmdeploy/pytorch/config.py:176-215 (DistConfig.__post_init__ asserts)",
     why="DistConfig derives world_size = --ep (with EP) or --tp, attn_tp = world_size / --dp, and asserts that "
     "world_size is a multiple of --dp and of --tp and that --tp (the dense-layer TP) is a multiple of attn_tp; an "
     "AssertionError stops every engine process at start-up.",

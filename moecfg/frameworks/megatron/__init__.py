@@ -27,17 +27,38 @@ _NOT_A_RUNNER = frozenset({"cp", "mv", "rm", "ls", "ll", "cat", "less", "more", 
 _TREE_DRAWING = re.compile(r"^[\u2500-\u257f|`+-]")  # ├ └ │ ─, or an ASCII tree `|--`, `` `-- ``, `+--`
 
 
+# Megatron-LM's own entry scripts (NVIDIA/Megatron-LM@d98e8a6 top level) and MindSpeed-LLM's posttrain_gpt.py. Another
+# `pretrain_*.py` is a Megatron launch only when it passes Megatron's arguments: NeMo-Run's recipe scripts
+# (NVIDIA/NeMo scripts/performance/llm/pretrain_deepseek_v3.py ...) take their own (`--account`, `-ng`, `-tp`) and
+# build the job in Python.
+_MEGATRON_SCRIPTS = frozenset({"pretrain_gpt.py", "pretrain_bert.py", "pretrain_t5.py", "pretrain_mamba.py",
+                               "pretrain_vlm.py", "pretrain_retro.py", "pretrain_ict.py", "pretrain_vision_classify.py",
+                               "pretrain_vision_dino.py", "pretrain_vision_inpaint.py", "posttrain_gpt.py"})
+_MEGATRON_FLAG = re.compile(r"^--(?:tensor-model-parallel-size|pipeline-model-parallel-size|expert-model-parallel-size|"
+                            r"context-parallel-size|num-layers|hidden-size|num-attention-heads|micro-batch-size|"
+                            r"global-batch-size|seq-length|num-experts|moe-[a-z-]+|train-iters|data-path|"
+                            r"tokenizer-type|use-mcore-models|transformer-impl|yaml-cfg)(?:=|$)")
+
+
 def command_start(launch: Launch) -> int | None:
-    """Index of the first argument after the Megatron entry script, or None (no entry script, or a command that only
-    names it: `cp pretrain_gpt.py ...`, a drawn directory tree)."""
+    """Index of the first argument after the Megatron entry script, or None (no entry script, a command that only
+    names it: `cp pretrain_gpt.py ...`, a drawn directory tree, or a script of another name that passes none of
+    Megatron's arguments while every word is known)."""
     first = launch.argv[0].value if launch.argv else None
     if first is not None and (os.path.basename(first) in _NOT_A_RUNNER or _TREE_DRAWING.match(first)):
         return None
     for i, word in enumerate(launch.argv):
         text = word.value if word.value is not None else word.pattern  # `${MEGATRON_PATH}/pretrain_gpt.py`
         if text is not None and _ENTRY.match(os.path.basename(text)):
-            return i + 1
+            if os.path.basename(text) in _MEGATRON_SCRIPTS or _megatron_arguments(launch.argv[i + 1:]):
+                return i + 1
+            return None
     return None
+
+
+def _megatron_arguments(words) -> bool:
+    """Some word is one of Megatron's arguments, or is not known statically (`$GPT_ARGS` may hold them)."""
+    return any(w.value is None or _MEGATRON_FLAG.match(w.value) for w in words)
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:

@@ -46,7 +46,7 @@ WORLD_INDIVISIBLE = rule(
     source="NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py:424-434 (assert world_size % total_model_size "
     "== 0) and megatron/core/parallel_state.py:816-823, :874-884 ('world_size (..) is not divisible by "
     "expert_tensor_model_pipeline_parallel size (..)'); torchrun --nproc_per_node x --nnodes (the same check as "
-    "MindSpeed's MC927: frameworks/megatron/parallel_sizes.py)",
+    "MindSpeed's MC927)",
     why="Megatron splits the world into TP x PP x CP model replicas and, for the experts, expert-TP x EP x PP (expert-TP "
     "defaults to TP); a world size that is not a multiple of the first fails an assertion at argument parsing, of the "
     "second a RuntimeError when the process groups are built. The world size is torchrun's --nproc_per_node x "

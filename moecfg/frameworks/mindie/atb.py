@@ -27,6 +27,14 @@ DEEPSEEK = ("deepseekv2", "deepseek_v3", "deepseek_v2", "deepseekv3")
 MIB = 1 << 20
 
 
+def _raised(section: str, name: str, floor: int, word):
+    """MC996's fix: the value in config.json raised to atb's floor."""
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("models", section, "parallel_options", name), f'"{name}"', floor, spans=(word.span,),
+                      old=word.value)
+
+
 def sections(lay: Layout) -> list[str]:
     found = []
     for key in lay.flags:
@@ -41,7 +49,7 @@ def applicable(lay: Layout, dims) -> str | None:
     names = sections(lay)
     if len(names) == 1:
         return names[0]
-    if dims is not None and dims.name.lower().startswith("deepseek"):
+    if dims is not None and dims.is_family("deepseek"):
         return next((n for n in names if n in DEEPSEEK), None)
     return None
 
@@ -62,7 +70,8 @@ def buffers(lay: Layout, section: str | None, dims, env_buff: int | None) -> tup
             notes.append(Note(rules.ATB_BUFFER_REFUSED.code, f"models.{section}.parallel_options.{name} = "
                               f"{word.value}: atb's validator needs an integer >= {floor} ({why}) and stops "
                               f"mindie_llm_server with 'RuntimeError: Validation failed' before the model loads; "
-                              f"set \"{name}\": {floor} or more in models.{section}.parallel_options", word.span))
+                              f"set \"{name}\": {floor} or more in models.{section}.parallel_options", word.span,
+                              fix=_raised(section, name, floor, word) if mb is not None else None))
             mb = None
         out[name] = (mb, f"models.{section}.parallel_options.{name} {word.value} MB")
     return out, notes
@@ -74,7 +83,7 @@ def raised(lay: Layout, section: str | None, dims, bufs: dict) -> list[Note]:
     world, batch = lay.world.value, lay.max_batch.value
     if level is None or values.integer(level.value) != 2 or dims is None or not world or not batch:
         return []
-    if not dims.name.lower().startswith("deepseek") or lay.moe_ep.value in (None, 1):
+    if not dims.is_family("deepseek") or lay.moe_ep.value in (None, 1):
         return []
     red = values.integer(getattr(lay.word(f"models.{section}.eplb.num_redundant_experts"), "value", 0)) or 0
     per = -(-batch // world)

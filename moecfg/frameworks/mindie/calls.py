@@ -12,7 +12,7 @@ from __future__ import annotations
 from moecfg.frameworks import Derivation, Note
 from moecfg.frameworks import values
 from moecfg.frameworks.mindie import rules
-from moecfg.frameworks.mindie.layout import Layout, as_int, model_text, read
+from moecfg.frameworks.mindie.layout import Layout, as_int, env_file_label, model_text, read
 from moecfg.sources.launch import Launch
 
 SET_ENV_MB = 120  # scripts/set_env.sh:39 `export HCCL_BUFFSIZE=120`
@@ -197,10 +197,11 @@ def _memory(lay: Layout, ctx, buff, calls, launch) -> None:
     sizes = {"tp": lay.tp.value, "dp": lay.dp.value, "cp": lay.cp.value, "sp": as_int(lay.word("sp")) or 1,
              "moe_tp": lay.moe_tp.value, "moe_ep": lay.moe_ep.value}
     comms = memory.torch_comms(sizes, buff[0], buff[1])
-    fraction, text = memory.fraction(launch.env)
+    env_file = env_file_label(lay)  # the file actually read (conf/mindie_env_a3.json ...)
+    fraction, text = memory.fraction(launch.env, env_file)
     tab = memory.table(comms, [], lay.product, lay.product_how, ctx, fraction, text)
     first.derived["memory_budget"] = tab
-    first.notes.extend(memory.headroom_notes(tab, lay.flags["backendType"].span))
+    first.notes.extend(memory.headroom_notes(tab, lay.flags["backendType"].span, env_file))
 
 
 def _atb(launch: Launch, lay: Layout, ctx, buff) -> list[Note]:

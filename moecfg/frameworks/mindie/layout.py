@@ -4,7 +4,7 @@ product and the model, each with the spans of the JSON keys that set it (finding
 Sources (Ascend/MindIE-LLM@8b4871a): group sizes runtime/utils/distributed/parallel_info_manager.py:201-226 (absent
 or -1: tp and moe_tp the world size, dp / cp / moe_ep / sp 1, :372-373, :401-402, :223-224); MTP tokens
 text_generator/generator.py:285-299 (plugin_params `num_speculative_tokens`); maxBatchSize is per DP group
-(generator.py:1370-1373 `max_batch_size_per_dp`).
+(generator.py:1370-1373 `max_batch_size_per_dp`, which caps the warm-up's requests at :1417).
 """
 from __future__ import annotations
 
@@ -145,3 +145,15 @@ def model_text(lay: Layout) -> Word | None:
     (`/mnt/weights/DeepSeek-V3.2-w8a8-mtp-QuaRot`), else modelName."""
     return lay.word("modelWeightPath") or lay.word("modelName")
 
+
+
+def env_file_label(lay: "Layout") -> str:
+    """The env file the launch's environment was read from, as the user names it (`conf/mindie_env_a3.json`, a Motor
+    deploy_config.mindie_env_path), else MindIE's default name."""
+    import os
+
+    word = lay.word("env-file")
+    if word is None or not word.value:
+        return "conf/mindie_env.json"
+    parent, base = os.path.basename(os.path.dirname(word.value)), os.path.basename(word.value)
+    return f"{parent}/{base}" if parent == "conf" else base

@@ -48,7 +48,7 @@ def table(comms: list[Comm], extras, product: str, product_how: str, ctx, fracti
     return ascend_budget.table(comms, extras, product, product_how, ctx.device_memory_gb, fraction, fraction_text)
 
 
-def fraction(env: dict) -> tuple[float | None, str]:
+def fraction(env: dict, env_file: str = "conf/mindie_env.json") -> tuple[float | None, str]:
     """NPU_MEMORY_FRACTION from the env file (MindIE refuses <= 0 or > 1, env.py:137-138), else the default."""
     from moecfg.frameworks import values
 
@@ -58,14 +58,15 @@ def fraction(env: dict) -> tuple[float | None, str]:
     value = values.finite(entry.value)
     if value is None or not 0 < value <= 1:
         return None, f"NPU_MEMORY_FRACTION {entry.value!r} (MindIE refuses it at start-up, utils/env.py:137-138)"
-    return value, f"NPU_MEMORY_FRACTION {value:g} (conf/mindie_env.json)"
+    return value, f"NPU_MEMORY_FRACTION {value:g} ({env_file})"
 
 
-def headroom_notes(tab: dict, span) -> list:
+def headroom_notes(tab: dict, span, env_file: str = "conf/mindie_env.json") -> list:
     if tab.get("headroom_bytes", 0) >= 0:
         return []
     fits = ascend_budget.largest_fitting_mb(tab, "moe_ep_mc2") if "moe_ep_mc2" in tab["buffers"] else 0
-    fix = f"set HCCL_BUFFSIZE <= {fits} in conf/mindie_env.json" if fits > 0 else \
+    fix = f"set HCCL_BUFFSIZE <= {fits} in {env_file}" if fits > 0 else \
         "the other groups' buffers alone exceed it"
-    return ascend_budget.over_headroom(tab, "NPU_MEMORY_FRACTION", span, fix, seen="vllm-ascend#10839, the same "
-                                       "scheme")
+    # the fraction named with the env file it was read from (a Motor deploy may name conf/mindie_env_a3.json)
+    return ascend_budget.over_headroom(tab, f"{env_file} NPU_MEMORY_FRACTION", span, fix,
+                                       seen="vllm-ascend#10839, the same scheme")

@@ -74,7 +74,9 @@ FUSED_TOKENS = rule(
     "mindie_llm/text_generator/generator.py:512-516 (the warm-up runs maxPrefillTokens at start-up)",
     why="On 910_93 with moe_ep <= 32 and no moe_tp MindIE picks FusedMC2 (npu_dispatch_ffn_combine) for every step "
     "and refuses a step whose tokens per device exceed the operator's 4096: maxPrefillTokens / tp (a prefill step) "
-    "or maxBatchSize x (1 + MTP) / tp (a decode step). The warm-up runs both sizes, so the server does not start.",
+    "or maxBatchSize x (1 + MTP) / tp (a decode step). The warm-up runs the prefill size at start-up, so the server "
+    "does not start; a decode step that large fails once the batch reaches it (the warm-up decodes its own requests, "
+    "at most maxBatchSize: generator.py:1370-1373, 1417).",
     cann_error="RuntimeError: num_tokens_per_device(8192) is larger than MAX_FUSED_MC2_OPERATOR_CAPACITY(4096), "
     "please check the config.",
     fail_text="config.json on A3 with `\"backendType\": \"torch\", \"tp\": 1, \"moe_ep\": 16, \"moe_tp\": 1` and "
@@ -95,7 +97,7 @@ NO_STRATEGY = rule(
     fix="Set moe_tp 1 and moe_ep = the world size; keep decode tokens per device within the MC2 capacity.")
 ATB_BUFFER_REFUSED = rule(
     "MC996", "mindie-atb-buffer-refused", ERROR, "MindIE atb backend: a parallel_options HCCL buffer below what "
-    "atb's validator accepts", family=_F,
+    "atb's validator accepts", family=_F, tags=("autofix",),
     source=f"{_ATB}/models/base/router.py:401-406 (hccl_buffer >= 1, hccl_moe_ep_buffer >= 512, hccl_moe_tp_buffer "
     ">= 64); models/deepseekv2/router_deepseekv2.py:35-48 (DeepSeek: hccl_moe_ep_buffer >= max(512, HCCL_BUFFSIZE));"
     " utils/configuration_utils.py:91-120 (merged into llm, refused as 'Validation failed')",

@@ -8,7 +8,8 @@ them, token_dispatcher.py:180) with (Ascend/MindIE-LLM@8b4871a mindie_llm/runtim
 - global_bs = ceil(max_tokens_across_dp / attention TP) x moe_ep (token_dispatcher.py:188-190);
 - quant_mode 2: FusedMoE builds every MC2 call with with_quant=True (fused_moe.py:215-224; token_dispatcher.py:184-187);
 - on 910_93 (A3): group_tp = the EP group, tp_world_size 1, x_active_mask (token_dispatcher.py:206-219);
-- moe_expert_num = the model's routed experts (fused_moe.py:136), ep_world_size = moe_ep (token_dispatcher.py:179).
+- moe_expert_num = the model's routed experts (fused_moe.py:205 num_experts -> token_dispatcher.py:196),
+  ep_world_size = moe_ep (token_dispatcher.py:179).
 FusedMC2 calls MindIE's own `npu_dispatch_ffn_combine` (src/kernels/mie_ops/csrc/mc2/dispatch_ffn_combine: int8
 weights only, def.cpp:26-34; the same HCCL_BUFFSIZE window check as vllm-ascend's, tiling.cpp:262-269) with a fixed
 max_output_size 131072 (fused_moe.py:41-43, :141-151). Both run on the MOE_EP_MC2 group, whose HCCL buffer is
@@ -19,10 +20,9 @@ from __future__ import annotations
 from moecfg.frameworks import Note, OpCall
 from moecfg.frameworks.mindie import choose as C
 from moecfg.frameworks.mindie import rules
-from moecfg.frameworks.mindie.layout import Layout, Value
+from moecfg.frameworks.mindie.layout import Layout, Value, env_file_label
 
 FUSED_MAX_OUTPUT = 131072  # fused_moe.py:43 MAX_OUTPUT_SIZE = 65536 * 2
-ENV_FILE_KNOB = "HCCL_BUFFSIZE in conf/mindie_env.json"
 
 
 def calls(lay: Layout, dims, ctx, env_buff: tuple[str, str] | None) -> tuple[list[OpCall], list[Note]]:
@@ -56,7 +56,8 @@ def _steps(lay: Layout) -> list[tuple[str, Value]]:
     b, s, p = lay.max_batch, lay.spec, lay.max_prefill
     n = b.value * (1 + s.value)
     decode = Value(n, b.spans + s.spans, f"maxBatchSize {b.value} x (1 + {s.value} MTP tokens) = {n} tokens per DP "
-                   "group (generator.py:1370-1373; model_runner_exp.py:128)")
+                   "group: the scheduler's batch limit (model_runner_exp.py:128); the start-up warm-up's decode step carries "
+                   "its warm-up requests, at most maxBatchSize (generator.py:1370-1373, 1417)")
     prefill = Value(p.value, p.spans, f"maxPrefillTokens {p.value} per DP group (the warm-up's prefill, "
                     "generator.py:1375-1388)")
     steps = [("decode", decode), ("prefill", prefill)]  # decode first: its MC2 call keeps the role
@@ -72,8 +73,11 @@ def _failure(lay: Layout, phase: str, step: Value, tokens: int, path: str, why: 
     if path == C.FAILS and lay.moe_tp.value > 1:  # the cause is moe_tp, whatever the step's size
         return Note(rule.code, f"{why}; every step fails, the warm-up's first, so mindie_llm_server does not start; "
                     f"{fix}", at)
+    when = "MindIE's warm-up runs this step at start-up, so mindie_llm_server fails" if phase == "prefill" else \
+        ("the step fails once a decode batch reaches that size (the start-up warm-up decodes its own requests, at "
+         "most maxBatchSize, generator.py:1417: it fails there when it has that many)")
     return Note(rule.code, f"{phase} steps of {tokens} tokens per device ({step.text}, / tp {lay.tp.value}): {why}; "
-                f"MindIE's warm-up runs this step at start-up, so mindie_llm_server fails; {fix}", at)
+                f"{when}; {fix}", at)
 
 
 def _fewer_tokens(lay: Layout, phase: str, step: Value, per_device: int):
@@ -101,7 +105,7 @@ def _no_strategy_fix(lay: Layout, phase: str, step: Value, why: str):
         at = (lay.word("worldSize") or lay.word("moe_ep") or lay.flags["backendType"]).span if not fixes[:-1] else at
     if lay.product == "A2" and lay.dp.value > 1:
         fixes.append("or set \"dp\": 1 (AllGather then takes the step)")
-    return "; ".join(fixes) or "see the strategy table (docs/frameworks/mindie.md)", at
+    return "; ".join(fixes) or "see the strategy table (`moecfg docs mindie`)", at
 
 
 def _call(lay: Layout, dims, ctx, env_buff, phase: str, step: Value, tokens: int, path: str, why: str) -> OpCall:
@@ -136,7 +140,7 @@ def _call(lay: Layout, dims, ctx, env_buff, phase: str, step: Value, tokens: int
             b.put("x_active_mask", Value("1d", (), "910_93 with dispatch_v2: the forward context's mc2_mask "
                                          "(token_dispatcher.py:214-219)"))
     _env(b, env_buff)
-    b.call.knobs = _knobs(phase)
+    b.call.knobs = _knobs(phase, env_file_label(lay))
     return b.call
 
 
@@ -166,7 +170,7 @@ def _model(b, dims, lay: Layout) -> None:
     b.put("h", Value(dims.hidden, spans, f"hidden of {dims.name}"))
     b.put("k", Value(dims.topk, spans, f"top-k of {dims.name}"))
     b.put("moe_expert_num", Value(dims.num_experts, spans, f"{dims.num_experts} routed experts of {dims.name} "
-                                  "(fused_moe.py:136)"))
+                                  "(fused_moe.py:205, token_dispatcher.py:196)"))
 
 
 def _env(b, env_buff: tuple[str, str] | None) -> None:
@@ -178,7 +182,7 @@ def _env(b, env_buff: tuple[str, str] | None) -> None:
                                               "hccl_buffer_size (parallel_info_manager.py:217-220)")
 
 
-def _knobs(phase: str) -> dict[str, str]:
+def _knobs(phase: str, env_file: str) -> dict[str, str]:
     tokens = "maxPrefillTokens / tp" if phase == "prefill" else "maxBatchSize x (1 + MTP) / tp"
     return {"bs": tokens, "global_bs": f"{tokens} x moe_ep", "ep_world_size": "moe_ep",
-            "HCCL_BUFFSIZE": ENV_FILE_KNOB, "max_output_size": "fixed by MindIE, fused_moe.py:43"}
+            "HCCL_BUFFSIZE": f"HCCL_BUFFSIZE in {env_file}", "max_output_size": "fixed by MindIE, fused_moe.py:43"}

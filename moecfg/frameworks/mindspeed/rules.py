@@ -1,5 +1,5 @@
 """MindSpeed-LLM launch rules (MC925-MC929): what MindSpeed refuses at start-up, a group buffer it never applies, and
-the HCCL buffers of a rank against its device memory. Sources are in each rule; the derivation is calls.py."""
+the HCCL buffers of a rank against its device memory. Sources are in each rule."""
 from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR, WARNING

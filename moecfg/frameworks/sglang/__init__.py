@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import replace
 
 from moecfg import frameworks
 from moecfg.frameworks import Derivation, LaunchContext
@@ -57,6 +58,22 @@ def _match(version_text: str) -> str | None:
     return VERSIONS[-1] if re.match(r"^\d+\.\d+", version_text) else None
 
 
+def _version_note(launch: Launch, version: str) -> frameworks.Note:
+    """MC040: the version is not known. An image tag naming no version (`:deepseek-v4-blackwell`) is read as the
+    newest release (flag_tables.launch_pick), a launch without one as the newest release's flags on main's code."""
+    from moecfg.frameworks.flag_tables import releases, unversioned_tag
+
+    newest = releases(NAME)[-1]
+    tag = unversioned_tag(NAME, launch.image) if launch.image else None
+    if tag is not None:
+        return frameworks.Note("MC040", f"SGLang image tag `{tag}` names no version: an unknown version, derived as "
+                               f"the newest release read (SGLang {newest}: its flags and buffer sizing); pin a "
+                               "version tag or `framework_versions: {sglang: ...}`", launch.span)
+    return frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): flags read as "
+                           f"SGLang {newest}'s (the newest release read, with older releases' flags accepted), "
+                           f"derived as SGLang {version}", launch.span)
+
+
 def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
     """NPU when the launch or the settings say so; a launch that shows NVIDIA (--device cuda, nvidia.com/gpu,
     NVSHMEM_/NCCL_ env) runs on GPUs whatever the settings' Ascend `product` (gpu.py)."""
@@ -69,24 +86,70 @@ def on_ascend(launch: Launch, ctx: LaunchContext, device: str | None) -> bool:
     return ascend_hint(launch.hints) is not None or any(name in launch.env for name in ASCEND_ENV)
 
 
+# `sglang serve` picks its backend (sglang==0.5.23 sglang/cli/serve.py:30-59, 109-118): `--model-type X` (stripped
+# before either parser sees it), else the model (a diffusers model -> the diffusion server, whose own parser,
+# multimodal_gen/runtime/entrypoints/cli/serve.py:20-31, passes unknown words on); `--pipeline-class-name` selects
+# a native diffusion pipeline. Dynamo's worker adds its own flags (ai-dynamo/dynamo components/src/dynamo/sglang/
+# backend_args.py and dynamo.common's configuration groups), which moecfg does not list.
+_MODEL_TYPE = "--model-type"
+DIFFUSION = ("SGLang's diffusion server (sglang serve with {why}; sglang/cli/serve.py:109-144): "
+             "it runs no MoE collective moecfg checks and has flags of its own")
+
+
+def serve_backend(launch: Launch) -> tuple[str, str]:
+    """(backend, why) of a `sglang serve` launch: "diffusion" | "llm" | "auto"; ("llm", "") for other entry points."""
+    start = command_start(launch)
+    words = launch.words()
+    if start is None or os.path.basename(words[start - 2] or "") != "sglang":
+        return "llm", ""
+    rest = words[start:]
+    for i, w in enumerate(rest):
+        value = rest[i + 1] if w == _MODEL_TYPE and i + 1 < len(rest) else \
+            (w.split("=", 1)[1] if (w or "").startswith(_MODEL_TYPE + "=") else None)
+        if value is not None:
+            return ("diffusion" if value == "diffusion" else "llm" if value == "llm" else "auto"), \
+                f"{_MODEL_TYPE} {value}"
+        if w == "--pipeline-class-name" or (w or "").startswith("--pipeline-class-name="):
+            return "diffusion", "--pipeline-class-name (a native diffusion pipeline)"
+    return "auto", ""
+
+
+def dynamo(launch: Launch) -> bool:
+    start = command_start(launch)
+    return start is not None and launch.words()[start - 1] == "dynamo.sglang"
+
+
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    backend, why = serve_backend(launch)
+    if backend == "diffusion":
+        out = Derivation(NAME, "")
+        out.calls.append(frameworks.OpCall("serve", "none", None, {}, why_none=DIFFUSION.format(why=why), quiet=True))
+        return out
     version, how = frameworks.pick_version(sys.modules[__name__], launch, ctx, _match)
     given = _given_version(launch, ctx)
-    # One derivation table (the newest code read); the result names the version the launch runs when it says so.
-    out = Derivation(NAME, f"{given} (derived as {version})" if how and given and given != version else version)
+    # The result names the version the launch runs when it says so: its own flag table and release facts
+    # (releases.py) are the ones read; "main-2026-08" only when no version is given (MC040 says so).
+    out = Derivation(NAME, given if how and given else version)
     flags, pick = read_flags(launch, ctx, out.notes)
     if not how:
-        from moecfg.frameworks.flag_tables import releases
-
-        out.notes.append(frameworks.Note("MC040", f"SGLang version not given (image tag or framework_versions): "
-                                         f"flags read as SGLang {releases(NAME)[-1]}'s (the newest release read, "
-                                         f"with older releases' flags accepted), derived as SGLang {version}",
-                                         launch.span))
+        out.notes.append(_version_note(launch, version))
     if on_ascend(launch, ctx, flags.value("--device")):
         ascend.derive(launch, ctx, flags, out)
     else:
         gpu.derive(launch, ctx, out, flags, pick)
     return out
+
+
+def _server_words(launch: Launch) -> list:
+    """The words the server's parser reads: `sglang serve` strips `--model-type X` first (cli/serve.py:30-59)."""
+    words = list(launch.argv[command_start(launch):])
+    if serve_backend(launch)[1].startswith(_MODEL_TYPE):
+        for i, w in enumerate(words):
+            if w.value == _MODEL_TYPE:
+                return words[:i] + words[i + 2:]
+            if (w.value or "").startswith(_MODEL_TYPE + "="):
+                return words[:i] + words[i + 1:]
+    return words
 
 
 def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
@@ -98,9 +161,14 @@ def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
 
     pick = flag_tables.launch_pick(NAME, launch, ctx)
     table = flag_tables.reading_table(NAME, pick)
-    flags = parse_flags(launch.argv[command_start(launch):], table.specs, abbrev=True)
-    for w in flags.unknown:
-        notes.append(flag_tables.unknown_note("SGLang", w, table, pick))
+    flags = parse_flags(_server_words(launch), table.specs, abbrev=True)
+    auto = serve_backend(launch)[0] == "auto"
+    for w in flags.unknown if not dynamo(launch) else ():  # Dynamo's own flags are not SGLang's: not judged
+        note = flag_tables.unknown_note("SGLang", w, table, pick)
+        if auto:  # the model may be a diffusers model: `sglang serve` then runs the diffusion server
+            note = replace(note, message=note.message + " (unless the model is a diffusion model: `sglang serve` then runs SGLang's diffusion " \
+                "server, whose flags differ; say `--model-type llm` or `--model-type diffusion`)")
+        notes.append(note)
     # argparse's prefixes (`--tp 8` for --tp-size) are what SGLang's own docs write: read, not reported
     newer = flag_tables.newer_note(NAME, "SGLang", pick, launch.span)
     if newer is not None:

@@ -236,8 +236,9 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
     hint = f"hidden {dims.hidden} x params_bytes {params}"
     why |= {"mode": f"{mode} <- --deepep-mode {mode}" + ("" if c.flags.get("--deepep-mode") else " (default): one "
                                                          "Buffer for the normal and the low-latency kernels"),
-            "dtype": f"{args['dtype']} <- {kind} dispatch: {kwhy}; SGLang sizes the normal buffers with params_bytes "
-                     f"{params} ({pwhy})",
+            "dtype": f"{args['dtype']} <- the buffer sizes: SGLang sizes them with params_bytes {params} ({pwhy}), "
+                     f"{'1 byte' if params == 1 else '2 bytes'} per element whatever it dispatches (here {kind}: "
+                     f"{kwhy})",
             "num_sms": f"{sms} <- " + ("--deepep-config normal_dispatch.num_sms" if dispatch else
                                        "Buffer.num_sms (20)"),
             "num_nvl_bytes": f"{bufs['num_nvl_bytes']} <- " + (f"max normal NVL hint over {cwhy}, {hint} ({D} "

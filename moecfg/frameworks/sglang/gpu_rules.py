@@ -6,7 +6,7 @@ tokens one rank dispatches in a low-latency call, which only the launch shows. D
 DeepEP#165), so a batch above T stops the scheduler, often in the warm-up SGLang runs at start-up (srt-slurm#42/#44)
 or at the first busy minute after /health returned 200.
 Tokens per rank = requests per DP rank x tokens per request (--speculative-num-draft-tokens with a speculative
-algorithm, else 1) over the attention-TP ranks (tp / dp with --enable-dp-attention), as in frameworks/sglang/ascend.py.
+algorithm, else 1) over the attention-TP ranks (tp / dp with --enable-dp-attention), as SGLang on Ascend counts them.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ _OK = ("# SGLang decode, DeepSeek-V3, TP = DP = EP 16, T 256 >= cuda-graph bs 64
        "num_max_dispatch_tokens_per_rank: 256\n")
 CAP_GRAPH = rule(
     "MC975", "sglang-ll-cap-below-cuda-graph", ERROR, "The DeepEP low-latency token cap is below the largest CUDA-graph "
-    "batch x tokens per request (per rank)", family=_F,
+    "batch x tokens per request (per rank)", family=_F, tags=("autofix",),
     source=f"{_DEEPEP}; sgl-project/sglang cuda_graph_runner.py (captures every --cuda-graph-bs at start-up); "
     "sglang PR #14065 (the check, reverted in #14171)",
     why="SGLang captures a CUDA graph for every batch size up to --cuda-graph-max-bs at start-up, each running the "
@@ -41,14 +41,14 @@ CAP_GRAPH = rule(
     "--cuda-graph-max-bs / --cuda-graph-bs.")
 CAP_RUNNING = rule(
     "MC976", "sglang-ll-cap-below-running-requests", ERROR, "The DeepEP low-latency token cap is below the running "
-    "requests one DP rank may decode at once (x tokens per request)", family=_F,
+    "requests one DP rank may decode at once (x tokens per request)", family=_F, tags=("autofix",),
     source=f"{_DEEPEP}; NVIDIA/srt-slurm#42, #44 (DeepSeek-R1 GB200 decode: --max-running-requests 67584 over DP 32 = "
     "2112 per rank > 1024); deepseek-ai/DeepEP#165",
     why="A decode batch holds up to --max-running-requests / dp requests per DP rank; batches above the CUDA-graph "
     "sizes run eagerly through the same low-latency dispatch. An error when SGLang's FlashInfer autotune warm-up runs a "
     "dummy batch of that size at start-up (should_run_flashinfer_autotune: the --moe-runner-backend list of "
     "sglang==0.5.23 runner/flashinfer_autotune.py:117-124, skipped for flashinfer_cutedsl + deepep from 0.5.11, "
-    "model_runner.py:2380-2388; frameworks/sglang/releases.py); otherwise a warning: it fails only under load.",
+    "model_runner.py:2380-2388); otherwise a warning: it fails only under load.",
     cann_error=_ERR,
     fail_text="`SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=1024 python -m sglang.launch_server --moe-a2a-backend "
     "deepep --tp 32 --dp 32 --enable-dp-attention --max-running-requests 67584 --disaggregation-mode decode` "
@@ -70,7 +70,7 @@ CAP_PREFILL = rule(
 
 CAP_V2_PREFILL = rule(
     "MC978", "sglang-deepep-v2-prefill-above-cap", ERROR, "--moe-a2a-backend deepep_v2: a rank's share of a prefill "
-    "chunk exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (SGLang's start-up check)", family=_F,
+    "chunk exceeds SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (SGLang's start-up check)", family=_F, tags=("autofix",),
     source="sglang==0.5.23 sglang/srt/arg_groups/moe_hook.py:641-653 (required_deepep_v2_prefill_tokens_per_rank: the "
     "per-DP chunk over tp // attn_dp ranks) and :680-695 (the check); arg_groups/parallel_hook.py:326-331 (the chunk "
     "divided by the attention-DP size); environ.py:1441 (the variable, default 128; SGLang >= 0.5.19)",
@@ -140,7 +140,8 @@ def _v2_prefill(c, t, cap_span) -> list[Note]:
     return [Note(CAP_V2_PREFILL.code, f"--moe-a2a-backend deepep_v2: --chunked-prefill-size {chunk}{per} per DP group "
                  f"over {attn_tp} ranks = {tokens} tokens per rank, above {_var(c)} = {t}: SGLang refuses to start "
                  f"(\"DeepEP v2 per-rank prefill budget exceeds ...\"); set {_var(c)} >= {tokens} or lower "
-                 f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0])]
+                 f"--chunked-prefill-size to {t * attn_tp * dp}", (cap_span or c.span("--chunked-prefill-size"))[0],
+                 fix=_raise_cap(c, cap_span, tokens))]
 
 
 def _lower(flag: str, value: int) -> str:
@@ -178,6 +179,20 @@ def _fix(c, t: int, tokens: int, flag: str, per: int) -> str:
 _LL_LIMIT = 1024  # DeepEP's largest low-latency cap (the message of _need)
 
 
+def _raise_cap(c, cap_span: tuple, tokens: int):
+    """The fix that keeps the throughput: the cap raised to `tokens`, when DeepEP allows it (the message names the
+    batch flag to lower instead). An unset cap of a shell script is exported before the launch."""
+    if tokens > _LL_LIMIT:
+        return None
+    from moecfg.core.fixes import Suggestion
+
+    var = _var(c)
+    entry = c.launch.env.get(var)
+    insert = None if cap_span or c.launch.context != "shell" else c.launch.span
+    return Suggestion(("env", var), var, tokens, spans=tuple(cap_span), old=entry.value if entry else None,
+                      insert=insert)
+
+
 def _graph(c, t, cap_span) -> list[Note]:
     graph = c.flags.get("--cuda-graph-bs")
     sizes = [integer(v) for v in (graph.values if graph else ()) if v and v.isdigit() and integer(v) is not None]
@@ -195,7 +210,7 @@ def _graph(c, t, cap_span) -> list[Note]:
     return [Note(CAP_GRAPH.code, f"{text} x {draft(c)[1]} = {tokens} tokens per rank in a captured decode batch, above "
                  f"the low-latency cap T = {t}: the DeepEP assert `x.size(0) <= num_max_dispatch_tokens_per_rank` "
                  f"fails while SGLang captures the CUDA graphs; {_fix(c, t, tokens, flag, 1)}",
-                 _at(cap_span, span, tokens))]
+                 _at(cap_span, span, tokens), fix=_raise_cap(c, cap_span, tokens))]
 
 
 def _pool_clamp(c, reqs: int, text: str) -> tuple[int, str]:
@@ -240,7 +255,8 @@ def _running(c, t, cap_span) -> list[Note]:
     return [Note(CAP_RUNNING.code, f"--max-running-requests {mrr} // dp {dp} = {per_dp} requests per DP rank x "
                  f"{draft(c)[1]} = {tokens} tokens per rank, above the low-latency cap T = {t}: {when}; "
                  f"{_fix(c, t, tokens, '--max-running-requests', dp)}",
-                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning")]
+                 _at(cap_span, c.span("--max-running-requests")[0], tokens), severity=None if sure else "warning",
+                 fix=_raise_cap(c, cap_span, tokens))]
 
 
 def _prefill(c, t, cap_span) -> list[Note]:

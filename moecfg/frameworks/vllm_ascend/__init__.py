@@ -72,6 +72,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.frameworks import flag_tables
 
     version, how = pick_version(me, launch, ctx, match)
+    ctx = image_cann(launch, ctx)
     out = Derivation(NAME, version)
     args = cli.read(launch, flag_tables.launch_pick("vllm", launch, ctx, ("vllm", NAME)))
     if args is None:
@@ -111,6 +112,27 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     check_calls(args, RELEASES[version], ctx, out.calls)
     out.notes.extend(args.notes + notes)  # args.notes grow while the flags are read
     return out
+
+
+def image_cann(launch: Launch, ctx: LaunchContext) -> LaunchContext:
+    """No CANN release from the settings or --cann: a released vllm-ascend image's tag names the one it is built on
+    (image_cann.json, generated from each release tag's Dockerfiles by tools/gen_vllm_ascend_image_cann.py)."""
+    from moecfg.frameworks import image_version
+
+    tag = image_version(launch.image) if ctx.cann is None and "vllm-ascend" in (launch.image or "").lower() else None
+    if tag is None:
+        return ctx
+    import dataclasses
+    import json
+    from importlib.resources import files
+
+    images = json.loads(files(__package__).joinpath("image_cann.json").read_text(encoding="utf-8"))["images"]
+    row = images.get(tag)
+    if row is None:
+        return ctx
+    why = (f"image {launch.image}: vllm-ascend v{tag} is built on CANN {row['cann']} (vllm-project/vllm-ascend@"
+           f"{row['commit']} {row['dockerfiles'][0]}: FROM quay.io/ascend/cann:{row['cann']}-...)")
+    return dataclasses.replace(ctx, cann=row["cann"], cann_source=why)
 
 
 def _unmatched(launch: Launch, ctx: LaunchContext) -> str:

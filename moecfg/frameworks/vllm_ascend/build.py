@@ -87,7 +87,8 @@ def _derive(c: "Ctx") -> tuple[list, list]:
     if not ep_on.value:
         why = (f"--enable-expert-parallel not given: vllm-ascend runs the MoE layers with all-gather (EP 1), no MC2 "
                f"op ({rel.cite['select']})")
-        return [OpCall("serve", "none", None, {}, why_none=why)], c.notes
+        # a dense model (or one moecfg cannot name) has no MoE layers to speak of: nothing to say (MC041 quiet)
+        return [OpCall("serve", "none", None, {}, why_none=why, quiet=not (dims and dims.num_experts))], c.notes
     by_pcp = f" x PCP {pcp.value}" if pcp.value > 1 else ""
     ep_arg = Arg(ep, spans(t.dp, pcp, t.tp, ep_on), f"DP {t.dp.value}{by_pcp} x TP {t.tp.value} (the mc2 group, "
                  f"{rel.cite['mc2_group']})")
@@ -99,8 +100,26 @@ def _derive(c: "Ctx") -> tuple[list, list]:
     calls = []
     for phase, n in _phases(c, t):
         comm, why = _torchair_choice(ep, phase, rel) if torchair else C.choose(setup, n, t.capacity.value)
-        calls.append(_call(c, t, ep_arg, phase, n, comm, why))
+        call = _call(c, t, ep_arg, phase, n, comm, why)
+        profile = _profile_run(c, t) if phase == "decode" and n == t.capacity.value and not torchair else ""
+        if profile and call.kind != "none":
+            call.role = "profile"
+            if "bs" in call.derivation:
+                call.derivation["bs"] += f"; {profile}"
+        calls.append(call)
     return calls, c.notes
+
+
+def _profile_run(c: Ctx, t: T.Tokens) -> str:
+    """Why the step at the MC2 capacity is the start-up profile run, not a decode step ("" when it is a decode step):
+    decode steps carry at most max_num_seqs x (1 + spec) tokens; profile_run runs one _dummy_run of the capacity
+    when max_num_tokens (max_num_batched_tokens) exceeds it and it runs MC2."""
+    cap, mnbt = t.capacity.value, t.max_num_batched_tokens.value
+    decode = t.max_num_seqs.value * (1 + t.spec.value)
+    if cap <= decode or mnbt <= cap or "profile" not in c.rel.cite:
+        return ""
+    return (f"the start-up profile run: one step of the MC2 capacity, {cap} tokens, as max_num_batched_tokens {mnbt} "
+            f"exceeds it ({c.rel.cite['profile']}); decode steps carry at most max_num_seqs x (1 + spec) = {decode}")
 
 
 def _limit(c: Ctx) -> int:

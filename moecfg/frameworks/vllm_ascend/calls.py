@@ -37,7 +37,7 @@ def common(b: Builder, c, ep_arg: Arg, why: str) -> None:
     b.call.derivation["op"] = f"{b.call.op} <- {why}"
     b.put("product", Arg(c.product, (), f"{c.lctx.product_source or 'settings'}"))
     if c.lctx.cann:
-        b.put("cann_version", Arg(c.lctx.cann, (), "settings"))
+        b.put("cann_version", Arg(c.lctx.cann, (), c.lctx.cann_source or "settings"))
     b.put("ep_world_size", ep_arg)
     dims = c.dims
     if dims is not None:
@@ -82,9 +82,9 @@ def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
     gbs = global_bs(c, t, ep_arg)
     b.put("global_bs", gbs)
     if c.product == "A3":
-        b.put("tp_world_size", Arg(1, (), f"A3: group_tp = the EP group, tp_world_size=1 ({c.rel.cite['dispatch']})"))
+        b.put("tp_world_size", Arg(1, (), f"A3: group_tp = the EP group, tp_world_size=1 ({_args_cite(c)})"))
     if _active_mask(c, gbs.value):
-        b.put("x_active_mask", Arg("1d", (), f"mc2_mask passed ({c.rel.cite['dispatch']})"))
+        b.put("x_active_mask", Arg("1d", (), f"mc2_mask passed ({_args_cite(c)})"))
     if c.hierarchical:
         src = c.hier_flag if c.hier_flag.value else c.hier_env
         b.put("expert_scales", Arg(True, src.spans, f"{src.text}: hierarchical communication passes expert_scales"))
@@ -92,6 +92,11 @@ def mc2_call(c, t, ep_arg: Arg, phase: str, why: str) -> OpCall:
         b.put("comm_alg", Arg("hierarchy", c.hier_flag.spans, f"{c.hier_flag.text} ({c.rel.cite['hierarchy']})"))
     b.put("expert_token_nums_type", Arg(0, (), f"prefix sums ({c.rel.cite['dispatch']})"))
     return b.call
+
+
+def _args_cite(c) -> str:
+    """Where the release passes tp_world_size and x_active_mask (v0.11.0 / v0.13.0: inside the dispatch range)."""
+    return c.rel.cite.get("mc2_args", c.rel.cite["dispatch"])
 
 
 def _active_mask(c, gbs) -> bool:
@@ -129,10 +134,10 @@ def skip_allreduce(c, t, setup, mode: Arg) -> tuple[bool, str]:
     else:
         potential = min(mns * (1 + spec), 512)
     needs = lambda n: C.choose(setup, n, t.capacity.value)[0] in (C.MC2, C.FUSED)  # noqa: E731
-    recompute = c.args.config("--additional-config", "scheduler_config", "recompute_scheduler_enable")
-    if recompute.value is None:
-        recompute = c.args.config("--additional-config", "recompute_scheduler_enable")
-    separate = str(mode.value) in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
+    recompute = c.args.config("--additional-config", *c.rel.recompute_key)
+    # cudagraph_mode.separate_routine() (FULL_AND_PIECEWISE, FULL_DECODE_ONLY) bars the prefill case only from
+    # v0.25.1rc1 (uniform_cudagraph_mode); earlier releases skip whenever both run MC2
+    separate = c.rel.skip_uniform_graphs and str(mode.value) in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
     if not needs(potential):
         return False, f"decode's {potential} tokens leave MC2 ({cite})"
     if needs(mnbt) and not separate:
@@ -229,18 +234,38 @@ def mega_moe_max_tokens(b: Builder, c) -> Arg | None:
 
 
 def mega_moe_max_tokens_note(args, rel) -> Note | None:
-    """MC023 when ascend_config refuses mega_moe_max_tokens at start-up (not an int, or `<= 0` where the release
-    checks it: every tag read; cited in the release's `dispatch_ffn_combine`)."""
+    """MC025 when ascend_config refuses mega_moe_max_tokens at start-up, worded as the code words it: not an int
+    ("must be an integer, got str: 65536"), or `<= 0` where the release checks it ("must be a positive integer, got
+    0"): every tag read (v0.23.0 ascend_config.py:306-313 @5cb98ca; cited in the release's `dispatch_ffn_combine`).
+    A JSON bool passes the isinstance(int) check, as in Python."""
     if rel.dfc_output[0] != "config":
         return None
     mmt = args.config("--additional-config", "mega_moe_max_tokens", default=rel.dfc_output[1])
-    is_int = isinstance(mmt.value, int) and not isinstance(mmt.value, bool)
-    if mmt.value is None or (is_int and (mmt.value > 0 or not rel.mmt_positive)):
-        return None  # unknown, fine, or 0 / negative reaching the op (its rules judge them)
-    auto = " (0 = auto is only proposed, vllm-ascend#17162)" if mmt.value == 0 else ""
-    return Note("MC023", f"{mmt.text}: vllm-ascend {rel.ref} raises ValueError at start-up (mega_moe_max_tokens "
-                f"must be a positive integer{auto}; {rel.cite['dispatch_ffn_combine']})",
-                mmt.spans[0] if mmt.spans else args.start, "error")
+    if mmt.value is None:
+        return None  # not known statically
+    if not isinstance(mmt.value, int):
+        said = f"must be an integer, got {_py_type(mmt.value)}: {_py_str(mmt.value)}"
+    elif mmt.value <= 0 and rel.mmt_positive:
+        said = f"must be a positive integer, got {_py_str(mmt.value)}"
+    else:
+        return None  # fine, or 0 / negative reaching the op (its rules judge them)
+    auto = " (0 = auto is only proposed, vllm-ascend#17162)" if mmt.value == 0 and not isinstance(mmt.value, bool) \
+        else ""
+    return Note("MC025", f"{mmt.text}: vllm-ascend {rel.ref} stops at start-up with ValueError(\"mega_moe_max_tokens "
+                f"{said}\"){auto} ({rel.cite['dispatch_ffn_combine']}); set it to a positive integer such as "
+                f"{rel.dfc_output[1]}", mmt.spans[0] if mmt.spans else args.start, "error")
+
+
+def _py_type(value) -> str:
+    """type(value).__name__ of the JSON value as Python loads it."""
+    return {str: "str", float: "float", list: "list", dict: "dict", bool: "bool"}.get(type(value), type(value).__name__)
+
+
+def _py_str(value) -> str:
+    """f"{value}" of the JSON value as Python loads it (True, not true), clipped."""
+    from moecfg.frameworks.values import clipped
+
+    return clipped(str(value), 40)
 
 
 def mega_moe_max_tokens_scope_note(args, rel) -> Note | None:
@@ -251,7 +276,7 @@ def mega_moe_max_tokens_scope_note(args, rel) -> Note | None:
         return None
     mmt = args.config("--additional-config", "mega_moe_max_tokens")
     if not mmt.spans or mega_moe_max_tokens_note(args, rel) is not None:
-        return None  # not set, or refused at start-up (MC023 says so)
+        return None  # not set, or refused at start-up (MC025 says so)
     return Note("MC043", f"{mmt.text}: vllm-ascend {rel.ref} uses it only as dispatch_ffn_combine's max_output_size "
                 f"({rel.cite['dispatch_ffn_combine']}); MegaMoE's max_recv_token_num is derived by vllm-ascend "
                 f"(num_max_tokens_per_rank x EP x min(top-k, experts per rank), {rel.cite['mega_moe']}), whatever "

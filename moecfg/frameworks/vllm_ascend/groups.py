@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from moecfg.frameworks.vllm_ascend.formulas import HCCL_DEFAULT_BUFFER_MB as DEFAULT_GROUP_MB
 
 HCCL_DEFAULT_MB = 200  # HCCL_BUFFSIZE unset: HCCL's default (CANN 8.5 HCCL user guide, HCCL_BUFFSIZE)
-MIN_DP_MB = 50  # VA@182b75e utils.py:71 _MIN_DP_BUFFER_SIZE
-DYNAMIC_EPLB_MB = 100  # VA@182b75e utils.py:72 _DYNAMIC_EPLB_BUFFER_SIZE
+MIN_DP_MB = 50  # VA@182b75e vllm_ascend/utils.py:71 _MIN_DP_BUFFER_SIZE
+DYNAMIC_EPLB_MB = 100  # VA@182b75e vllm_ascend/utils.py:72 _DYNAMIC_EPLB_BUFFER_SIZE
 MIB = 1 << 20
 _SRC = {"main": "VA@182b75e", "0.13.0": "VA@6281c12", "0.11.0": "VA@2f1aed9"}
 FINE_GRAINED = (("otp", "oproj_tensor_parallel_size"), ("lmheadtp", "lmhead_tensor_parallel_size"),
@@ -53,7 +53,7 @@ class Comm:
 
 def dp_buffer_mb(dp: int, release: str) -> int:
     """max(ceil((dp + flags) x int32 / MiB), 50): flags 1 (with_prefill), 2 on v0.11 (+ enable_dbo)
-    (VA@182b75e utils.py:994-1005; @2f1aed9 utils.py:801-811)."""
+    (VA@182b75e vllm_ascend/utils.py:994-1005; VA@2f1aed9 vllm_ascend/utils.py:801-811)."""
     flags = 2 if release == "0.11.0" else 1
     return max(-(-(dp + flags) * 4 // MIB), MIN_DP_MB)
 
@@ -71,11 +71,12 @@ class Layout:
     moe: bool = True  # vLLM creates the ep group for MoE models only
     dynamic_eplb: bool = False
     fine_grained: tuple[tuple[str, int], ...] = ()  # (group name, size) as configured
+    source: str = ""  # the release's commit as cited ("VA@5cb98ca"); "": the family's (_SRC)
 
 
 def communicators(lay: Layout, hccl_buffsize_mb: int, hccl_how: str) -> list[Comm]:
     """Every communicator with more than one rank, in creation order (vLLM's groups, then vllm-ascend's)."""
-    src = _SRC.get(lay.release, _SRC["main"])
+    src = lay.source or _SRC.get(lay.release, _SRC["main"])  # one commit per derivation: the pinned release's
     default = f"pg_options hccl_buffer_size {DEFAULT_GROUP_MB} MB ({src} utils.py get_hccl_config_for_pg_options)"
     ep = lay.dp * lay.pcp * lay.tp
     out = [Comm("tp", lay.tp, DEFAULT_GROUP_MB, default), Comm("dcp", lay.dcp, DEFAULT_GROUP_MB, default),
@@ -88,8 +89,8 @@ def communicators(lay: Layout, hccl_buffsize_mb: int, hccl_how: str) -> list[Com
     out.append(Comm("mc2", ep, hccl_buffsize_mb, f"{hccl_how}: the mc2 group has no pg_options ({src} utils.py "
                     "get_hccl_config_for_pg_options)"))
     if lay.dynamic_eplb and lay.release == "main":
-        out.append(Comm("dynamic_eplb", ep, DYNAMIC_EPLB_MB, f"pg_options {DYNAMIC_EPLB_MB} MB (VA@182b75e utils.py:"
-                        "72,985; distributed/parallel_state.py:89-93)"))
+        out.append(Comm("dynamic_eplb", ep, DYNAMIC_EPLB_MB, f"pg_options {DYNAMIC_EPLB_MB} MB ({src} utils.py "
+                        "_DYNAMIC_EPLB_BUFFER_SIZE; distributed/parallel_state.py init_ascend_model_parallel)"))
     out.extend(Comm(name, size, DEFAULT_GROUP_MB, default) for name, size in lay.fine_grained)
     return [c for c in out if c.ranks > 1]
 

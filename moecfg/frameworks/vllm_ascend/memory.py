@@ -48,7 +48,9 @@ def layout(args, rel) -> G.Layout | None:
     top = extra.value if extra and isinstance(extra.value, dict) else {}
     fine = G.fine_grained_groups(top.get("finegrained_tp_config") if isinstance(top.get("finegrained_tp_config"),
                                                                                 dict) else None, top, rel.family)
-    return G.Layout(rel.family, tp, dp, pp, pcp, dcp, True, M.dynamic_eplb(args, rel), fine)
+    commit = rel.ref.rsplit("@", 1)[1] if "@" in rel.ref else ""
+    return G.Layout(rel.family, tp, dp, pp, pcp, dcp, True, M.dynamic_eplb(args, rel), fine,
+                    f"VA@{commit}" if commit else "")
 
 
 def hccl_buffsize(call) -> tuple[int | None, str]:

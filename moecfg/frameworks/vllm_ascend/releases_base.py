@@ -37,6 +37,10 @@ class Release:
     megamoe_prefill_fix: bool = False  # "Fix MegaMoe prefill buffer sizing" (#14358 / #14439): nmt from max_num_batched_tokens
     recv_from_config: bool = False  # MegaMoE max_recv_token_num = mega_moe_max_tokens (#14730 / #15014), else derived
     mmt_positive: bool = True  # ascend_config refuses mega_moe_max_tokens <= 0 (else 0 and negatives reach the op)
+    # kv_consumer skip-allreduce with prefill on MC2 needs a cudagraph mode that does not separate decode
+    # (`uniform_cudagraph_mode`, PR #14307: v0.25.1rc1 on); before, prefill on MC2 suffices
+    skip_uniform_graphs: bool = True
+    recompute_key: tuple = ("scheduler_config", "recompute_scheduler_enable")  # additional_config path read
     from_pr: str = ""  # entry read from merged PR diffs, not from a tag (named in every message that uses it)
 
 
@@ -45,6 +49,7 @@ V011 = Release(
     prefill_mc2=False, tp_rank_limits=False, global_bs="zero", active_mask="a3", hierarchy_flag=False,
     a2_max_experts_per_device=None, fused="none", torchair=True, eplb="init_redundancy_expert",
     ep_has_pcp=False, family="0.11.0", megamoe=False, dfc_output=("none", 0), cite={
+        "profile": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:2575-2579 (profile run: _dummy_run of the MC2 capacity)",
         "mc2_group": f"{VA}@2f1aed9 vllm_ascend/distributed/parallel_state.py:61-63",
         "capacity": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:539-552",
         "select": f"{VA}@2f1aed9 vllm_ascend/worker/model_runner_v1.py:1854-1910",
@@ -67,6 +72,7 @@ V013 = Release(
     a2_max_experts_per_device=None, fused="v013", torchair=False, eplb="v013",
     ep_has_pcp=True, family="0.13.0", fused_values=(0, 1, 2), fused_config_key=False, dfc_output=("fixed", 65536),
     megamoe=False, cite={
+        "profile": f"{VA}@6281c12 vllm_ascend/worker/model_runner_v1.py:2354-2356 (profile run: _dummy_run of the MC2 capacity)",
         "mc2_group": f"{VA}@6281c12 vllm_ascend/distributed/parallel_state.py:45-47,96-102",
         "capacity": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:173-186",
         "select": f"{VA}@6281c12 vllm_ascend/ascend_forward_context.py:209-279",
@@ -85,10 +91,12 @@ MAIN = Release(
     prefill_mc2=True, tp_rank_limits=True, global_bs="kv_consumer", active_mask="global_bs_zero",
     hierarchy_flag=True, a2_max_experts_per_device=24, fused="main", torchair=False, eplb="main",
     ep_has_pcp=True, cite={
+        "profile": f"{VA}@182b75e vllm_ascend/worker/model_runner_v1.py:3470-3473 (profile run: _dummy_run of the MC2 capacity)",
         "mc2_group": f"{VA}@182b75e vllm_ascend/distributed/parallel_state.py:76-87",
         "capacity": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:33-35,176-200",
         "select": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:223-259,280-343",
         "dispatch": f"{VA}@182b75e vllm_ascend/ops/fused_moe/token_dispatcher.py:132-236",
+        "mc2_args": f"{VA}@182b75e vllm_ascend/ops/fused_moe/token_dispatcher.py:198-199,208-212",
         "split": f"{VA}@182b75e vllm_ascend/ascend_forward_context.py:150-165 + ops/fused_moe/prepare_finalize.py",
         "capture": f"{VA}@182b75e vllm_ascend/platform.py:289-294,1275-1309 (vLLM's _set_cudagraph_sizes clips "
                    "to max_num_batched_tokens)",

@@ -74,7 +74,7 @@ RECV_BELOW_SAFE = rule(
 
 MEGAMOE_RECV_BELOW_LOAD = rule(
     "MC955", "vllm-ascend-megamoe-recv-below-load", ERROR, "mega_moe_max_tokens (MegaMoE's max_recv_token_num) is "
-    "below the rows a rank receives even with balanced routing", family=_F,
+    "below the rows a rank receives even with balanced routing", family=_F, tags=("autofix",),
     source="vllm-project/vllm-ascend#15014 / #14730 (mega_moe_max_tokens passed as max_recv_token_num) + "
     "cann/ops-transformer mc2/mega_moe tiling (maxRecvTokenNum sizes the received rows; 0 -> bs x ep x min(k, "
     "experts per rank)); vllm-project/vllm-ascend#17202",
@@ -199,6 +199,15 @@ def _recv(args, rel, call) -> list[Note]:
                  f"are dropped (vllm-ascend#16914); {fix}", _span(call, "max_output_size", args))]
 
 
+def _recv_fix(call, balanced: int, written: int):
+    """MC955's fix: mega_moe_max_tokens raised to the balanced load, in the --additional-config JSON (the bound for
+    any routing costs workspace the device may not have: MC953 names it, with no automatic fix)."""
+    from moecfg.core.fixes import Suggestion
+
+    spans = tuple(call.sources.get("max_recv_token_num", ()))
+    return Suggestion(("max_recv_token_num",), '"mega_moe_max_tokens"', balanced, spans=spans, old=written)
+
+
 def _megamoe_recv(args, rel, call) -> list[Note]:
     """MC955 (error) below the balanced per-rank load bs x min(k, experts per rank); MC953 (warning) below the
     absolute safe bound num_max_tokens_per_rank x EP x min(k, experts per rank). Only where vllm-ascend passes
@@ -220,7 +229,7 @@ def _megamoe_recv(args, rel, call) -> list[Note]:
                      f"tokens per rank x {rows} = {balanced} rows every rank receives even with balanced routing: "
                      f"the first full step overruns the receive buffer (HCCL 507057, vllm-ascend#17202); set "
                      f"\"mega_moe_max_tokens\" in --additional-config to at least {balanced} ({safe} covers any "
-                     f"routing)", span, covers=("MC872",))]
+                     f"routing)", span, covers=("MC872",), fix=_recv_fix(call, balanced, mr))]
     if mr < safe:
         return [Note(RECV_BELOW_SAFE.code, f"mega_moe_max_tokens {mr} (MegaMoE's max_recv_token_num) < "
                      f"{max(bs, a['num_max_tokens_per_rank'])} x EP {ep} x {rows} = {safe}, the most rows a rank can "

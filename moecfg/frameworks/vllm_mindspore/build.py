@@ -174,10 +174,13 @@ def _model_code(args: ServeArgs, ctx: LaunchContext, backend, rel: Release, out:
         out.notes.append(M.unknown_model_note(args.model, ctx, args.start))
         native = "the model is one vllm-mindspore runs natively (Qwen3-MoE; DeepSeek-V3 and GLM-4.5 from 0.6)"
         return None, f"{native} and {unset}" if unset else native
-    if dims.name not in rel.native_moe:
-        out.notes.append(Note(R.LAUNCH.code, f"{dims.name}: vllm-mindspore {rel.ref} has no native model for it; it "
-                              "runs through MindSpore Transformers (VLLM_MS_MODEL_BACKEND unset: MindFormers is the "
-                              f"fallback), whose MoE layers moecfg does not derive ({rel.cite['native']})",
+    if not set(dims.architectures) & set(rel.native_moe):
+        arch = f"architecture {', '.join(dims.architectures)}" if dims.architectures else "an architecture moecfg " \
+            "does not know"
+        out.notes.append(Note(R.LAUNCH.code, f"{dims.name} ({arch}): vllm-mindspore {rel.ref} has no native model for "
+                              "it (the registry is keyed by config.json `architectures`); it runs through MindSpore "
+                              "Transformers or MindSpore ONE, whose MoE layers moecfg does not derive "
+                              f"({rel.cite['native']})",
                               args.model.spans[0] if args.model.spans else args.start))
         return False, ""
     return dims, unset

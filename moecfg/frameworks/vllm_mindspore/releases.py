@@ -24,15 +24,14 @@ _PIN = ".jenkins/test/config/dependent_packages.yaml:16-17"
 class Release:
     ref: str  # repo@commit
     pure_ep: str  # "unimplemented" | "dispatch_v3"
-    native_moe: tuple[str, ...]  # model presets whose architecture vllm-mindspore implements natively
+    native_moe: tuple[str, ...]  # MoE architectures (config.json `architectures`) in the release's _NATIVE_MODELS
     cite: dict  # topic -> "path:lines" at ref
 
     def at(self, topic: str) -> str:
         return f"{self.ref} {self.cite[topic]}"
 
 
-_QWEN3_MOE = ("qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-coder-480b-a35b",  # Qwen3MoeForCausalLM
-              "qwen3-vl-235b-a22b", "qwen3-vl-30b-a3b")  # Qwen3VLMoeForConditionalGeneration
+_QWEN3_MOE = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration")
 _COMMON = {
     "split": "vllm_mindspore/model_executor/layers/fused_moe/fused_moe.py:232-238",
     "ep_size": "vllm_mindspore/model_executor/layers/fused_moe/config.py:134-183",
@@ -47,7 +46,7 @@ RELEASES = {
         "native": "vllm_mindspore/model_executor/models/registry.py:64-79, 126-143",
         "backend": "vllm_mindspore/utils.py:209-244"}),
     "0.6.0rc1": Release("VMS@423bd12", "dispatch_v3", _QWEN3_MOE + (
-        "deepseek-v3", "glm-4.5", "glm-4.5-air"), {  # + DeepseekV3ForCausalLM, Glm4MoeForCausalLM
+        "DeepseekV3ForCausalLM", "Glm4MoeForCausalLM"), {
         **_COMMON,
         "pure_ep": "vllm_mindspore/model_executor/layers/fused_moe/fused_moe.py:241-252",
         "dispatch": "vllm_mindspore/model_executor/layers/fused_moe/fused_moe.py:413-422, 429-442",

@@ -2,7 +2,7 @@
 calls, which the `ascend` kind then judges with the op rules.
 
 Read at VMS@423bd12 (mindspore-ai/vllm-mindspore, branch r0.6.0.rc1) and VMS@40923e5 (tag v0.5.1 = the PyPI
-wheel); releases.py cites the lines.
+wheel); each rule cites the lines it reads.
 """
 from __future__ import annotations
 

@@ -103,27 +103,40 @@ def _settings_file(c) -> Note | None:
 
 
 def _unknown_notes(c, pinned: bool) -> list[Note]:
+    """MC022 per flag the release does not define. xLLM parses its command line with gflags
+    (google::ParseCommandLineFlags, jd-opensource/xllm@87e8d6e xllm/xllm.cpp:505), which exits on a flag no linked
+    library defines: with the release known, an error (unless --undefok names it); without, a flag of another
+    release is an info and a flag of none a warning (a library moecfg does not list may define it)."""
     from moecfg.core.fields import suggest
     from moecfg.frameworks.values import clipped
     from moecfg.frameworks.xllm import releases as R
 
-    notes = []
+    notes, undefok = [], _undefok(c)
     for w in c.flags.unknown:
         name = (w.value or "").lstrip("-").partition("=")[0]
-        if name in _LIBRARY_FLAGS:
+        if name in _LIBRARY_FLAGS or name in undefok:
             continue
         elsewhere = [r for r in R.names() if name in R.table(r)]
+        exits = f"gflags stops xLLM at start-up with \"unknown command line flag '{clipped(name)}'\" (xllm.cpp:505)"
         if elsewhere:
             notes.append(Note("MC022", f"--{clipped(name)} is not a flag of xLLM {c.release} (it is in "
-                              f"{', '.join(elsewhere)}): gflags stops xLLM at start-up with \"unknown command line "
-                              "flag\"", w.span,
-                              None if pinned else "info"))
+                              f"{', '.join(elsewhere)}): {exits}", w.span, "error" if pinned else "info"))
             continue
         hint = suggest(name, R.table(c.release))
-        notes.append(Note("MC022", f"--{clipped(name)} is a flag of no xLLM release read{hint}: gflags stops xLLM "
-                          "at start-up with \"unknown command line flag\" unless a linked library (brpc, glog) "
-                          "defines it", w.span))
+        unless = "" if pinned else " unless a linked library (brpc, glog) defines it"
+        notes.append(Note("MC022", f"--{clipped(name)} is a flag of no xLLM release read{hint}: {exits}{unless}",
+                          w.span, "error" if pinned else None))
     return notes
+
+
+def _undefok(c) -> set[str]:
+    """Names gflags' --undefok lets pass (comma-separated)."""
+    names: set[str] = set()
+    for w in c.flags.unknown:
+        flag, _, value = (w.value or "").lstrip("-").partition("=")
+        if flag == "undefok":
+            names.update(v.strip() for v in value.split(","))
+    return names
 
 
 def _derive(c, ctx: LaunchContext, out: Derivation) -> None:

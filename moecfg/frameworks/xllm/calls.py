@@ -145,12 +145,12 @@ def startup_notes(c: Ctx, world: int | None) -> list[Note]:
     dp, ep = c.int("dp_size"), c.int("ep_size")
     if world is not None and dp and dp >= 1 and world % dp:
         notes.append(Note(rules.WORLD_DP.code, f"world size {world} is not a multiple of {c.said('dp_size')}: xLLM "
-                          f"stops at start-up (CHECK_EQ(world_size % dp_size, 0), dist_manager.cpp:207-209); set "
+                          f"stops at start-up (CHECK_EQ(world_size % dp_size, 0), {R.dp_check(c.release)}); set "
                           f"--dp_size to a divisor of {world} ({_divisors(world)})", c.at("dp_size", "nnodes")))
     if world is not None and ep and ep > 1 and world % ep:
         notes.append(Note(rules.WORLD_EP.code, f"world size {world} is not a multiple of {c.said('ep_size')}: MoE TP = "
                           f"{world} // {ep} = {world // ep} and {world // ep} x {ep} != {world}, a CHECK failure at "
-                          f"start-up ({COMM.rsplit('/', 1)[-1]}:407-408, mapping_npu.cpp:299-311); set --ep_size to a "
+                          f"start-up ({R.ep_check(c.release)}); set --ep_size to a "
                           f"divisor of {world} ({_divisors(world)})", c.at("ep_size", "nnodes")))
     table, backend = c.flags.get("rank_tablefile"), c.text("communication_backend")
     if R.modern(c.release) and table is not None and table.text and backend is not None and backend != "hccl":
@@ -201,24 +201,29 @@ def kernel_backend(c: Ctx, dims) -> tuple[str | None, str]:
         return asked, c.said("npu_kernel_backend")
     if dims is None:
         return None, f"{c.said('npu_kernel_backend')}: decided by the model type, and the model is not known"
-    torch = dims.name.startswith(R.torch_only(c.release))
-    return ("TORCH" if torch else "ATB"), f"{c.said('npu_kernel_backend')}: {dims.name} is a " + \
-        ("TORCH-only model type" if torch else "model type AUTO runs on ATB") + " (model_registry.cpp:68-121)"
+    if not dims.model_type:
+        return None, f"{c.said('npu_kernel_backend')}: decided by the model type, and {dims.name}'s is not known"
+    torch = dims.is_type(*R.torch_only(c.release))
+    return ("TORCH" if torch else "ATB"), f"{c.said('npu_kernel_backend')}: model type {dims.model_type} is " + \
+        ("TORCH-only" if torch else "one AUTO runs on ATB") + f" ({R.registry_lines(c.release)})"
 
 
 def backend_notes(c: Ctx, dims) -> list[Note]:
     """MC025 when --npu_kernel_backend names a backend the model type does not support: xLLM LOG(FATAL)s
     (model_registry.cpp:107-121 "Model type ... only supports --npu_kernel_backend=...")."""
     f = c.flags.get("npu_kernel_backend")
-    if f is None or dims is None or not R.checks_backend(c.release) or (f.text or "") not in ("ATB", "TORCH"):
+    if f is None or dims is None or not dims.model_type or not R.checks_backend(c.release) \
+            or (f.text or "") not in ("ATB", "TORCH"):
         return []
-    torch_only = dims.name.startswith(R.torch_only(c.release))
-    if dims.name.startswith(R.BOTH_BACKENDS) or f.text == ("TORCH" if torch_only else "ATB"):
+    torch_only = dims.is_type(*R.torch_only(c.release))
+    if dims.is_type(*R.both_backends(c.release)) or f.text == ("TORCH" if torch_only else "ATB"):
         return []
     need = "TORCH" if torch_only else "ATB"
-    return [Note("MC025", f"`--npu_kernel_backend {f.text}` with {dims.name}: xLLM {c.release} stops at start-up "
-                 f"(\"Model type ... only supports --npu_kernel_backend={need}.\", {X}/models/model_registry.cpp:"
-                 f"107-121); set --npu_kernel_backend={need} or AUTO", f.span)]
+    return [Note("MC025", f"`--npu_kernel_backend {f.text}` with {dims.name} (model type {dims.model_type}): xLLM "
+                 f"{c.release} stops at start-up (\"Model type {dims.model_type} only supports "
+                 f"--npu_kernel_backend={need}.\", jd-opensource/xllm@{R.commit(c.release)} "
+                 f"xllm/models/{R.registry_lines(c.release)}); "
+                 f"set --npu_kernel_backend={need} or AUTO", f.span)]
 
 
 def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:
@@ -241,7 +246,7 @@ def moe_path(c: Ctx, world, dims, backend: str | None) -> tuple[str, str]:
         return "unknown", "the kernel backend or the model is not known"
     if not R.modern(c.release):
         return "none", f"xLLM {c.release}: the TORCH backend has no direct dispatch_v2 before v0.10.0"
-    if not dims.name.startswith("deepseek-v4"):
+    if not dims.is_type("deepseek_v4"):
         return "none", f"{dims.name} on TORCH: FusedMoE runs its EP2 dispatch/combine only for DeepSeek-V4 " \
             f"({FUSED_MOE.rsplit('/', 1)[-1]}:398-401); other models all-gather"
     mode = c.int("enable_fused_mc2")

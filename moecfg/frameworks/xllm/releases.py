@@ -70,10 +70,12 @@ def modern(release: str) -> bool:
     return release == NEWEST or tuple(int(x) for x in release.split(".")[:2]) >= (0, 10)
 
 
-# moecfg preset names (prefixes) of xLLM's torch-only model types, and those whose type (qwen3_moe) runs on both
-_TORCH_ONLY_0_9 = ("qwen3.5", "qwen3-next")
-_TORCH_ONLY_0_10 = ("deepseek-v4", "qwen3.5", "qwen3-next", "minimax-m2")
-BOTH_BACKENDS = ("qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-coder-480b-a35b")
+# the model types (config.json `model_type`, as xLLM's registry compares them) that run only on TORCH, and those
+# that run on both backends: v0.9.x model_registry.cpp:68-78, 112 (X@ef1543a); v0.10.0 and main :69-82, 116
+# (X@5e814b1, X@87e8d6e); before v0.9 no check
+_TORCH_ONLY_0_9 = ("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_mtp", "qwen3_5_moe_mtp",
+                   "qwen3_next")
+_TORCH_ONLY_0_10 = ("deepseek_v4", "deepseek_v4_mtp") + _TORCH_ONLY_0_9 + ("minimax_m2",)
 
 
 def torch_only(release: str) -> tuple[str, ...]:
@@ -82,6 +84,42 @@ def torch_only(release: str) -> tuple[str, ...]:
     return _TORCH_ONLY_0_9 if release.startswith("0.9.") else ()
 
 
+def both_backends(release: str) -> tuple[str, ...]:
+    """Model types an explicit ATB or TORCH both accept: qwen3 only in v0.9.x, qwen3 and qwen3_moe from v0.10.0."""
+    return ("qwen3", "qwen3_moe") if modern(release) else ("qwen3",)
+
+
+def registry_lines(release: str) -> str:
+    return "model_registry.cpp:69-82,116-132" if modern(release) else "model_registry.cpp:68-78,112-128"
+
+
 def checks_backend(release: str) -> bool:
     """The release resolves AUTO by model type and refuses a backend the model type does not support (v0.9.0+)."""
     return modern(release) or release.startswith("0.9.")
+
+
+# The start-up CHECKs of the world's split, at each release's own lines (read at the flags.json commits):
+# CHECK_EQ((world_size % dp_size), 0) in xllm/core/distributed_runtime/dist_manager.cpp, and the EP split:
+# MappingNPU's CHECK(moe_ep * moe_tp == world_size) (mapping_npu.cpp, from v0.7.0), plus
+# CHECK_EQ(moe_tp_size * ep_size, world_size) in collective_communicator.cpp from v0.10.0; v0.6.x checks it in the
+# MoE decoder layers (deepseek_v2_decoder_layer.cpp:273, qwen3_moe_decoder_layer.cpp:223).
+_DP_CHECK = {"0.6.0": 125, "0.6.1": 125, "0.7.0": 162, "0.7.1": 107, "0.7.2": 107, "0.8.0": 119, "0.9.0": 192,
+             "0.9.1": 205, "0.10.0": 206, "main": 207}
+_EP_CHECK = {"0.6.0": "xllm/core/layers/npu/deepseek_v2_decoder_layer.cpp:273, qwen3_moe_decoder_layer.cpp:223",
+             "0.6.1": "xllm/core/layers/npu/deepseek_v2_decoder_layer.cpp:273, qwen3_moe_decoder_layer.cpp:223",
+             **{r: "xllm/core/framework/parallel_state/mapping_npu.cpp:204-205"
+                for r in ("0.7.0", "0.7.1", "0.7.2", "0.8.0")},
+             "0.9.0": "xllm/core/framework/parallel_state/mapping_npu.cpp:229-230",
+             "0.9.1": "xllm/core/framework/parallel_state/mapping_npu.cpp:229-230",
+             "0.10.0": "xllm/core/framework/parallel_state/collective_communicator.cpp:405-406, "
+                       "mapping_npu.cpp:300-301",
+             "main": "xllm/core/framework/parallel_state/collective_communicator.cpp:407-408, mapping_npu.cpp:300-301"}
+
+
+def dp_check(release: str) -> str:
+    return f"jd-opensource/xllm@{commit(release)} xllm/core/distributed_runtime/dist_manager.cpp:" \
+           f"{_DP_CHECK[release]}-{_DP_CHECK[release] + 2}"
+
+
+def ep_check(release: str) -> str:
+    return f"jd-opensource/xllm@{commit(release)} {_EP_CHECK[release]}"

@@ -216,13 +216,17 @@ def _may_be_ours(text: str, vocabulary: Vocabulary) -> bool:
         {k: v for k, v in keys.items() if k != "kind"}, vocabulary))
 
 
+_LIST_PUNCTUATION = re.compile(r"[\"',\[\]]")
+
+
 def _not_yaml(readers, text: str, exc: YamlProblem, vocabulary: Vocabulary) -> Classified:
     """Not YAML: a template (Helm/Jinja, envsubst `${VAR}`) is not YAML until rendered: an info when it may hold a
     launch (MC024), else skipped; anything else is moecfg's only when it names a moecfg kind or field (MC001)."""
     problem = readers.template_problem(text) if readers is not None else None
     envsubst = _ENVSUBST.search(text)
     if problem is not None or envsubst is not None:
-        if not _launcher().search(text):
+        # an info must tell something about a launch: a command written out (`command: [vllm, serve, ...]` too)
+        if not framework_words.TEMPLATE_COMMAND.search(_LIST_PUNCTUATION.sub(" ", text)):
             return Skipped(0, "a template (not YAML until rendered) with no launch command in it")
         if problem is not None:
             return FileProblem(problem.code, problem.message, problem.span)
@@ -231,10 +235,43 @@ def _not_yaml(readers, text: str, exc: YamlProblem, vocabulary: Vocabulary) -> C
         return FileProblem("MC024", f"envsubst variable `{envsubst.group()[:60]}`: this file is a template, not YAML "
                            "until rendered; check the rendered output (`envsubst < FILE | moecfg check -`)",
                            Span(line, column, line, column + len(envsubst.group())))
+    placeholder = _placeholder_at(text, exc.line)
+    if placeholder is not None:
+        return _placeholder_template(text, placeholder)
     if exc.syntax and not _may_be_ours(text, vocabulary):
         return Skipped(0, f"not valid YAML ({exc.message[:80]}, line {exc.line}) and nothing in it names a moecfg "
                        "kind, its fields or a launch")
     return FileProblem("MC001", exc.message, Span(exc.line, exc.column, exc.line, exc.column))
+
+
+# A documented placeholder the user replaces before use (`image: {username}/torchserve:latest`): `{name}` alone,
+# not `{{ }}` (Helm/Jinja), not `${VAR}` (envsubst), not a flow mapping `{a: 1}`.
+_PLACEHOLDER = re.compile(r"(?<![{$\w])\{[A-Za-z_][\w.-]{0,60}\}(?!\})")
+
+
+def _placeholder_at(text: str, line: int) -> re.Match | None:
+    """A placeholder on the line YAML stopped at or the one before (where the parser noticed it)."""
+    lines = text.split("\n", line)[:line]
+    for number in (line, line - 1):
+        if 1 <= number <= len(lines):
+            m = _PLACEHOLDER.search(lines[number - 1])
+            if m is not None:
+                offset = sum(len(x) + 1 for x in lines[:number - 1])
+                return _PLACEHOLDER.search(text, offset)
+    return None
+
+
+def _placeholder_template(text: str, m: re.Match) -> Classified:
+    """Not YAML until its placeholder is replaced: skipped with the reason when no framework launch is named in it
+    (a torchserve manifest), else MC024 at the placeholder (what runs is the filled-in file)."""
+    body = _COMMENT_LINE.sub("", text[:65536])
+    if not framework_words.TEMPLATE_LAUNCH.search(body):
+        return Skipped(0, f"a template with a placeholder to replace (`{m.group()}`, line "
+                       f"{text.count(chr(10), 0, m.start()) + 1}), not YAML until filled in, and no MoE launch in it")
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return FileProblem("MC024", f"placeholder `{m.group()}`: this file is a template to fill in, not YAML until then; "
+                       "check the file you deploy", Span(line, column, line, column + len(m.group())))
 
 
 def _stray(data) -> bool:

@@ -41,9 +41,10 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
         owner = path[:-1] if how == "string" else path
         variables = _yaml_env(r, owner)
         name = _entry_name(doc.data, owner)
+        image = _yaml_image(doc.data, owner)
 
-        def make(argv, env, name=name):
-            return Launch(tuple(argv), env, "yaml", None, name, hints)
+        def make(argv, env, name=name, image=image):
+            return Launch(tuple(argv), env, "yaml", image, name, hints)
         if how == "string":
             dec = r.decoded(path)
             if dec is not None and _split_by_shlex(path):  # `server_cmd`: shlex.split, newlines are spaces
@@ -149,6 +150,8 @@ def _yaml_env(r: Y.DocReader, owner: tuple) -> dict:
             for key in _ENV_KEYS:
                 if isinstance(node.get(key), dict):
                     return _env_map(r, p + (key,), node[key])
+                if isinstance(node.get(key), list):
+                    return _env_list(r, p + (key,), node[key])
         if not p:
             return {}
         p = p[:-1]
@@ -160,6 +163,39 @@ def _env_map(r: Y.DocReader, path: tuple, env: dict) -> dict:
         vp = path + (k,)
         value = r.doc.raw_scalars.get(vp) if not isinstance(v, (dict, list)) else None
         out[str(k)] = Var(value if v is not None else "", r.span(vp), exported=True)
+    return out
+
+
+def _yaml_image(data, owner: tuple) -> str | None:
+    """The container image the command runs in: an `image:` string beside it or on the nearest ancestor (dstack's
+    `image:`, a CI job's `image:`), which carries the framework's release in its tag."""
+    p = owner
+    while True:
+        node = Y.get(data, p) if p else data
+        if isinstance(node, dict) and isinstance(node.get("image"), str):
+            return node["image"][:300]
+        if not p:
+            return None
+        p = p[:-1]
+
+
+_ENV_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", re.S)
+
+
+def _env_list(r: Y.DocReader, path: tuple, env: list) -> dict:
+    """An env list of `NAME=value` strings (dstack's `env:`, the process environment of `commands:`) or of
+    `{name, value}` items; a bare `NAME` (or a `valueFrom`) takes its value from outside the file (dstack: the CLI's
+    environment or a secret): set, value unknown."""
+    out = {}
+    for i, item in enumerate(env):
+        m = _ENV_ITEM.match(item) if isinstance(item, str) else None
+        if m:
+            out[m.group(1)] = Var(m.group(2), r.span(path + (i,)), exported=True)
+        elif isinstance(item, dict) and isinstance(item.get("name"), str) and _ENV_ITEM.match(item["name"]):
+            # `- name: X` / `value: Y` (Kubernetes-style, Argo, KServe): a valueFrom is set, value unknown
+            value = r.doc.raw_scalars.get(path + (i, "value")) if "value" in item else None
+            out[item["name"]] = Var(value, r.span(path + (i, "value") if "value" in item else path + (i,)),
+                                    exported=True)
     return out
 
 

@@ -21,6 +21,9 @@ from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 
 _HINT = re.compile(r"huawei\.com/ascend[-\w]*|nvidia\.com/gpu[\w.-]*|ascend[-_ ]?(?:910|310|950)\w*|"
                    r"\b910[BC]\d?\b|atlas[- ]?(?:800|900|300)[\w-]*|\bnvidia-(?:h|a|b|gb)\d+[\w-]*", re.I)
+# The device-plugin resource of Atlas A2 and A3 nodes alike (Huawei Cloud CCE, MindCluster): the count a container
+# asks for is kept with it, so a count no A2 node has (more than its 8 NPUs) can name A3 (frameworks/hints.py).
+_SHARED_RESOURCE = "huawei.com/ascend-1980"
 
 
 @lru_cache(maxsize=4)
@@ -95,6 +98,9 @@ class DocReader:
             if isinstance(key, str) and len(key) < 200:
                 for m in _HINT.finditer(key):
                     found.setdefault(m.group(), span)
+                count = str(self.doc.raw_scalars.get(path, "")).strip()
+                if key.lower() == _SHARED_RESOURCE and count.isdigit() and len(count) < 6:
+                    found.setdefault(f"{key}: {int(count)}", span)
         for path, value in self.doc.raw_scalars.items():
             if isinstance(value, str) and len(value) < 200:
                 for m in _HINT.finditer(value):

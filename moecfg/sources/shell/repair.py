@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from contextvars import ContextVar
 
 from moecfg.sources import framework_words
 from moecfg.sources.textmap import Decoded, SourceMap
@@ -156,6 +157,11 @@ def blank_rows(text: str, rows: set[int]) -> str:
     return "\n".join(lines)
 
 
+# `bash -n` may be asked about a script tree-sitter cannot parse; preflight turns that off (it starts nothing
+# but the device tools and, when the launch passes, the command itself).
+ASK_BASH: ContextVar[bool] = ContextVar("moecfg_ask_bash", default=True)
+
+
 class BashVerdict:
     """`bash -n` on one script, run at most once and only when asked (a script tree-sitter could not parse).
     accepts: True / False, or None when bash is not installed or does not answer in time."""
@@ -173,7 +179,7 @@ class BashVerdict:
 
 
 def _bash_n(text: str) -> tuple[bool | None, int | None]:
-    bash = shutil.which("bash")
+    bash = shutil.which("bash") if ASK_BASH.get() else None
     if bash is None:
         return None, None
     import subprocess

@@ -18,6 +18,7 @@ Fields of a document (`kind: ascend`, `op: dispatch_ffn_combine`):
 | weight_dtype | int8 (W8A8), int4 (W4A8) or bf16: selects the variant | int8 |
 | max_output_size | `max_output_size` (vllm-ascend: additional_config mega_moe_max_tokens, 131072) | required |
 | swiglu_limit | `swiglu_limit` | 0.0 |
+| group | `group`: the EP communicator's name; empty is refused ("group is invalid.", tiling L98-99; MC110) | none |
 | env.HCCL_BUFFSIZE | read by the op itself (getenv), not the group's hccl_buffer_size option | HCCL default 200 |
 
 Buffers: `hccl_window` (int8 variant only: M*topK*K*3 + 10 MB, compared with HCCL_BUFFSIZE) and `workspace`
@@ -49,12 +50,13 @@ class DfcConfig:
     weight_dtype: str
     max_output_size: int
     hccl_buffsize_env: int | None
+    group: str | None = None  # the EP communicator name (None: not given, the framework passes its own)
 
     @classmethod
     def from_values(cls, v: dict) -> "DfcConfig":
         return cls(v["product"], v["bs"], v["h"], v["k"], v["ep_world_size"], v["moe_expert_num"],
                    v.get("intermediate_hidden"), v["weight_dtype"], v["max_output_size"],
-                   (v.get("env") or {}).get("HCCL_BUFFSIZE"))
+                   (v.get("env") or {}).get("HCCL_BUFFSIZE"), v.get("group"))
 
 
 @record(frozen=True, slots=True)

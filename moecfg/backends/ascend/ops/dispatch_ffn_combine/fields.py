@@ -16,5 +16,8 @@ FIELDS = COMMON + shape_fields("tokens of this call on this rank: x.size(0) (M)"
     F("max_output_size", "int", "tokens one rank can receive (vllm-ascend: additional_config mega_moe_max_tokens "
       "from v0.23.0, default 65536 there and 131072 v0.24.0rc1-main@182b75e; fixed before)", required=True),
     F("swiglu_limit", "float", "SwiGLU clamp (0: none)", default=0.0),
+    # the op's `group` attribute, as group_ep is dispatch_v2's: the EP communicator's HCCL name (vllm-ascend passes
+    # the MC2 group's); the tiling refuses an empty one (dispatch_ffn_combine_tiling.cpp:98-99 @182b75e)
+    F("group", "str", "EP communicator name (the op's `group` attribute; vllm-ascend: the MC2 group)", default=None),
     ENV,
 )

@@ -35,7 +35,7 @@ def doc(**changes) -> str:
 _OK = doc()
 BUFFSIZE = rule(
     "MC880", "dfc-hccl-buffsize", "error", "W8A8 dispatch_ffn_combine: HCCL_BUFFSIZE >= M * topK * K * 3 + 10 MB",
-    family=_F, products=("A2", "A3"), source=f"{_DFC} L62-84, L284-290; vllm-ascend PR #6130/#6131", tags=("buffer",),
+    family=_F, products=("A2", "A3"), source=f"{_DFC} L62-84, L284-290; vllm-ascend PR #6130/#6131", tags=("buffer", "autofix"),
     why="The tiling refuses the call at the first forward (before PR #6130 the op ran and failed with 'MTE out of "
         "range'). Its message says '+ 3MB' but the code adds 10 MB; the MB value it prints is the code's.",
     cann_error="HCCL_BUFFSIZE is too SMALL, m = %lu, k = %lu, topK = %lu expected HCCL_BUFFSIZE is ((m * k * topK * "
@@ -52,7 +52,7 @@ IGNORED = rule(
     fix="Keep HCCL_BUFFSIZE at or below 65535 MB.")
 MAX_OUTPUT = rule(
     "MC882", "dfc-max-output-size", "warning", "max_output_size below bs * ep * min(k, experts/rank): tokens beyond "
-    "it are dropped (error when <= 0 or above INT32_MAX)", family=_F, products=("A2", "A3"),
+    "it are dropped (error when <= 0 or above INT32_MAX)", family=_F, products=("A2", "A3"), tags=("autofix",),
     source="vllm-ascend@182b75e vllm_ascend/ascend_config.py L277-290; dispatch_ffn_combine_tiling.cpp L94, L106",
     why="max_output_size is each rank's room for received tokens; under load imbalance a rank receiving more drops "
         "the excess from the computation (vllm-ascend: 'degrading accuracy'). vllm-ascend rejects values <= 0 and the "
@@ -85,7 +85,20 @@ def buffsize(cfg, f):
     yield finding(BUFFSIZE, ("env", "HCCL_BUFFSIZE"), f"HCCL_BUFFSIZE is too SMALL for dispatch_ffn_combine: M * topK "
                   f"* K * 3 + 10 MB = {cfg.bs} * {cfg.k} * {cfg.h} * 3 + 10 MiB = {f.least_bytes} bytes = {need} MB, "
                   f"the op reads {f.window_mb} MB; set HCCL_BUFFSIZE >= {need} (the op's message says '+ 3MB', the "
-                  "code adds 10 MB)")
+                  "code adds 10 MB)", fix=_raised("HCCL_BUFFSIZE", need))
+
+
+def _raised(var: str, need: int):
+    """The fix: the variable raised to the window (none past the uint16 the op parses it into)."""
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("env", var), var, need) if need < 65536 else None
+
+
+def _output_fix(safe: int):
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("max_output_size",), "max_output_size", safe) if safe <= INT32_MAX else None
 
 
 def ignored(cfg, f):
@@ -105,7 +118,8 @@ def max_output(cfg, f):
     elif mo < safe:
         yield finding(MAX_OUTPUT, "max_output_size", f"`max_output_size` = {mo} is below bs * ep * min(k, experts/rank)"
                       f" = {cfg.bs} * {cfg.ep_world_size} * {min(cfg.k, f.experts_per_rank)} = {safe}: tokens beyond "
-                      f"it on one rank are dropped from the computation; set it >= {safe}", WARNING)
+                      f"it on one rank are dropped from the computation; set it >= {safe}", WARNING,
+                      fix=_output_fix(safe))
 
 
 def workspace(cfg, f):
@@ -140,4 +154,15 @@ def vllm_gate(cfg, f):
                       "all-to-all / all-gather (dispatch_combine_v2)")
 
 
-CHECKS = (buffsize, ignored, max_output, workspace, vllm_gate)
+def group(cfg, f):
+    """The op's `group` modelled as dispatch_v2's group_ep (MC110): the tiling refuses a null or empty name
+    (`groupPtr == nullptr || strlen(groupPtr) == 0` -> "group is invalid.", DFC L98-99; the _bf16 and _w4_a8
+    variants the same)."""
+    from moecfg.backends.ascend.shared.rules.attrs import GROUP
+
+    if cfg.group is not None and len(cfg.group) == 0:
+        yield finding(GROUP, "group", "`group` is empty: dispatch_ffn_combine's tiling refuses it (\"group is "
+                      "invalid.\", dispatch_ffn_combine_tiling.cpp:98-99); pass the EP communicator's name")
+
+
+CHECKS = (buffsize, ignored, max_output, workspace, vllm_gate, group)

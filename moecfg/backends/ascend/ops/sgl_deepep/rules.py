@@ -105,7 +105,7 @@ ENV = rule("MC897", "sgl-deepep-env", "error", "DEEPEP_NORMAL_LONG_SEQ_ROUND and
            fix="Set both variables or neither; ROUND in [1, 256], PER_ROUND_TOKENS in [32, 8192], ROUND x "
            "PER_ROUND_TOKENS <= 131072. On A2 unset HCCL_OP_EXPANSION_MODE.")
 BUFFER = rule("MC898", "sgl-deepep-buffer", "error", "the HCCL buffer the tiling reads holds the op's window", family=_F,
-              products=("A2", "A3"), tags=("buffer",),
+              products=("A2", "A3"), tags=("buffer", "autofix"),
               source=_SRC + "ops/op_host/cam_moe_dispatch_normal_tiling.cc L631-657; ops2/... L566-592; "
               "ops/op_host/moe_distribute_dispatch_v2_tiling.cpp L1209-1250",
               why="The tiling refuses the call (\"HCCL_BUFFSIZE is too SMALL\"). Normal mode needs "
@@ -268,7 +268,15 @@ def buffer(cfg, f):
     have = f"{f.tiling_window_mb} MB ({f.tiling_window_from or 'default: neither variable set'})"
     yield finding(BUFFER, ("env", var), f"HCCL_BUFFSIZE is too SMALL for {f.limits.tiling}: it needs "
                   f"{req['required_bytes']} bytes = {req['required_mb']} MB ({req['formula']}), the tiling reads "
-                  f"{have}; set {var} >= {req['required_mb']} ({_text_vs_code(cfg, f, req)})")
+                  f"{have}; set {var} >= {req['required_mb']} ({_text_vs_code(cfg, f, req)})",
+                  fix=_raised(var, req["required_mb"]))
+
+
+def _raised(var: str, need: int):
+    """The fix: the variable the tiling reads raised to the window (none past its 16-bit parse)."""
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion(("env", var), var, need) if need < 65536 else None
 
 
 def _text_vs_code(cfg, f, req) -> str:

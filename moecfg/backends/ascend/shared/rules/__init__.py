@@ -8,10 +8,10 @@ def where(cfg, f) -> str:
     return f"{cfg.product}, CANN {f.ruleset.name} rules"
 
 
-def finding(rule, path, message, severity=None) -> Finding:
+def finding(rule, path, message, severity=None, fix=None) -> Finding:
     if isinstance(path, str):
         path = (path,)
-    return Finding(rule.code, path, message, severity)
+    return Finding(rule.code, path, message, severity, fix=fix)
 
 
 def outside(name, value, lo, hi, cfg, f, extra="") -> str:

@@ -23,20 +23,20 @@ from moecfg.backends.ascend.shared.rules import finding, where
 eg = lazy_module("moecfg.backends.ascend.shared.rules.examples_base")
 _F = "ascend-buffers"
 EP_SMALL = rule("MC501", "ep-buffer-too-small", "error", "A3: the EP communicator's HCCL buffer holds the dispatch/combine window", family=_F,
-                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer",),
+                source="CWS[M] L52-172; R85 DV2T L954-1008", tags=("buffer", "autofix"),
                 docs=lambda: dict(
                     why=eg.BUFFERS, cann_error="HCCL_BUFFSIZE_EP is too SMALL",
                     fail_example=eg.ex(eg.A3, env={"HCCL_BUFFSIZE": 200}), pass_example=eg.ex(eg.A3),
                     fix="Set HCCL_BUFFSIZE (or hccl_buffer_size.ep) to at least the size the message names."))
 TP_SMALL = rule("MC502", "tp-buffer-too-small", "error", "A3, CANN 8.5-9.1, tp_world_size = 2: the TP communicator's buffer holds the TP window", family=_F,
-                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer",),
+                source="R85 DV2T L990-1006; CWS[R90] CheckTpWinSize", tags=("buffer", "autofix"),
                 docs=lambda: dict(
                     why=eg.BUFFERS,
                     fail_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group", hccl_buffer_size={"ep": 1024, "tp": 1}),
                     pass_example=eg.ex(eg.A3, moe_expert_num=32, tp_world_size=2, group_tp="tp_group"),
                     fix="Give the TP communicator the buffer the message names."))
 A2_ADVISORY = rule("MC503", "a2-buffer-advisory", "warning", "A2: HCCL_BUFFSIZE below the window the op expects (CANN only warns)", family=_F,
-                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer",),
+                   source="DV2A22[M] L160-218; torch_npu dispatch_v2 doc (8.5)", tags=("buffer", "autofix"),
                    docs=lambda: dict(
                        why="CANN only logs a warning on A2, but a window smaller than the op expects can corrupt or hang "
                            "large batches.", fail_example=eg.ex(eg.A2, env={"HCCL_BUFFSIZE": 64}),
@@ -242,15 +242,61 @@ def window_checks(cfg, f):
         if req.sufficient or (req.window_bytes is None and _setting(cfg, req) <= 0):  # MC504's error
             continue
         what, have = req.needed_text, req.configured_text
+        fix, other = _suggestion(req), _smaller_batch(cfg, f, req)
         if req.domain == "tp":
             yield finding(TP_SMALL, req.config_path, f"TP HCCL_BUFFSIZE is too SMALL: tp_world_size = 2 needs {what} in "
-                          f"the TP communicator, configured {have}; {req.fix}")
+                          f"the TP communicator, configured {have}; {req.fix}", fix=fix)
         elif req.enforced == "error":
             yield finding(EP_SMALL, req.config_path, f"{f.limits.window_error}: comm_alg {f.alg} needs {what} in the EP "
-                          f"communicator, configured {have}; {req.fix}")
+                          f"communicator, configured {have}; {req.fix}{other}", fix=fix)
         else:
             yield finding(A2_ADVISORY, req.config_path, f"A2 {f.alg} expects {what} of HCCL buffer, configured {have} "
-                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}")
+                          f"({where(cfg, f)}; CANN only warns, communication may fail or slow down); {req.fix}{other}",
+                          fix=fix)
+
+
+def _suggestion(req: Requirement):
+    """The one right edit: the compared setting raised to what the window needs (none when no value fits)."""
+    from moecfg.core.fixes import Suggestion
+
+    if req.window_bytes is not None:
+        return Suggestion(req.config_path, "ccl_buffer_size", req.required_bytes + fx.MB)
+    if req.max_mb is not None and req.required_mb > req.max_mb:
+        return None
+    knob = "HCCL_BUFFSIZE" if req.config_path == ("env", "HCCL_BUFFSIZE") else ".".join(req.config_path)
+    return Suggestion(req.config_path, knob, req.required_mb)
+
+
+class _With:
+    """`base` with some attributes replaced (a batch tried against the same window)."""
+
+    def __init__(self, base, **values):
+        self._base, self._values = base, values
+
+    def __getattr__(self, name):
+        return self._values[name] if name in self._values else getattr(self._base, name)
+
+
+def _smaller_batch(cfg, f, req: Requirement) -> str:
+    """The other edit, named: the largest batch the configured window holds (binary search: the window grows
+    with the batch), or nothing when even one token does not fit."""
+    window = req.window_bytes if req.window_bytes is not None else req.configured_mb * fx.MB
+    per_rank = f.max_bs == cfg.bs  # else global_bs is set apart from bs: max_bs = global_bs / ep_world_size
+
+    def fits(m: int) -> bool:
+        reqs = requirements(_With(cfg, bs=m), _With(f, max_bs=m))
+        return all(r.required_bytes <= window for r in reqs if r.domain == req.domain)
+
+    lo, hi = 0, f.max_bs - 1
+    if hi < 1 or not fits(1):
+        return ""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    if per_rank:
+        return f" (or lower bs to {lo})"
+    # global_bs below bs x ep_world_size is not a smaller batch but another setting: no alternative then
+    return f" (or lower global_bs to {lo * cfg.ep_world_size})" if lo >= cfg.bs else ""
 
 
 def _setting(cfg, req) -> int:

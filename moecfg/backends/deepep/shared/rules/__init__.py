@@ -7,10 +7,10 @@ from moecfg.core.diagnostics import Finding
 AT = "deepseek-ai/DeepEP@dd758ca "
 
 
-def finding(rule, path, message, severity=None) -> Finding:
+def finding(rule, path, message, severity=None, fix=None) -> Finding:
     if isinstance(path, str):
         path = (path,)
-    return Finding(rule.code, path, message, severity)
+    return Finding(rule.code, path, message, severity, fix=fix)
 
 
 def mode_text(d) -> str:

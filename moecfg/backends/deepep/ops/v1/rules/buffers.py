@@ -26,7 +26,7 @@ from moecfg.backends.deepep.shared.rules import AT, finding
 eg = lazy_module("moecfg.backends.deepep.ops.v1.rules.examples_base")
 _F = "deepep-buffers"
 NVL_SMALL = rule("MC650", "deepep-nvl-buffer-too-small", "error", "num_nvl_bytes below DeepEP's NVL buffer hint", family=_F,
-                 source=AT + "csrc/legacy/config.hpp get_nvl_buffer_size_hint; csrc/legacy/buffer.hpp:552,627-637,807-811 (N7-N9)", tags=("buffer",),
+                 source=AT + "csrc/legacy/config.hpp get_nvl_buffer_size_hint; csrc/legacy/buffer.hpp:552,627-637,807-811 (N7-N9)", tags=("buffer", "autofix"),
                  docs=lambda: dict(
                      why="A buffer below the hint overruns at the first large batch: the intranode host checks "
                          "(csrc/legacy/buffer.hpp:552, 627-637, 807-811) raise `RuntimeError: Assertion exception`, internode "
@@ -37,7 +37,7 @@ NVL_SMALL = rule("MC650", "deepep-nvl-buffer-too-small", "error", "num_nvl_bytes
                          "README and Megatron do."))
 RDMA_SMALL = rule("MC651", "deepep-rdma-buffer-too-small", "error", "num_rdma_bytes below DeepEP's RDMA / low-latency buffer hint",
                   family=_F, source=AT + "csrc/legacy/config.hpp get_rdma_buffer_size_hint, get_low_latency_rdma_size_hint; csrc/legacy/buffer.hpp:1503 (L6)",
-                  tags=("buffer",),
+                  tags=("buffer", "autofix"),
                   docs=lambda: dict(
                       why="An RDMA buffer below the hint overruns internode (uccl PR #670: a fixed 1 GB RDMA buffer "
                           "overflowed at 8 nodes); in low-latency mode csrc/legacy/buffer.hpp:1503 asserts the layout total <= "
@@ -222,13 +222,21 @@ def too_small(d, f):
         code = NVL_SMALL if req.domain == "nvl" else RDMA_SMALL
         short = req.required_bytes - have
         fix = f"set {req.field}: {req.required_bytes}"
+        edit = _raised(req)
         if have >= req.hard_min_bytes:
             yield finding(code, req.field, f"`{req.field}` = {have} is {short} bytes below DeepEP's {req.domain.upper()} "
                           f"buffer hint {req.required_bytes}; it passes {req.hard_check} ({req.hard_min_bytes} bytes) but "
-                          f"DeepEP's README and Megatron size it with the hint; {fix}", WARNING)
+                          f"DeepEP's README and Megatron size it with the hint; {fix}", WARNING, fix=edit)
         else:
             yield finding(code, req.field, f"`{req.field}` = {have} is too small: this setup needs {req.required_bytes} "
-                          f"bytes ({req.formula.split(';')[0]}), short by {short} bytes; {fix}")
+                          f"bytes ({req.formula.split(';')[0]}), short by {short} bytes; {fix}", fix=edit)
+
+
+def _raised(req):
+    """MC650/MC651's fix: the buffer set to the hint (bytes, as the document writes it)."""
+    from moecfg.core.fixes import Suggestion
+
+    return Suggestion((req.field,), req.field, req.required_bytes)
 
 
 def alignment_and_limits(d, f):

@@ -2,10 +2,10 @@
 
 MC643: the low-latency kernels count a rank's tokens per expert against `FINISHED_SUM_TAG` = 1024, so
 `num_max_dispatch_tokens_per_rank` (T) must be <= 1024 (SGLang asserts it; vLLM does not). The QP-depth
-condition `NVSHMEM_QP_DEPTH >= 2 * (T + 1)` is MC641. MC644: SGLang sizes the normal-mode buffers with
-`hidden * params_bytes` and params_bytes = 1 for FP8 dispatch, but DeepEP's combine always moves BF16
-(2 bytes per element): a Buffer sized exactly that way is below DeepEP's own intranode combine check, and
-internode below the hint the kernels write up to.
+condition `NVSHMEM_QP_DEPTH >= 2 * (T + 1)` is MC641. MC644: buffers sized with
+`hidden * 1` byte (the FP8 element; SGLang @003a81b did, released SGLang 0.5.23 uses 2), while DeepEP's combine always
+moves BF16 (2 bytes per element): below DeepEP's own intranode combine assertion it is an error (the first combine
+fails), internode below the hint the kernels write up to a warning.
 """
 from __future__ import annotations
 
@@ -35,18 +35,18 @@ LL_TOKEN_CAP = rule(
     fix="Keep num_max_dispatch_tokens_per_rank (SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, VLLM_MOE_DP_CHUNK_SIZE) "
     "at most 1024; run larger batches (prefill) in normal mode.")
 SGLANG_FP8 = rule(
-    "MC644", "deepep-fp8-normal-undersized", "warning",
-    "normal-mode buffers sized with 1 byte per element (SGLang's FP8 sizing) are below DeepEP's BF16 combine",
+    "MC644", "deepep-fp8-normal-undersized", "error",
+    "normal-mode buffers sized with 1 byte per element (the FP8 hint) are below DeepEP's BF16 combine",
     family=_F, tags=("buffer",),
     source=f"{_SGLANG} DeepEPBuffer.get_deepep_buffer (hidden_bytes = hidden_size * param_bytes, params_bytes = 1 "
-    f"for FP8); {_DEEPEP} csrc/legacy/buffer.hpp:807-811 (intranode combine check, x.element_size() of BF16)",
-    why="SGLang computes num_nvl_bytes / num_rdma_bytes from DeepEP's hints with hidden * params_bytes, and "
-    "params_bytes is 1 for FP8 dispatch; DeepEP's README (and Megatron) use hidden * max(elem_size, 2) because the "
-    "combine moves BF16 tokens through the same buffer. Intranode, DeepEP's combine check then fails at the first "
-    "combine; internode the combine writes past what the hint reserved. This is an under-sizing in SGLang's code "
-    "(FP8 is SGLang's default dispatch dtype for DeepSeek-V3 on GPUs: get_deepep_output_dtype), found by reading "
-    "both sources at the commits cited; moecfg has not reproduced it on a GPU, and SGLang's own multi-node DeepEP "
-    "example (docs @cccb654) is sized this way, so it is a warning until a run confirms it.",
+    f"for FP8); {_DEEPEP} csrc/legacy/buffer.hpp:807-811 (intranode combine check, x.element_size() of BF16); "
+    "released sglang==0.5.23 sizes with params_bytes = 2 (sglang/srt/layers/moe/token_dispatcher/deepep.py:402)",
+    why="num_nvl_bytes / num_rdma_bytes computed from DeepEP's hints with hidden * 1 byte (the FP8 element, as SGLang "
+    "@003a81b and its multi-node DeepEP example sized them; released SGLang 0.5.23 uses 2 bytes) are below what the "
+    "combine needs: it always moves BF16 tokens (2 bytes per element) through the same buffer, which is why DeepEP's "
+    "README and Megatron size with hidden * max(elem_size, 2). A value below DeepEP's own host assertion for the "
+    "combine (intranode: buffer.hpp:807-811) fails at the first combine whatever the load: an error. A value that "
+    "passes the assertion but is below the hint the internode kernels write up to is a warning.",
     cann_error="RuntimeError: Assertion exception (csrc/legacy/buffer.hpp:807): num_channels * num_ranks * sizeof(int) "
     "* 2 + num_channels * num_ranks * config.num_max_nvl_chunked_recv_tokens * hidden * x.element_size() + ... <= "
     "num_nvl_bytes",
@@ -98,7 +98,9 @@ def sglang_fp8(d, f, reqs):
             continue
         check = (f"below DeepEP's own check ({req.hard_check}: {req.hard_min_bytes} bytes)"
                  if have < req.hard_min_bytes else f"passes {req.hard_check} but is below the hint")
-        yield finding(SGLANG_FP8, req.field, f"`{req.field}` = {have} is what SGLang computes for FP8 dispatch "
-                      f"(hint with hidden * 1 byte), but DeepEP's combine moves BF16: this setup needs {req.required_bytes} "
-                      f"bytes (hidden * 2); {check}; set {req.field}: {req.required_bytes}",
-                      None if have < req.hard_min_bytes else "warning")
+        yield finding(SGLANG_FP8, req.field, f"`{req.field}` = {have} is the FP8 figure (DeepEP's hint with hidden "
+                      f"* 1 byte), but DeepEP's combine moves BF16: this setup needs {req.required_bytes} bytes "
+                      f"(hidden * 2); {check}" + (", so the first combine fails whatever the load"
+                                                   if have < req.hard_min_bytes else "")
+                      + f"; set {req.field}: {req.required_bytes}",
+                      "error" if have < req.hard_min_bytes else "warning")

@@ -1,0 +1,186 @@
+"""Launches seen in raw text: the recognition table (framework_words.LAUNCHERS) matched line by line, no parse.
+
+This is how a run knows what it did not read: a line that looks like a launch of some engine or trainer and is
+not covered by a launch a framework recognised is "seen but not read" (the check orchestration decides that; this
+module only finds the lines). A `.py` file is sniffed here and nowhere else: read, one regex, never parsed or run.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from moecfg.sources import framework_words as W
+
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+_PY_SKIPPED = re.compile(r"^[ \t]*(?:#|from[ \t]|import[ \t])")  # a comment or an import names, it does not launch
+_SHELL_COMMENT = re.compile(r"^[ \t]*#")
+
+
+def surface_of(name: str, text: str) -> str | None:
+    """Which surface of the table a file is: shell, yaml, markdown, py (None: none of them)."""
+    low = name.lower()
+    if low.endswith((".yaml", ".yml")):
+        return W.YAML
+    if low.endswith((".md", ".mdx", ".markdown", ".rst")):
+        return W.MARKDOWN
+    if low.endswith(".py"):
+        return W.PY
+    if low.endswith((".sh", ".bash")) or text.startswith("#!") and "sh" in text[:80].split("\n", 1)[0]:
+        return W.SHELL
+    return None
+
+
+def _candidates(text: str, surface: str) -> tuple:
+    """The launchers of this surface one of whose words the text holds (a few `in` tests per file)."""
+    return tuple(i for i, launcher in enumerate(W.LAUNCHERS)
+                 if surface in launcher.surfaces and any(w in text for w in launcher.words))
+
+
+@functools.cache
+def _compiled(index: int) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, re.M) for p in W.LAUNCHERS[index].patterns)
+
+
+class Seen:
+    """A command that looks like a launch of `launcher`: its first line, and the lines a pattern matched (a launch
+    a framework read covers one of these)."""
+
+    __slots__ = ("line", "launcher", "matched")
+
+    def __init__(self, line: int, launcher: W.Launcher, matched: tuple = ()):
+        self.line, self.launcher, self.matched = line, launcher, matched or (line,)
+
+    def __repr__(self):
+        return f"Seen({self.line}, {self.launcher.name!r})"
+
+
+def seen(text: str, surface: str | None) -> list[Seen]:
+    """Every launch of `text`, one per command (lines joined by a trailing `\\` are one command, reported at its
+    first line; the first launcher of the table matching any of its lines names it), in line order. Only the lines
+    holding one of the candidate launchers' words are searched with their patterns."""
+    if surface is None:
+        return []
+    candidates = _candidates(text, surface)
+    if not candidates:
+        return []
+    fences = _fenced(text) if surface == W.MARKDOWN else None
+    required: dict[int, bool] = {}
+    found: dict[int, int] = {}  # command start offset -> table index of its launcher
+    matched: dict[int, list[int]] = {}  # command start offset -> offsets of the lines a pattern matched
+    for start in _lines_with(text, candidates):
+        end = text.find("\n", start)
+        line = text[start:end if end >= 0 else len(text)]
+        if len(line) > MAX_LINE:  # minified data, not a command someone wrote: the patterns never see it
+            continue
+        index = _first_match(line, candidates, text, required)
+        if index is None or not _counts(surface, line, fences, start, W.LAUNCHERS[index]):
+            continue
+        command = _command_start(text, start)
+        found[command] = min(index, found.get(command, index))
+        matched.setdefault(command, []).append(start)
+    out: list[Seen] = []
+    line_no, counted_to = 1, 0
+    for command in sorted(found):
+        line_no += text.count("\n", counted_to, command)
+        counted_to = command
+        lines = tuple(line_no + text.count("\n", command, at) for at in matched[command])
+        out.append(Seen(line_no, W.LAUNCHERS[found[command]], lines))
+    return out
+
+
+MAX_LINE = 4096  # characters: the longest line the patterns are tried on (bounds their cost on any file)
+_MAX_JOINED = 400  # lines: a longer run of continuations is not one command worth walking back through
+
+
+def _command_start(text: str, start: int) -> int:
+    """The offset of the first line of the command the line at `start` belongs to (continuations: `\\` at the end)."""
+    for _ in range(_MAX_JOINED):
+        if start == 0:
+            break
+        previous = text.rfind("\n", 0, start - 1) + 1
+        if not text[previous:start - 1].rstrip().endswith("\\"):
+            break
+        start = previous
+    return start
+
+
+def _first_match(line: str, candidates: tuple, text: str, required: dict) -> int | None:
+    """The table index of the first launcher matching this line."""
+    for i in candidates:
+        launcher = W.LAUNCHERS[i]
+        if not any(w in line for w in launcher.words) or not any(p.search(line) for p in _compiled(i)):
+            continue
+        if launcher.requires and not required.setdefault(i, bool(re.search(launcher.requires, text))):
+            continue
+        return i
+    return None
+
+
+def _lines_with(text: str, candidates: tuple) -> list[int]:
+    """The start offsets of the lines holding a word of these launchers, sorted."""
+    starts = set()
+    for word in {w for i in candidates for w in W.LAUNCHERS[i].words}:
+        at = text.find(word)
+        while at >= 0:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            at = text.find(word, at + len(word))
+    return sorted(starts)
+
+
+_PY_ARGUMENTS = re.compile(r"--|(?:^|[\s'\"])-m\b|=|\.py\b")
+
+
+def _counts(surface: str, line: str, fences, offset: int, launcher) -> bool:
+    if surface == W.SHELL or surface == W.YAML:
+        return not _SHELL_COMMENT.match(line)
+    if surface == W.PY:  # an import or a comment names a module, it does not launch it; a launch a Python file
+        # builds has arguments (`elif 'swift rlhf' in task:` compares a name, ms-swift@3602360a5 swift/ui/llm_train/
+        # runtime.py:554), unless the entry is a Python call itself (slime's execute_train)
+        return not _PY_SKIPPED.match(line) and (launcher.surfaces == {W.PY} or bool(_PY_ARGUMENTS.search(line)))
+    if surface == W.MARKDOWN:  # a code block's comment or Python import is no launch either (Megatron-Bridge@067f987df
+        # docs/training/mixed-precision.md:125 `from megatron.bridge.recipes.llama import ...`)
+        return not _PY_SKIPPED.match(line) and any(a <= offset < b for a, b in fences)
+    return True
+
+
+_RST_BLOCK = re.compile(r"^([ \t]*)(?:\.\.[ \t]+(?:code-block|code|sourcecode)::.*|.*::)[ \t]*$", re.M)
+
+
+def _rst_blocks(text: str) -> list[tuple[int, int]]:
+    """Offsets of reStructuredText literal blocks (`::`, `.. code-block::`): the lines indented below them."""
+    out = []
+    for m in _RST_BLOCK.finditer(text):
+        indent, at, end = len(m.group(1).expandtabs()), m.end() + 1, m.end() + 1
+        while at < len(text):
+            nl = text.find("\n", at)
+            nl = len(text) if nl < 0 else nl
+            line = text[at:nl]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            at = end = nl + 1
+        if end > m.end() + 1:
+            out.append((m.end() + 1, end))
+    return out
+
+
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """Offsets of the bodies of code blocks (Markdown ``` / ~~~ fences, reStructuredText literal blocks): prose
+    outside them is never a launch."""
+    if "::" in text:
+        rst = _rst_blocks(text)
+        if rst:
+            return rst + _fenced_markdown(text)
+    return _fenced_markdown(text)
+
+
+def _fenced_markdown(text: str) -> list[tuple[int, int]]:
+    out, opened = [], None
+    for m in _FENCE.finditer(text):
+        if opened is None:
+            opened = (text.find("\n", m.end()) + 1 or len(text), m.group(1)[0])
+        elif m.group(1)[0] == opened[1]:
+            out.append((opened[0], m.start()))
+            opened = None
+    if opened is not None:
+        out.append((opened[0], len(text)))
+    return out

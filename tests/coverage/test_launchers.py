@@ -1,0 +1,130 @@
+"""The recognition table (framework_words.LAUNCHERS): every entry finds a launch line and not prose naming it."""
+from __future__ import annotations
+
+import pytest
+
+from moecfg.sources import framework_words as W
+from moecfg.sources.seen import seen, surface_of
+
+# (launcher, surface, a launch line, a line that only names the launcher)
+CASES = [
+    ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
+    ("SGLang", "shell", "python3 -m sglang.launch_server --model-path x --ep 8", "SGLang is our engine"),
+    ("Megatron-LM", "shell", "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --expert-model-parallel-size 8",
+     "├── pretrain_gpt.py"),
+    ("LMDeploy", "shell", "lmdeploy serve api_server Qwen/Qwen3-30B-A3B --ep 8", "LMDeploy serves the model"),
+    ("verl", "shell", "python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.name=vllm",
+     "verl trainer docs: see the verl trainer page"),
+    ("verl", "shell", "    -- python3 -m recipe.dapo.main_dapo \\", "the recipe.dapo module holds main_dapo"),
+    ("verl", "yaml", "actor_rollout_ref:", "  actor_rollout_ref_note: x"),
+    ("slime", "shell", "   -- python3 train.py \\\n   --rollout-batch-size 8", "slime trains with train loops"),
+    ("slime", "py", "    U.execute_train(train_args=train_args)\n'--rollout-batch-size 8'",
+     "def build_train_args():\n'--rollout-batch-size 8'"),
+    ("ms-swift megatron", "shell", "NPROC_PER_NODE=8 megatron sft --model Qwen/Qwen3-30B-A3B --expert_model_parallel_size 8",
+     "Megatron SFT with ms-swift is supported"),
+    ("ms-swift", "shell", "CUDA_VISIBLE_DEVICES=0 swift sft --model Qwen/Qwen3-8B", "Swift SFT is described here"),
+    ("MindSpeed-RL", "shell", "python cli/train_grpo.py --config-name grpo_qwen3_30b_a3b", "MindSpeed-RL trains GRPO"),
+    ("ROLL", "shell", "python examples/start_rlvr_pipeline.py --config_name rlvr_config", "ROLL runs RLVR pipelines"),
+    ("SkyRL", "shell", "uv run -m skyrl_train.entrypoints.main_base trainer.epochs=1", "SkyRL trains agents"),
+    ("AReaL", "shell", "python3 -m areal.launcher.local examples/math/gsm8k_grpo.py --config x.yaml",
+     "AReaL launches local jobs"),
+    ("Megatron-Bridge", "shell", "torchrun --nproc-per-node 8 scripts/training/run_recipe.py --recipe qwen3_30b_a3b",
+     "Megatron-Bridge has recipes"),
+    ("Megatron-Bridge", "shell", './scripts/conversion/convert.sh export --hf-model stepfun-ai/Step-3.7-Flash --ep 4',
+     "See scripts/conversion/convert.sh for the conversion."),
+    ("Megatron-Bridge", "shell", "uv run python scripts/performance/run_script.py -m qwen -mr qwen3_30b_a3b -ng 16",
+     "The scripts/performance/ folder holds the benchmarks."),
+    ("Megatron-Bridge", "shell", '"${CONVERT_SH}" roundtrip \\', 'CONVERT_SH="${REPO_ROOT}/scripts/conversion/convert.sh"'),
+    ("torchtitan", "shell", "torchrun --nproc_per_node 8 -m torchtitan.train --job.config_file deepseek_v3.toml",
+     "torchtitan trains DeepSeek"),
+    ("LightLLM", "shell", "python -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe",
+     "we use LightLLM to serve"),
+    ("FastDeploy", "shell", "python -m fastdeploy.entrypoints.openai.api_server --model x --enable-expert-parallel",
+     "FastDeploy is PaddlePaddle's engine"),
+    ("rtp-llm", "shell", "python3 -m rtp_llm.start_server --checkpoint_path /m", "rtp-llm serves Qwen"),
+    ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
+     "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
+    ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
+]
+
+
+@pytest.mark.parametrize("launcher, surface, launch, prose", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_entry_finds_its_launch_and_not_prose(launcher, surface, launch, prose):
+    found = seen(launch + "\n", surface)
+    assert [s.launcher.name for s in found][:1] == [launcher]
+    assert found[0].line == 1
+    assert seen(prose + "\n", surface) == []
+
+
+def test_every_entry_of_the_table_has_a_case():
+    assert {launcher.name for launcher in W.LAUNCHERS} <= {c[0] for c in CASES}
+
+
+def test_every_entry_is_well_formed():
+    for launcher in W.LAUNCHERS:
+        assert launcher.kind in ("engine", "trainer") and launcher.words and launcher.patterns
+        assert launcher.surfaces <= W.ALL and launcher.reason
+
+
+def test_prose_in_markdown_is_no_launch_but_a_code_block_is():
+    text = "# Serving\nRun `vllm serve` with LightLLM:\npython -m lightllm.server.api_server --tp 8\n" \
+           "```bash\npython -m lightllm.server.api_server --tp 8\n```\n"
+    assert [(s.line, s.launcher.name) for s in seen(text, "markdown")] == [(5, "LightLLM")]
+
+
+def test_a_python_import_or_comment_is_no_launch():
+    text = ("from verl.trainer.main_ppo import run_ppo\n# python -m verl.trainer.main_ppo\n"
+            "cmd = ['python3', '-m', 'verl.trainer.main_ppo', 'trainer.n_gpus_per_node=8']\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "py")] == [(3, "verl")]
+
+
+def test_a_shell_comment_is_no_launch():
+    assert seen("# python -m lightllm.server.api_server --tp 8\n", "shell") == []
+
+
+def test_slime_train_py_needs_slime_flags_in_the_file():
+    assert seen("python3 train.py --epochs 3\n", "shell") == []
+
+
+def test_the_specific_entry_wins_over_the_generic_torchrun():
+    line = "torchrun --nproc-per-node 8 scripts/training/run_recipe.py --recipe x --ep 8\n"
+    assert [s.launcher.name for s in seen(line, "shell")] == ["Megatron-Bridge"]
+
+
+def test_one_entry_per_line_and_line_numbers():
+    text = "set -e\n\npython -m lightllm.server.api_server --tp 8 # lightllm again\nvllm serve m --ep 8\n"
+    assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(3, "LightLLM"), (4, "vLLM")]
+
+
+@pytest.mark.parametrize("name, surface", [("a.sh", "shell"), ("b.yml", "yaml"), ("README.md", "markdown"),
+                                           ("x.rst", "markdown"), ("run.py", "py"), ("LICENSE", None)])
+def test_surface_of(name, surface):
+    assert surface_of(name, "") == surface
+
+
+def test_restructuredtext_literal_blocks_are_code_and_paragraphs_are_prose():
+    text = ("Serving\n=======\n\nWe run python -m lightllm.server.api_server in production.\n\n"
+            ".. code-block:: bash\n\n   python -m lightllm.server.api_server --tp 8 \\\n      --enable_ep_moe\n\n"
+            "Or::\n\n    trtllm-serve deepseek-ai/DeepSeek-V3 --ep_size 8\n\nDone.\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "markdown")] == [(8, "LightLLM"), (13, "TensorRT-LLM")]
+
+
+def test_a_python_string_naming_a_command_without_arguments_is_no_launch():
+    """ms-swift@3602360a5 swift/ui/llm_train/runtime.py:554 compares a task name with a command name."""
+    text = "    elif 'swift rlhf' in task:\n        cmd = 'swift rlhf --model Qwen/Qwen3-8B --rlhf_type grpo'\n"
+    assert [(s.line, s.launcher.name) for s in seen(text, "py")] == [(2, "ms-swift")]
+
+
+def test_an_import_in_a_markdown_code_block_is_no_launch():
+    """NVIDIA-NeMo/Megatron-Bridge@067f987df docs/training/mixed-precision.md:125."""
+    text = "```python\nfrom megatron.bridge.recipes.llama import llama32_1b_peft_config\n```\n"
+    assert seen(text, "markdown") == []
+
+
+def test_a_huge_line_costs_little_and_is_no_launch():
+    import time
+
+    line = "ray job submit " + "-- python3 train.py " + "x" * 200_000 + " --rollout-batch-size 8\n"
+    start = time.process_time()
+    assert seen(line * 20, "shell") == []
+    assert time.process_time() - start < 0.5

@@ -1,0 +1,35 @@
+"""Launches from public repositories (each fixture cites its source on its first line) that a run saw and did
+not read: each is listed with its launcher at the line where it starts (docs/wild.md, issue 30)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from moecfg.checking.engine import check_paths
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+CASES = [
+    ("ms-swift-megatron-moe.sh", [(2, "ms-swift megatron")]),  # the command starts at its env prefix
+    ("slime-ray-job.sh", [(4, "slime")]),  # the command starts at `ray job submit`
+    ("slime-test-launch.py", [(8, "slime")]),
+    ("megatron-bridge-convert.md", [(5, "Megatron-Bridge")]),
+    ("megatron-bridge-generate.sh", [(2, "Megatron-Bridge")]),  # the script, not the generic torchrun entry
+    ("verl-recipe.md", [(3, "verl")]),
+    ("lightllm-ep.md", [(3, "LightLLM")]),  # the fenced launch; the prose line (inline code) is no launch
+]
+
+
+@pytest.mark.parametrize("name, expected", CASES, ids=[c[0] for c in CASES])
+def test_a_launch_from_the_wild_is_listed_as_unread(name, expected):
+    report = check_paths([str(FIXTURES / name)])
+    assert [(u.line, u.launcher) for u in report.unread] == expected
+    assert report.count("error") == 0 and report.count("warning") == 0
+    assert [s.state for s in report.states] == ["unread"]
+
+
+def test_every_fixture_cites_its_source():
+    for path in FIXTURES.iterdir():
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert "@" in first and "/" in first, path.name
