@@ -108,7 +108,7 @@ def _op_folder(module: str) -> str | None:
 # records); a reader knows nothing of ops; presets fill documents; backends judge op calls;
 # frameworks derive op calls (with the backends' formulas); checking runs the check; the rest presents it.
 FOUNDATION = {"moecfg.optional", "moecfg.version"}
-STAGES = {"core": 0, "sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "checking": 5, "render": 6,
+STAGES = {"core": 0, "sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "trainers": 4, "checking": 5, "render": 6,
           "models": 6, "plan": 6, "api": 6, "preflight": 6, "explain_error": 6, "cli": 7, "__main__": 7}
 # frameworks/vllm_ascend/memory.py builds a checking.launch LaunchDocument to judge its op calls (issue 19 part 2);
 # presets/hf_config.py reads config.json numbers with frameworks/values.py, the typed value layer (issue 20), which

@@ -29,6 +29,10 @@ FAMILY_MODULES = (
     "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
     "moecfg.frameworks.lmdeploy.rules",
+    "moecfg.trainers.verl.rules",
+    "moecfg.trainers.slime.rules",
+    "moecfg.trainers.ms_swift.rules",
+    "moecfg.trainers.mindspeed_rl.rules",
 )
 
 

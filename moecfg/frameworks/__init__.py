@@ -18,6 +18,11 @@ from moecfg.sources.manifests.yaml_source import Span
 
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
 FRAMEWORK_MODULES = {
+    # trainers first: a trainer's launch holds an engine's words (slime's `--sglang-*`, verl's Hydra keys)
+    "verl": "moecfg.trainers.verl",
+    "slime": "moecfg.trainers.slime",
+    "ms-swift": "moecfg.trainers.ms_swift",
+    "mindspeed-rl": "moecfg.trainers.mindspeed_rl",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

@@ -18,9 +18,13 @@ COMMANDS = (
     r"\bvllm_mindspore\.entrypoints\b",
     r"\blmdeploy\s+serve\b",
     r"\bxllm[\s\\]+--?[a-z]", r"\$\{?XLLM_\w+\}?[\s\\]+--?[a-z]",  # xLLM's binary, or $XLLM_PATH in its guides
+    # trainers (moecfg/trainers/): verl's entry module, ms-swift's `megatron` console script
+    r"\bverl\.trainer\.main_\w+", r"\bverl\.experimental\.\w+\.\w*main\w*",
+    r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
-PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy")
+PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
+                  r"verl\.experimental", r"recipe\.\w+\.main_\w+")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -29,7 +33,9 @@ TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"t
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
-                  r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+")
+                  r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+",
+                  r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
 
 def _either(parts) -> str:

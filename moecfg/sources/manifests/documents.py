@@ -21,5 +21,7 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
         return compose.read_compose(doc, text)
     from moecfg.sources.recipes.srt_slurm import read_megatron_test, read_recipe  # flags spelled as keys
     from moecfg.sources.recipes.vllm import read_vllm_recipe  # args lists composed with strategies/*.yaml
+    from moecfg.sources.recipes.mindspeed_rl import read_mindspeed_rl  # trainers' configs, settings as keys
+    from moecfg.sources.recipes.verl_config import read_verl_config
     return read_vllm_recipe(doc, name, root) or read_recipe(doc) or read_megatron_test(doc) \
-        or yaml_commands.read_yaml_commands(doc, text)
+        or read_mindspeed_rl(doc, name, root) or read_verl_config(doc) or yaml_commands.read_yaml_commands(doc, text)

@@ -98,3 +98,28 @@ def _read(path: str) -> str | None:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
+
+
+# `$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)` (THUDM/slime@624b824 scripts/run-deepseek-r1.sh:27),
+# `$(cd "$(dirname "$0")" && pwd)`, `$(dirname "$0")`, `$(dirname $(readlink -f "$0"))`: the folder of the script
+# being run (`$(cd "$(dirname "$0")/.." && pwd)`: the folder above it; `source` still reads only inside the checked
+# folder). Only in the script named to moecfg (not in a sourced file, where BASH_SOURCE[0] is that file, nor in
+# `bash -c`), and only when it is a file: then it is the folder `source` paths are resolved against ("."), which is
+# what the script's `source "${SCRIPT_DIR}/models/x.sh"` means.
+_SELF = r'"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?'
+_TARGET = rf'(?:{_SELF}|"?\$\(\s*(?:readlink\s+-[fe]|realpath)\s+(?:--\s+)?{_SELF}\s*\)"?)'
+_DIRNAME = rf'dirname\s+(?:--\s+)?{_TARGET}\s*'  # the inside of `$(dirname ...)`
+_QUIET = r'(?:\s*(?:&>|>|2>)\s*/dev/null|\s*2>&1)*'
+SCRIPT_FOLDER = re.compile(rf'^\$\(\s*(?:{_DIRNAME}|cd\s+(?:-P\s+)?(?:--\s+)?"?\$\(\s*{_DIRNAME}\)(?P<up>(?:/\.\.)*)/?"?{_QUIET}\s*'
+                           rf'(?:&&|;)\s*pwd(?:\s+-P)?{_QUIET}\s*)\)$')
+
+
+def script_folder(text: str) -> str | None:
+    """"." (or "./../.." for `$(cd "$(dirname "$0")/../.." && pwd)`) for a command substitution that prints the
+    running script's own folder (or a folder above it), else None (see SCRIPT_FOLDER)."""
+    m = SCRIPT_FOLDER.match(text) if len(text) < 200 else None
+    return None if m is None else "." + (m.group("up") or "")
+
+
+def names_script_folder(text: str) -> bool:
+    return script_folder(text) is not None

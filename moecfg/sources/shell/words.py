@@ -3,6 +3,8 @@ splitting of unquoted expansions, each word with its source map into the file (t
 does not set is unknown (None), never guessed."""
 from __future__ import annotations
 
+import re
+
 from moecfg.sources.shell import arith as shell_arith
 from moecfg.sources.launch import EnvEntry
 from moecfg.sources.shell.values import _UNKNOWN, Built, Var  # noqa: F401  (re-exported)
@@ -168,10 +170,24 @@ class Words:
             value = _arith(node, self)
             text = None if value is None else str(value)
             w.add(text, self.c.map_of(a, b).whole(_width(text)), expanded=True)
+        elif t == "command_substitution" and self._script_folder(node):
+            text = self._script_folder(node)  # "." or "./..": `source` resolves it against the script's folder
+            w.add(text, self.c.map_of(a, b).whole(len(text)), expanded=True)
+        elif t == "command_substitution" and _seq(self.c.node_text(node)) is not None:
+            text = _seq(self.c.node_text(node))  # `$(seq 16 8 256)`: a list of numbers (cuda-graph batch sizes)
+            w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif node.is_named:
             w.add(None, self.c.map_of(a, b).whole(len(_UNKNOWN)))  # command substitution, brace expansion...
         else:
             self.literal(a, b, w, "unquoted")
+
+    def _script_folder(self, node) -> str | None:
+        """`$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)` in the script moecfg was given (sources/shell/sourced.py)."""
+        if self.r.include is None or self.r.depth != 0:
+            return None
+        from moecfg.sources.shell.sourced import script_folder
+
+        return script_folder(self.c.node_text(node))
 
     def literal(self, a: int, b: int, w: _W, mode: str) -> None:
         """Literal text with backslash escapes (unquoted: any char; in "...": only $ ` " \\ newline; in a
@@ -251,6 +267,24 @@ class Words:
         elif len(kids) == 2:
             word = ""
         return _operator(var, op, word)
+
+
+_SEQ = re.compile(r"^\$\(\s*seq((?:\s+-?\d{1,6}){1,3})\s*\)$")
+_SEQ_MAX = 1024  # numbers; a longer list stays unknown
+
+
+def _seq(text: str) -> str | None:
+    """The output of `$(seq LAST)`, `$(seq FIRST LAST)`, `$(seq FIRST STEP LAST)` with literal integers (coreutils
+    seq: one number per line, FIRST and STEP default to 1), newline-separated; None for any other form."""
+    m = _SEQ.match(text)
+    if m is None:
+        return None
+    nums = [int(x) for x in m.group(1).split()]
+    first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
+    if step == 0:
+        return None
+    values = range(first, last + (1 if step > 0 else -1), step)
+    return "\n".join(str(v) for v in values) if len(values) <= _SEQ_MAX else None
 
 
 def _start(walk, node) -> tuple[int, int]:

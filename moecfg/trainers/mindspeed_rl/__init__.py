@@ -1,0 +1,50 @@
+"""MindSpeed-RL (Ascend/MindSpeed-RL): a training config (configs/*.yaml, read by sources/recipes/mindspeed_rl.py as
+`mindspeed-rl <section>.<key>=<value> ...`) is one launch of a MindSpeed train phase (the actor) and a vllm-ascend
+rollout phase; the shell launch `python cli/train_grpo.py --config-name X` names the config, read as its own file.
+
+Read at Ascend/MindSpeed-RL@05a90d7 (after v2.3.0): cli/train_grpo.py:251-254 (the actor's config), :703-712 (the Ray
+runtime environment: VLLM_DP_SIZE, HCCL_BUFFSIZE), mindspeed_rl/models/rollout/vllm_engine.py:222-250 (the vLLM
+engine), mindspeed_rl/models/rollout/vllm_adapter/vllm_parallel_state.py:259-285 (the EP / MC2 group).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from moecfg.frameworks import Derivation, LaunchContext
+from moecfg.sources.launch import Launch
+
+NAME = "mindspeed-rl"
+VERSIONS = ("2.3.0",)
+COMMAND = "mindspeed-rl"  # sources/recipes/mindspeed_rl.py
+_ENTRY = re.compile(r"(?:^|/)cli/train_(?:grpo|dapo|ppo|dpo)\w*\.py$")
+
+
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
+    return _config(launch) or _script(launch) is not None
+
+
+def _config(launch: Launch) -> bool:
+    return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
+
+
+def _script(launch: Launch) -> int | None:
+    words = launch.words()
+    return next((i for i, w in enumerate(words[:3]) if w and _ENTRY.search(w) and i > 0 and
+                 os.path.basename(words[i - 1] or "").startswith("python")), None)
+
+
+def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    from moecfg.trainers import phases
+    from moecfg.trainers.mindspeed_rl.calls import derive_phases
+
+    out = Derivation(NAME, VERSIONS[-1])
+    if not _config(launch):
+        words = launch.words()
+        i = words.index("--config-name") + 1 if "--config-name" in words else None
+        named = words[i] if i is not None and i < len(words) else None
+        phases.not_derived(out, launch, f"the settings are in the config {named or '(not known statically)'} under "
+                           "configs/: checked as its own file (configs/*.yaml)")
+        return out
+    derive_phases(launch, ctx, out)
+    return out
