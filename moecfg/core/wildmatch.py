@@ -49,6 +49,10 @@ class Glob:
         p = p[1:] if p.startswith("/") else p
         if not p:
             raise PatternError("it names nothing")
+        self.suffix = None
+        if not anchored and not any(c in p for c in "*?[\\"):  # a plain name at any depth: no tokens (a
+            self.tokens, self.literal = None, p  # .gitignore of 150,000 names held ~400 MB of token lists)
+            return
         tokens = _tokens(p)
         if not anchored and tokens[:1] != [(_DIRS, None)]:
             tokens.insert(0, (_DIRS, None))  # `name` at any depth: `**/name`
@@ -62,7 +66,7 @@ class Glob:
     def match(self, path: str, is_dir: bool = False) -> bool:
         if self.dir_only and not is_dir:
             return False
-        if self.literal is not None and "/" not in self.literal:
+        if self.tokens is None:
             return path.rsplit("/", 1)[-1] == self.literal
         return _run(self.tokens, path)
 
