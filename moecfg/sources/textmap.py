@@ -28,8 +28,7 @@ class LineIndex:
     __slots__ = ("starts", "first")
 
     def __init__(self, text: str, first_line: int = 0):
-        self.starts = array("i" if len(text) < 1 << 31 else "q", [0])
-        self.starts.extend(m.end() for m in re.finditer("\n", text))
+        self.starts = _line_starts(text)
         self.first = first_line
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -41,6 +40,21 @@ class LineIndex:
 
     def span(self, lo: int, hi: int) -> Span:
         return Span(*self.position(lo), *self.position(max(hi, lo)))
+
+
+def _line_starts(text: str) -> array:
+    """0 and the offset after each newline, built in C-level steps a chunk at a time (a generator over
+    re.finditer took 4 s for 40 million blank lines; one split of the whole text, a list of 40 million)."""
+    from itertools import accumulate, count
+    from operator import add
+
+    starts = array("i" if len(text) < 1 << 31 else "q", [0])
+    step = 1 << 20
+    for lo in range(0, len(text), step):
+        parts = text[lo:lo + step].split("\n")
+        # the k-th newline of the chunk ends at lo + (lengths of parts 0..k) + (k + 1)
+        starts.extend(map(add, accumulate(map(len, parts[:-1])), count(lo + 1)))
+    return starts
 
 
 class SourceMap:
