@@ -130,14 +130,30 @@ def test_a_40_mb_yaml_of_blank_lines_stays_far_under_the_memory_bound(tmp_path):
     assert rss < 1_000 << 20 and cpu < 10, (rss >> 20, cpu)  # 1.9 GB before (a Python int per line)
 
 
-def test_line_index_holds_machine_integers():
+def test_line_index_is_built_as_asked_and_agrees_with_a_plain_index(monkeypatch):
+    import random
+    import re
+
+    from moecfg.sources import textmap
     from moecfg.sources.textmap import LineIndex
 
-    index = LineIndex("\n" * 100_000)
-    assert index.starts.itemsize <= 8 and sys.getsizeof(index.starts) < 100_000 * 9
-    assert index.position(0) == (1, 1) and index.position(100_000) == (100_001, 1)
+    index = LineIndex("\n" * 1_000_000)
+    assert sys.getsizeof(index._before) < 200_000 and not index._blocks  # 16 blocks counted, none built
+    assert index.position(0) == (1, 1) and index.position(1_000_000) == (1_000_001, 1) and len(index._blocks) == 2
     shifted = LineIndex("a\nbc\n", first_line=41)
     assert shifted.position(3) == (43, 2) and shifted.offset(43, 2) == 3
+    rng = random.Random(33)
+    for block in (1, 3, 64):  # block edges everywhere
+        monkeypatch.setattr(textmap, "_BLOCK", block)
+        for _ in range(50):
+            text = "".join(rng.choice("ab\n\n") for _ in range(rng.choice([0, 1, 7, 200])))
+            starts = [0] + [m.end() for m in re.finditer("\n", text)]
+            index = LineIndex(text)
+            for offset in range(len(text) + 2):
+                line = max(i for i, s in enumerate(starts) if s <= offset)
+                assert index.position(offset) == (line + 1, offset - starts[line] + 1)
+            for line in range(1, len(starts) + 2):
+                assert index.offset(line, 1) == starts[min(line, len(starts)) - 1]
 
 
 def test_markdown_yaml_blocks_are_parsed_at_their_offset_not_padded(tmp_path, cli):
