@@ -108,7 +108,7 @@ PYTHON_M = r"python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+"  # `python3 -u -m <modu
 def _run(script: str) -> str:
     """A script path as a launch, not a name: an interpreter or launcher before it on the line (`uv run python
     x.py`, `cmd = ["torchrun", "x.py", ...]`), an option after it (`./x.py --recipe a`), or alone on its line (a word
-    of a multi-line command or of a bash array: `    "${ROOT_DIR}/scripts/training/run_recipe.py"`). A Python test's path
+    of a multi-line command or of a bash array: `"${ROOT_DIR}/scripts/training/run_recipe.py"`). A Python test's path
     string (`"scripts/training/run_recipe.py",`), prose (`the run_recipe.py entry point`) and a YAML list of files are
     names (NVIDIA-NeMo/Megatron-Bridge@067f987 tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py
     :17,59, skills/nemo-mbridge-mlm-bridge-training/card.yaml:40)."""

@@ -43,7 +43,8 @@ CASES = [
     ("Megatron-Bridge", "shell", '"${CONVERT_SH}" roundtrip \\', 'CONVERT_SH="${REPO_ROOT}/scripts/conversion/convert.sh"'),
     # Megatron-Bridge@067f987: a Python test's path strings, prose and imports name a script, they launch nothing
     # (tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py:17,59, tests/unit_tests/recipes/qwen/
-    # test_qwen2_recipes.py:240, skills/nemo-mbridge-perf-cuda-graphs/card.yaml:238, scripts/performance/bootstrap.py:26)
+    # test_qwen2_recipes.py:240, skills/nemo-mbridge-perf-cuda-graphs/card.yaml:238,
+    # scripts/performance/bootstrap.py:26)
     ("Megatron-Bridge", "py", 'cmd = ["uv", "run", "python", "scripts/training/run_recipe.py", "--recipe", "x"]',
      '        "scripts/training/run_recipe.py",'),
     ("Megatron-Bridge", "py", "uv run python scripts/training/run_recipe.py --model gpt_oss_20b --mode pretrain",

@@ -105,14 +105,16 @@ class PerfRead:
     def recipe(self) -> tuple[Key | None, str | None]:
         """The flat perf recipe's name (its Key spans -mr), or None with why it is not known."""
         if "--use_recipes" in self.switches:
-            return None, "--use_recipes: the recipe get_perf_optimized_recipe builds (run_script.py:108-116) is not read"
+            return None, ("--use_recipes: the recipe get_perf_optimized_recipe builds (run_script.py:108-116) is not "
+                          "read")
         need = [self.args.get(n) for n in ("--model_recipe_name", "--num_gpus", "--gpu")]
         if any(k is None or k.value is None for k in need):
             return None, "the recipe's name is not known statically (-mr, -ng and -g name it, utils/utils.py:446-458)"
         mr, ng = need[0].value.lower(), need[1].value
         gpu = need[2].value  # type=str with choices: not lowercased (argument_parser.py:686-692)
         if gpu not in _GPUS_PER_NODE:  # (an unknown word might have set -g again: not derived, not refused)
-            return None, f"-g {gpu} is not one of the parser's choices {sorted(_GPUS_PER_NODE)} (argument_parser.py:689)"
+            return None, f"-g {gpu} is not one of the parser's choices {sorted(_GPUS_PER_NODE)} (argument_parser.py:" \
+                "689)"
         task = self.args.get("--task", Key("--task", "pretrain", need[0].span)).value
         dtype = self.args.get("--compute_dtype", Key("-c", "bf16", need[0].span)).value
         variant = self.args.get("--config_variant")
@@ -173,8 +175,9 @@ def derive(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None
     if fields is not None:
         _user_overrides(r, fields)  # the GPU the launch names (-g, required) is the device its buffers are checked on
         gpu = r.args.get("--gpu")
+        how = f"-g {gpu.value} (the --gpu of scripts/performance/argument_parser.py)"
         named = ctx if ctx.device or ctx.product or not r.device else replace(
-            ctx, device=r.device, product=r.device, product_source=f"-g {gpu.value} (the --gpu of scripts/performance/argument_parser.py)")
+            ctx, device=r.device, product=r.device, product_source=how)
         script = (launch.argv[at].value or launch.argv[at].pattern or "").rsplit("/", 1)[-1]
         ranks = r.ranks() if script == "setup_experiment.py" else _own_ranks(launch, at)
         calls._train(r, named, out, fields, at, ranks, f"scripts/performance/{script}")
