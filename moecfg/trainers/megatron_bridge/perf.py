@@ -6,11 +6,12 @@ NVIDIA-NeMo/Megatron-Bridge@067f987:
   :686-692), --task pretrain (:276-281), -c bf16 (:694-701), -gn from the GPU (:30-38, setup_experiment.py:973-976),
   -tp/-pp/-cp/-ep/-et (:387-427), -cv (:941-948); unknown words are Hydra overrides (parse_known_args,
   setup_experiment.py:971; run_script.py:182), which the flat runner applies BEFORE the options: an option wins over
-  `model.<field>=` (run_script.py:76-79; only the --use_recipes path applies Hydra last, run_recipe.py:237-242);
+  `model.<field>=` (run_script.py:76-79; only the --use_recipes path applies Hydra last,
+  scripts/performance/run_recipe.py:237-242);
 - the recipe: f"{mr}_{task}_{ng}gpu_{gpu}_{dtype}{_variant}_config" (utils/utils.py:446-458, dtype names :55-62);
   when no flat recipe has that name run_script.py:99-116 builds get_perf_optimized_recipe's, and --use_recipes runs
-  scripts/performance/run_recipe.py on build_recipe_config's (bootstrap.py:29-40, run_recipe.py:270-287): neither
-  is read here, their settings are unknown;
+  scripts/performance/run_recipe.py on build_recipe_config's (bootstrap.py:29-40,
+  scripts/performance/run_recipe.py:270-287): neither is read here, their settings are unknown;
 - the options set model.<field> (utils/overrides.py:476-489); the job spans -(ng // -gn) nodes of gn GPUs
   (setup_experiment.py:662-663), one rank per GPU.
 """
@@ -108,7 +109,7 @@ class PerfRead:
         """The flat perf recipe's name (its Key spans -mr), or None with why it is not known."""
         if "--use_recipes" in self.switches:
             return None, ("--use_recipes: the model recipe build_recipe_config returns (scripts/performance/"
-                          "bootstrap.py:29-40, run_recipe.py:270-287) is not read")
+                          "bootstrap.py:29-40, scripts/performance/run_recipe.py:270-287) is not read")
         need = [self.args.get(n) for n in ("--model_recipe_name", "--num_gpus", "--gpu")]
         if any(k is None or k.value is None for k in need):
             return None, "the recipe's name is not known statically (-mr, -ng and -g name it, utils/utils.py:446-458)"
