@@ -8,7 +8,8 @@ import re
 from moecfg.core import launch_rules as L
 from moecfg.sources.shell import reader as S
 from moecfg.sources.manifests import launch as Y
-from moecfg.sources.launch import Launch, LaunchFile, Problem
+from moecfg.sources.launch import Launch, LaunchFile, OpenEnv, Problem
+from moecfg.sources.manifests import env_from
 from moecfg.sources.shell.words import Var
 from moecfg.sources.textmap import Decoded, SourceMap
 from moecfg.sources.manifests.yaml_source import YamlDocument
@@ -71,10 +72,14 @@ def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | Non
     image = c.get("image") if isinstance(c.get("image"), str) else None
     name = role or (c.get("name") if isinstance(c.get("name"), str) else None)
 
+    from_sources, unread = env_from.container_env_from(r, path, c.get("envFrom")) if c.get("envFrom") else ({}, None)
+
     def make(argv, env):
+        env = OpenEnv(env, unread[0], unread[1], unread[2]) if unread else env
         return Launch(tuple(argv), env, "k8s", image, name, hints)
 
-    variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"))}  # the container's own env wins
+    # envFrom, then env (which may refer to envFrom's names with `$(NAME)`); the container's own env wins
+    variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"), from_sources)}
     items = [p for key in ("command", "args") for p, _ in Y.scalar_items(c.get(key), path + (key,))]
     first = r.doc.raw_scalars.get(items[0], "") if items else ""
     via_shell = isinstance(first, str) and first.rsplit("/", 1)[-1] in S._SHELLS
@@ -87,9 +92,10 @@ def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | Non
         r.run(argv, variables, make)
 
 
-def _k8s_env(r: Y.DocReader, path: tuple, env) -> dict:
-    """Container `env:` in order; `$(NAME)` refers to earlier entries; `valueFrom` is unknown (MC023)."""
-    variables: dict[str, Var] = {}
+def _k8s_env(r: Y.DocReader, path: tuple, env, before: dict | None = None) -> dict:
+    """Container `env:` in order over `before` (envFrom's); `$(NAME)` refers to earlier entries; `valueFrom` is
+    unknown (MC023)."""
+    variables: dict[str, Var] = dict(before or {})
     for i, e in enumerate(env if isinstance(env, list) else []):
         if not isinstance(e, dict) or not isinstance(e.get("name"), str):
             continue
