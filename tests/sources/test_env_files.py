@@ -207,3 +207,13 @@ def test_envfrom_secret_is_unknown_not_defaulted(tmp_path):
     assert any("`envFrom: secretRef` decode-env" in d["message"] for d in diags(report, "MC023"))
     [buf] = [r["buffers"]["ep"] for r in report["results"] if r.get("buffers")]
     assert buf["configured_mb"] is None
+
+
+def test_sarif_fix_names_the_env_file(tmp_path):
+    (tmp_path / "decode.env").write_text("HCCL_BUFFSIZE=100\n")
+    (tmp_path / "compose.yaml").write_text(compose("decode.env"))
+    got = CliRunner().invoke(cli, ["check", "--product", "A3", "--format", "sarif", str(tmp_path)])
+    [result] = [x for x in json.loads(got.stdout)["runs"][0]["results"] if x["ruleId"] == "MC501"]
+    [change] = result["fixes"][0]["artifactChanges"]
+    assert change["artifactLocation"]["uri"].endswith("decode.env")
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("compose.yaml")
