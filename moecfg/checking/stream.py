@@ -18,11 +18,13 @@ class StreamedCheck:
     """`files()` yields each file's results (list of DocumentResult; held-back findings still in them, see
     `held`); after it is exhausted, `report` is the run's whole Report, as check_paths returns it."""
 
-    def __init__(self, paths, options, settings=None, progress: bool = False, respect_gitignore: bool | None = None):
+    def __init__(self, paths, options, settings=None, progress: bool = False, respect_gitignore: bool | None = None,
+                 deadline: bool = False):
         self.report = Report()
         self.held: set[int] = set()  # id() of the findings held back until the end
         self._held: list[tuple] = []
-        self._files = engine.each_file(paths, options, settings, progress, respect_gitignore, self.report)
+        self._settings = settings
+        self._files = engine.each_file(paths, options, settings, progress, respect_gitignore, self.report, deadline)
 
     def files(self) -> Iterator[list]:
         for one in self._files:
@@ -33,7 +35,10 @@ class StreamedCheck:
                         self._held.append((r, d))
             if one.results:
                 yield one.results
-        engine.finish(self.report)
+        before = len(self.report.results)
+        engine.finish(self.report, self._settings)
+        if len(self.report.results) > before:  # MC016 on settings files of the tree that could not be used
+            yield self.report.results[before:]
 
     def questions(self) -> list[tuple]:
         """The held-back findings still in the report once the run is done (the first of each question, reworded

@@ -71,11 +71,12 @@ def check(paths, fmt, output, cann, fail_on, product, framework_versions, config
             color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
             report = plain.stream_text(paths, opts, settings, color=color, quiet=quiet, statistics=statistics)
         else:
-            report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+            report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty(),
+                                 deadline=True)
         if show_diff:
             sys.exit(_show_diff(report, paths))
         if apply_fix:
-            report = _apply(report, paths, lambda: check_paths(paths, opts, settings))
+            report = _apply(report, paths, lambda: check_paths(paths, opts, settings, deadline=True))
         failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)

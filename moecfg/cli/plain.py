@@ -66,7 +66,8 @@ def stream_text(paths, options, settings, *, color: bool = False, quiet: bool = 
     from moecfg.render.text import stream
 
     # a progress bar only when the streamed lines do not go to the same terminal
-    run = StreamedCheck(paths, options, settings, progress=sys.stderr.isatty() and not sys.stdout.isatty())
+    run = StreamedCheck(paths, options, settings, progress=sys.stderr.isatty() and not sys.stdout.isatty(),
+                        deadline=True)
     stream(run, write_stdout, color=color, quiet=quiet, statistics=statistics)
     return run.report
 

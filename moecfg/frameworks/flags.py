@@ -24,7 +24,7 @@ class FlagSpec:
 
 # An unexpanded template placeholder: `{tp}` (sweep recipes), `{{ .Values.tp }}` (Helm / Jinja), `${TP}` / `$TP` left
 # as text by a YAML reader, `<tp-size>` (docs). Its value is unknown (MC023), never the flag's default.
-PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{[A-Za-z_][\w.-]*\}|\$\{?[A-Za-z_]\w*\}?|^<[A-Za-z_][\w-]*>$")
+PLACEHOLDER = re.compile(r"\{\{.{0,256}?\}\}|\{[A-Za-z_][\w.-]*\}|\$\{?[A-Za-z_]\w*\}?|^<[A-Za-z_][\w-]*>$")
 
 
 def known_value(text: str | None) -> str | None:

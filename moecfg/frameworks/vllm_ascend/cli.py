@@ -204,7 +204,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
     return args
 
 
-_TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.*?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
+_TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.{0,256}?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
 _K8S_VAR = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")  # Kubernetes expands `$(VAR)` in command and args
 _PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>")  # `{"model": <eagle3_model_name>}`: a tutorial's value to fill in
 _BLANKED = re.compile(r"\$\{_{2,}\}|\$_{2,}(?!\w)")  # the same placeholder as the Markdown reader rewrote it
@@ -237,7 +237,7 @@ def _kept_as_string(name: str, value: str, table, context: str) -> bool:
         not substitution(value, context)
 
 
-_PAIR = re.compile(r"\s*([^=,]+?)\s*=\s*(-?\d+)\s*")
+_INT = re.compile(r"-?\d+")
 
 
 def _key_value_pairs(text: str) -> dict | None:
@@ -245,10 +245,11 @@ def _key_value_pairs(text: str) -> dict | None:
     values; vllm==0.9.0.1 vllm/engine/arg_utils.py:53-110); None when the text is not such pairs."""
     out = {}
     for item in text.split(","):
-        m = _PAIR.fullmatch(item)
-        if m is None:
+        key, eq, value = item.partition("=")  # split, not a regex: `\s*(.+?)\s*=` ran quadratic on blanks
+        key, value = key.strip(), value.strip()
+        if not eq or not key or "=" in value or not _INT.fullmatch(value) or len(value) > 4300:
             return None
-        out[m.group(1).lower()] = int(m.group(2))
+        out[key.lower()] = int(value)
     return out
 
 

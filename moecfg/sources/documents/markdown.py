@@ -271,7 +271,8 @@ def _k8s_like(text: str, block: Block) -> bool:
 
 
 def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
-    """The block parsed as YAML with the lines before it blank, so every position is the file's own."""
+    """The block parsed as YAML from its first line on (parse_stream(first_line=)): every position is the file's
+    own, without a copy padded with a blank line per line before it (a 20 MB Markdown file: 71 s, 1.8 GB)."""
     from moecfg.sources.manifests.documents import read_yaml_document
     from moecfg.sources.manifests.yaml_source import YamlProblem, parse_stream
 
@@ -280,13 +281,12 @@ def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
     first = block.lines[0][0]
     line_no = text.count("\n", 0, first)
     body = text[first:block.lines[-1][1]]
-    yaml_text = "\n" * line_no + body
     try:
-        docs = parse_stream(yaml_text)
+        docs = parse_stream(body, first_line=line_no)
     except (YamlProblem, RecursionError):
         return  # a YAML snippet with `...` elisions is an illustration, not a file: nothing to report
     for doc in docs:
-        lf = read_yaml_document(doc, yaml_text) if isinstance(doc.data, dict) else None
+        lf = read_yaml_document(doc, body) if isinstance(doc.data, dict) else None
         if lf is not None and lf.launches:
             out.launches.extend(lf.launches)
             out.problems.extend(lf.problems)

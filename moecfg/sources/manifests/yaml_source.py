@@ -59,6 +59,7 @@ class YamlDocument:
     keys: dict = field(default_factory=dict)  # path -> Span of the key node
     duplicates: list = field(default_factory=list)  # (path, first Span, second Span)
     raw_scalars: dict = field(default_factory=dict)  # path -> source text of scalar values
+    first_line: int = 0  # the text parsed starts after this many lines of its file (parse_stream(first_line=))
 
     def position(self, path: tuple, at_key: bool = False) -> Span:
         """Span of `path`, or of its nearest existing ancestor (a missing key points at its parent)."""
@@ -278,8 +279,28 @@ def _empty(node) -> bool:
         and not node.style
 
 
-def parse_stream(text: str) -> list[YamlDocument]:
-    """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML."""
+def parse_stream(text: str, first_line: int = 0) -> list[YamlDocument]:
+    """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML. `first_line`: `text`
+    starts after that many lines of its file (a Markdown code block); every position is the file's."""
+    docs = _parse_stream(text)
+    if first_line:
+        for doc in docs:
+            _shift(doc, first_line)
+    return docs
+
+
+def _shift(doc: YamlDocument, lines: int) -> None:
+    def moved(s: Span) -> Span:
+        return Span(s.line + lines, s.column, s.end_line + lines, s.end_column)
+
+    doc.first_line = lines
+    doc.start = moved(doc.start)
+    doc.values = {k: moved(v) for k, v in doc.values.items()}
+    doc.keys = {k: moved(v) for k, v in doc.keys.items()}
+    doc.duplicates = [(p, moved(a), moved(b)) for p, a, b in doc.duplicates]
+
+
+def _parse_stream(text: str) -> list[YamlDocument]:
     docs: list[YamlDocument] = []
     budget = _Budget()
     _load_yaml()

@@ -430,6 +430,8 @@ class _Walk(Words):
                 return name, Var(None, self.node_span(node), exported)
         if not self.r.budget.value_ok(value, self.node_span(node)):  # `A="$A$A"` x 30: unknown past the budget
             value, partial = None, None
+        if partial is not None and not self.r.budget.value_ok(partial.script, self.node_span(node)):
+            partial = None  # known in parts, and the parts double too: unknown as a whole
         return name, Var(value, self.node_span(node), exported=exported, partial=partial)
 
     def assignments(self, node, exported: bool | None) -> None:
