@@ -217,3 +217,21 @@ def test_sarif_fix_names_the_env_file(tmp_path):
     [change] = result["fixes"][0]["artifactChanges"]
     assert change["artifactLocation"]["uri"].endswith("decode.env")
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("compose.yaml")
+
+
+def test_a_script_default_is_not_taken_when_an_env_file_is_not_read(tmp_path):
+    """`$${BUF:-100}` (compose's `$$`: the container shell's `${BUF:-100}`): BUF may come from the env file."""
+    script = SERVE[2].replace("exec vllm", "export HCCL_BUFFSIZE=$${BUF:-100}; exec vllm")
+    (tmp_path / "compose.yaml").write_text(compose("gone.env").replace(json.dumps(SERVE[2]), json.dumps(script)))
+    report = check(str(tmp_path))
+    assert not diags(report, "MC501")
+    [buf] = [r["buffers"]["ep"] for r in report["results"] if r.get("buffers")]
+    assert buf["configured_mb"] is None
+
+
+def test_envfrom_secret_makes_a_kubernetes_reference_unknown(tmp_path):
+    path = k8s(tmp_path, "secretRef", env_extra='            - name: HCCL_BUFFSIZE\n              value: "$(BUF)"\n')
+    report = check(str(path))
+    assert not diags(report, "MC501")
+    [buf] = [r["buffers"]["ep"] for r in report["results"] if r.get("buffers")]
+    assert buf["configured_mb"] is None

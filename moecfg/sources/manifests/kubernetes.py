@@ -79,7 +79,10 @@ def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | Non
         return Launch(tuple(argv), env, "k8s", image, name, hints)
 
     # envFrom, then env (which may refer to envFrom's names with `$(NAME)`); the container's own env wins
+    values = [e.get("value") for e in c.get("env") or [] if isinstance(e, dict)]  # `$(NAME)` of an envFrom name
+    from_sources = Y.open_references(values, from_sources, unread)
     variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"), from_sources)}
+    variables = Y.open_references([c.get("command"), c.get("args")], variables, unread)
     items = [p for key in ("command", "args") for p, _ in Y.scalar_items(c.get(key), path + (key,))]
     first = r.doc.raw_scalars.get(items[0], "") if items else ""
     via_shell = isinstance(first, str) and first.rsplit("/", 1)[-1] in S._SHELLS
