@@ -235,3 +235,28 @@ def test_envfrom_secret_makes_a_kubernetes_reference_unknown(tmp_path):
     assert not diags(report, "MC501")
     [buf] = [r["buffers"]["ep"] for r in report["results"] if r.get("buffers")]
     assert buf["configured_mb"] is None
+
+
+def test_hostile_env_file_names_are_not_read_nor_printed(tmp_path):
+    secret = tmp_path / "secret.env"
+    secret.write_text("HCCL_BUFFSIZE=4242\n")
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "link.env").symlink_to(secret)  # a link out of the tree
+    os_files = ["/proc/self/environ", "/dev/stdin", "link.env", "."]
+    (tree / "compose.yaml").write_text(compose(os_files))
+    lf = read(tree)
+    said = " ".join(p.message for p in lf.problems)
+    assert "4242" not in said and lf.launches[0].env["HCCL_BUFFSIZE"].value is None
+    assert len([p for p in lf.problems if p.code == "MC023"]) == len(os_files)
+
+
+def test_env_files_per_service_are_capped(tmp_path):
+    from moecfg.sources.manifests.envfiles import MAX_FILES
+    for i in range(MAX_FILES + 1):
+        (tmp_path / f"{i}.env").write_text(f"V{i}={i}\n")
+    (tmp_path / "compose.yaml").write_text(compose([f"{i}.env" for i in range(MAX_FILES + 1)]))
+    lf = read(tmp_path)
+    env = lf.launches[0].env
+    assert isinstance(env, OpenEnv) and env["V0"].value is None  # the last file, not read, may override V0
+    assert any(f"more than {MAX_FILES}" in p.message for p in lf.problems)

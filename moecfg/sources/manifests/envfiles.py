@@ -18,6 +18,7 @@ from moecfg.sources.manifests import envfile
 from moecfg.sources.shell.words import Var
 from moecfg.sources.textmap import Elsewhere, Span
 
+MAX_FILES = 32  # env files read per service (as for sourced shell files, shell/sourced.py)
 _MISSING = "missing"
 _DOCUMENTATION = (".md", ".mdx", ".rst", ".markdown")
 
@@ -26,9 +27,11 @@ def service_env_files(r, path: tuple, value, compose_name: str) -> tuple[dict, t
     """(name -> Var from the env files, (span, why) of the last file not read or None)."""
     variables: dict[str, Var] = {}
     unread = None
-    for item_path, file, required, raw in _entries(value, path + ("env_file",)):
+    for n, (item_path, file, required, raw) in enumerate(_entries(value, path + ("env_file",))):
         span = r.span(item_path)
         try:
+            if n >= MAX_FILES:
+                raise Unreadable(f"more than {MAX_FILES} env files for one service; the rest are not read")
             shown, lines = _read(file, compose_name, raw)
         except Unreadable as exc:
             why = _why(file, str(exc), required)
