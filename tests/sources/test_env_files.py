@@ -260,3 +260,13 @@ def test_env_files_per_service_are_capped(tmp_path):
     env = lf.launches[0].env
     assert isinstance(env, OpenEnv) and env["V0"].value is None  # the last file, not read, may override V0
     assert any(f"more than {MAX_FILES}" in p.message for p in lf.problems)
+
+
+def test_fix_writes_the_env_file_only_when_inside_the_paths_given(tmp_path):
+    env = tmp_path / "decode.env"
+    env.write_text("HCCL_BUFFSIZE=100\n")
+    (tmp_path / "compose.yaml").write_text(compose("decode.env"))
+    alone = CliRunner().invoke(cli, ["check", "--product", "A3", "--fix", str(tmp_path / "compose.yaml")])
+    assert env.read_text() == "HCCL_BUFFSIZE=100\n" and "not fixed: outside the checked paths" in alone.stderr
+    CliRunner().invoke(cli, ["check", "--product", "A3", "--fix", str(tmp_path / "compose.yaml"), str(env)])
+    assert env.read_text() == "HCCL_BUFFSIZE=120\n"
