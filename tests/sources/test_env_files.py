@@ -270,3 +270,21 @@ def test_fix_writes_the_env_file_only_when_inside_the_paths_given(tmp_path):
     assert env.read_text() == "HCCL_BUFFSIZE=100\n" and "not fixed: outside the checked paths" in alone.stderr
     CliRunner().invoke(cli, ["check", "--product", "A3", "--fix", str(tmp_path / "compose.yaml"), str(env)])
     assert env.read_text() == "HCCL_BUFFSIZE=120\n"
+
+
+def test_envfrom_configmap_in_a_file_beside_is_read_and_fixed_there(tmp_path):
+    path = k8s(tmp_path, "configMapRef")
+    text = path.read_text()
+    manifest, cm = text.split("---\n")
+    path.write_text(manifest)
+    other = tmp_path / "decode-env.yaml"
+    other.write_text(cm)
+    [hit] = diags(check(str(tmp_path)), "MC501")
+    assert hit["line"] == line_of(manifest, "configMapRef")  # the finding at envFrom, the fix in the ConfigMap
+    assert hit["fix"]["file"] == str(other) and hit["fix"]["edits"][0]["line"] == line_of(cm, "HCCL_BUFFSIZE")
+    CliRunner().invoke(cli, ["check", "--product", "A3", "--fix", str(tmp_path)])
+    assert 'HCCL_BUFFSIZE: "120"   # MB' in other.read_text()
+    other.unlink()
+    report = check(str(tmp_path))
+    assert not diags(report, "MC501")
+    assert any("nor in a YAML file beside it" in d["message"] for d in diags(report, "MC023"))

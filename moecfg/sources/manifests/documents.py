@@ -15,7 +15,7 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
     from moecfg.sources.manifests import compose, kubernetes, commands as yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         from moecfg.sources.manifests.crds import read_llm_inference_service
-        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
+        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text, name)
                 or yaml_commands.read_yaml_commands(doc, text))
     if compose.is_compose(doc.data):
         return compose.read_compose(doc, text, name)

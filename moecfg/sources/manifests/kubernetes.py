@@ -28,7 +28,8 @@ def pod_specs(data) -> list[tuple]:
     return [p for p, node in Y.mappings(data) if isinstance(node.get("containers"), list)]
 
 
-def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
+def read_kubernetes(doc: YamlDocument, text: str, name: str = "") -> LaunchFile | None:
+    """`name`: the manifest (a ConfigMap an `envFrom:` names may be in its folder; env_from.py)."""
     from moecfg.sources.manifests import crds  # container specs outside pod templates (Dynamo, OME runtimes)
 
     specs, loose = pod_specs(doc.data), crds.container_specs(doc.data)
@@ -43,7 +44,7 @@ def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
             for i, c in enumerate(spec.get(key) or []):
                 if isinstance(c, dict) and (c.get("command") or c.get("args")):
                     found_command = True
-                    _container(r, spec_path + (key, i), c, hints, _lws_env(r, spec_path))
+                    _container(r, spec_path + (key, i), c, hints, _lws_env(r, spec_path), manifest=name)
     for path in loose:
         found_command = True
         _container(r, path, Y.get(doc.data, path), hints, crds.injected_env(r, path), crds.role_name(path))
@@ -68,11 +69,11 @@ def _lws_env(r: Y.DocReader, spec_path: tuple) -> dict:
 
 
 def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | None = None,
-               role: str | None = None) -> None:
+               role: str | None = None, manifest: str = "") -> None:
     image = c.get("image") if isinstance(c.get("image"), str) else None
     name = role or (c.get("name") if isinstance(c.get("name"), str) else None)
 
-    from_sources, unread = env_from.container_env_from(r, path, c.get("envFrom")) if c.get("envFrom") else ({}, None)
+    from_sources, unread = env_from.container_env_from(r, path, c.get("envFrom"), manifest) if c.get("envFrom") else ({}, None)
 
     def make(argv, env):
         env = OpenEnv(env, unread[0], unread[1], unread[2]) if unread else env
