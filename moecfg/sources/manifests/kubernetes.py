@@ -80,7 +80,8 @@ def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | Non
         return Launch(tuple(argv), env, "k8s", image, name, hints)
 
     # envFrom, then env (which may refer to envFrom's names with `$(NAME)`); the container's own env wins
-    values = [e.get("value") for e in c.get("env") or [] if isinstance(e, dict)]  # `$(NAME)` of an envFrom name
+    env = c.get("env") if isinstance(c.get("env"), list) else []
+    values = [e.get("value") for e in env if isinstance(e, dict)]  # `$(NAME)` of an envFrom name
     from_sources = Y.open_references(values, from_sources, unread)
     variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"), from_sources)}
     variables = Y.open_references([c.get("command"), c.get("args")], variables, unread)
