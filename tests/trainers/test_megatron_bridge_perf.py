@@ -34,6 +34,7 @@ def _read(text: str, ctx: LaunchContext = LaunchContext()) -> perf.PerfRead:
 
 def test_the_published_readme_launch_names_the_bf16_recipe_over_64_nodes_of_4():
     launch, d = _derive(FIXTURE.read_text())
+    assert [w.value for w in launch.argv[-3:]] == ["-g", "gb300", " "]  # `\ `: a blank word, then the command ends
     r = perf.PerfRead(launch, perf.entry(launch) + 1, LaunchContext())
     name, why = r.recipe()
     assert why is None and name.value == "deepseek_v3_pretrain_256gpu_gb300_bf16_config"

@@ -21,7 +21,8 @@ from moecfg.core.record import replace
 from moecfg.sources.shell import arrays as shell_arrays, heredoc_read, repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
-from moecfg.sources.shell.words import _UNKNOWN, Var, Variables, Words
+from moecfg.sources.shell.values import Built
+from moecfg.sources.shell.words import _UNKNOWN, _W, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 from moecfg.sources.shell.wrappers import Stripper
 from moecfg.sources.textmap import Span
@@ -31,6 +32,7 @@ _MAX_RECOVERIES = 50  # re-parses after an unterminated quote swallowed the rest
 _SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
 _REDIRECTS = {"file_redirect", "herestring_redirect", "heredoc_redirect", "comment"}
 _HEREDOC_RUNNERS = _SHELLS | {"sbatch"}  # commands that run a script given on stdin (`sbatch <<EOF`)
+_ESCAPED_BLANK = re.compile(r"[ \t]+(\\[ \t])[ \t]*(?=\n|$)")  # a last word `\ `: one escaped blank
 _OPAQUE = set("Anilu")  # declare flags whose value moecfg does not model
 _BRANCHY = {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement"}
 
@@ -507,6 +509,9 @@ class _Walk(Words):
             elif t not in _REDIRECTS:
                 argv.extend(self.word(child))
         self.unset_prefix(saved)
+        blank = self.escaped_blank_after(node) if argv else None
+        if blank is not None:
+            argv.append(blank)
         if self.r.capture is not None:
             self.r.capture.append(argv)
             return
@@ -519,6 +524,18 @@ class _Walk(Words):
             if got:  # `read -r -d '' CMD <<'EOF'`: the body is CMD's value
                 self.vars[got[0]] = got[1]
         _Command(self, argv, prefix).run()
+
+    def escaped_blank_after(self, node):
+        """`cmd -g gb300 \\ ` with a blank after the backslash: bash's last word is that blank and the newline ends the
+        command (NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/performance/README.md:78); tree-sitter drops the word."""
+        a, b = self.c.node_range(node)
+        m = _ESCAPED_BLANK.match(self.c.text, b)
+        if m is None:
+            return None
+        w = _W()
+        self.literal(m.start(1), m.end(1), w, "unquoted")
+        lo, hi, exact = self.c.locate(m.start(1), m.end(1))
+        return Built(w.value, w.map, self.r.span(lo, hi), exact, w.script)
 
     def unset_prefix(self, saved: dict) -> None:
         for name, old in saved.items():
