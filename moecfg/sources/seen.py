@@ -127,7 +127,9 @@ def _lines_with(text: str, candidates: tuple) -> list[int]:
     return sorted(starts)
 
 
-_PY_ARGUMENTS = re.compile(r"--|(?:^|[\s'\"])-m\b|=|\.py\b")
+# `=` only inside a word (`--tp=8`, `NAME=x`): a Python assignment (`args = task.split('swift sft')[1]`,
+# ms-swift@3602360a5 swift/ui/llm_train/runtime.py:551) or comparison is code, not an argument
+_PY_ARGUMENTS = re.compile(r"--|(?:^|[\s'\"])-m\b|\w=(?!=)|\.py\b")
 
 
 def _counts(surface: str, line: str, fences, offset: int, launcher) -> bool:

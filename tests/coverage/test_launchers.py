@@ -128,3 +128,14 @@ def test_a_huge_line_costs_little_and_is_no_launch():
     start = time.process_time()
     assert seen(line * 20, "shell") == []
     assert time.process_time() - start < 0.5
+
+
+def test_a_python_assignment_is_no_argument_of_the_command_it_names():
+    """ms-swift@3602360a5 swift/ui/llm_train/runtime.py:551 `args = task.split('swift sft')[1]` and
+    vllm-ascend@182b75e tools/docs_codegen/converters.py:118 build or split a command; `--tp=8` is an argument."""
+    text = ("        args = task.split('swift sft')[1]\n"
+            "    command_lines = [f\"vllm serve {model}\"]\n"
+            "    if name == 'swift sft':\n"
+            "    cmd = 'swift sft --model=Qwen/Qwen3-8B'\n"
+            "    cmd = 'NPROC_PER_NODE=8 swift sft x'\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "py")] == [(4, "ms-swift"), (5, "ms-swift")]
