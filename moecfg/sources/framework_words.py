@@ -81,6 +81,9 @@ AT_COMMAND = (r"(?:^[ \t]*(?:[-*>][ \t]+|--[ \t]+)?(?:\$[ \t]+)?|[;&|(][ \t]*|[\
 EP_FLAGS = (r"--ep\b|--ep[-_]size\b|expert[-_]model[-_]parallel|enable[-_]expert[-_]parallel|expert[-_]parallel[-_]size"
             r"|\bep_size\b|moe[-_]a2a[-_]backend")
 PYTHON_M = r"python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+"  # `python3 -u -m <module>`
+# A command's name quoted on its own (`pgrep -f "vllm serve"`, `wait_url_ready "vllm serve" ...`, vllm-ascend@182b75e
+# tests/e2e/doctests/001-quickstart-test.sh:43,53) names the process, it does not start it
+NAMED_ONLY = r"(?![\"'`])"
 
 
 class Launcher:
@@ -104,9 +107,10 @@ LAUNCHERS = (
     # --- frameworks moecfg reads (a launch of theirs no reader picked up: a Markdown block not read, a command
     #     held in a variable, a Python file building it) ---
     Launcher("vLLM", "engine", ("vllm",),
-             (AT_COMMAND + r"vllm[ \t]+serve\b", r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
+             (AT_COMMAND + r"vllm[ \t]+serve\b" + NAMED_ONLY, r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
              reason="vLLM launch not read"),
-    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", AT_COMMAND + r"sglang[ \t]+serve\b"),
+    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b",
+                                               AT_COMMAND + r"sglang[ \t]+serve\b" + NAMED_ONLY),
              reason="SGLang launch not read"),
     Launcher("Megatron-LM", "trainer", ("pretrain_", "posttrain_"),
              (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b[^#\n]*\b(?:pretrain|posttrain)_\w+\.py\b",

@@ -139,3 +139,13 @@ def test_a_python_assignment_is_no_argument_of_the_command_it_names():
             "    cmd = 'swift sft --model=Qwen/Qwen3-8B'\n"
             "    cmd = 'NPROC_PER_NODE=8 swift sft x'\n")
     assert [(s.line, s.launcher.name) for s in seen(text, "py")] == [(4, "ms-swift"), (5, "ms-swift")]
+
+
+def test_a_quoted_command_name_alone_names_a_process_and_is_no_launch():
+    """vllm-ascend@182b75e tests/e2e/doctests/001-quickstart-test.sh:43,53 and docs/source/tutorials/models/
+    Dots3-Note.md:241 name the process they wait for or look up; a quoted command with arguments is a launch."""
+    text = ("  wait_url_ready \"vllm serve\" \"localhost:8000/v1/models\"\n"
+            "  VLLM_PID=$(pgrep -f \"vllm serve\")\n"
+            "pgrep -af 'VLLM::Worker|sglang serve'\n"
+            "sh -c \"vllm serve org/m --enable-expert-parallel\"\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(4, "vLLM")]
