@@ -134,7 +134,9 @@ LAUNCHERS = (
     Launcher("ms-swift megatron", "trainer", ("megatron",),
              (AT_COMMAND + r"megatron[ \t]+(?:sft|pt|rlhf|rm|export)\b",)),
     Launcher("ms-swift", "trainer", ("swift",), (AT_COMMAND + r"swift[ \t]+(?:rlhf|sft|pt)\b",)),
-    Launcher("MindSpeed-RL", "trainer", ("cli/train_",), (r"\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
+    Launcher("MindSpeed-RL", "trainer", ("cli/train_",),  # the script run (not a path in a list of files,
+             # MindSpeed-RL@05a90d7 tests/run_coverage.sh:230-233 `"$BASE_DIR/cli/train_ppo.py"`)
+             (r"\b(?:python[0-9.]*|torchrun|msrun|deepspeed)\b[^#\n]*\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
     Launcher("ROLL", "trainer", ("_pipeline.py",), (r"\bstart_\w+_pipeline\.py\b",)),
     Launcher("SkyRL", "trainer", ("skyrl",), (r"\bskyrl[_.]train\.entrypoints\.\w+",)),
     Launcher("AReaL", "trainer", ("areal.",), (r"\bareal\.(?:launcher|infra\.launcher)\.(?:local|ray|slurm)\b",)),

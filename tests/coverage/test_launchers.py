@@ -149,3 +149,11 @@ def test_a_quoted_command_name_alone_names_a_process_and_is_no_launch():
             "pgrep -af 'VLLM::Worker|sglang serve'\n"
             "sh -c \"vllm serve org/m --enable-expert-parallel\"\n")
     assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(4, "vLLM")]
+
+
+def test_a_training_script_in_a_list_of_files_is_no_launch():
+    """Ascend/MindSpeed-RL@05a90d7 tests/run_coverage.sh:228-233 lists the scripts it instruments for coverage."""
+    text = ("    local file_list=(\n        \"$BASE_DIR/cli/train_ppo.py\"\n        \"$BASE_DIR/cli/train_dpo.py\"\n    )\n"
+            "torchrun $DISTRIBUTED_ARGS cli/train_dpo.py \\\n    --config-name dpo\n"
+            "python \"$PROJECT_PATH\"/cli/train_grpo.py --config-dir=\"$PROJECT_PATH\"/configs\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(5, "MindSpeed-RL"), (7, "MindSpeed-RL")]
