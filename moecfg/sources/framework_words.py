@@ -106,6 +106,15 @@ class Launcher:
 LAUNCHERS = (
     # --- frameworks moecfg reads (a launch of theirs no reader picked up: a Markdown block not read, a command
     #     held in a variable, a Python file building it) ---
+    # vLLM-MindSpore and xLLM: read from Markdown with --markdown; listed when a root walk leaves their guides
+    # unread (jd-opensource/xllm@main docs/en/getting_started/launch_xllm.md:33 `/path/to/xllm \`)
+    Launcher("vLLM-MindSpore", "engine", ("vllm-mindspore", "vllm_mindspore"),
+             (AT_COMMAND + r"vllm-mindspore[ \t]+serve\b" + NAMED_ONLY, r"\bvllm_mindspore\.entrypoints\b"),
+             reason="vLLM-MindSpore launch not read"),
+    Launcher("xLLM", "engine", ("xllm", "XLLM_"),
+             (AT_COMMAND + r"(?:[\w${}.~/-]*/)?xllm[ \t]+(?:\\|--?[a-z])",
+              r"(?:^|[ \t])\$\{?XLLM_\w+\}?[ \t]+(?:\\|--?[a-z])"),  # after any wrapper (`numactl -C ...`)
+             reason="xLLM launch not read"),
     Launcher("vLLM", "engine", ("vllm",),
              (AT_COMMAND + r"vllm[ \t]+serve\b" + NAMED_ONLY, r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
              reason="vLLM launch not read"),

@@ -9,6 +9,11 @@ from moecfg.sources.seen import seen, surface_of
 # (launcher, surface, a launch line, a line that only names the launcher)
 CASES = [
     ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
+    ("vLLM-MindSpore", "shell", "vllm-mindspore serve Qwen/Qwen3-8B --data-parallel-size 4",
+     "vllm-mindspore serves models on MindSpore"),
+    ("xLLM", "shell", "  nohup /path/to/xllm \\", "  -lxllm \\"),
+    ("xLLM", "shell", "  nohup numactl -C $((DEVICE*40))-$((DEVICE*40+39)) $XLLM_PATH \\",
+     "We run xllm on Ascend: see xllm --help and $XLLM_PATH."),
     ("SGLang", "shell", "python3 -m sglang.launch_server --model-path x --ep 8", "SGLang is our engine"),
     ("Megatron-LM", "shell", "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --expert-model-parallel-size 8",
      "├── pretrain_gpt.py"),
