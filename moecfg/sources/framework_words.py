@@ -118,7 +118,10 @@ LAUNCHERS = (
     Launcher("vLLM", "engine", ("vllm",),
              (AT_COMMAND + r"vllm[ \t]+serve\b" + NAMED_ONLY, r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
              reason="vLLM launch not read"),
-    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b",
+    # Dynamo's workers: `python -m dynamo.sglang` is read (frameworks/sglang), `dynamo.vllm` is not
+    Launcher("Dynamo vLLM", "engine", ("dynamo.vllm",), (PYTHON_M + r"dynamo\.vllm\b",),
+             reason="engine not supported: Dynamo's vLLM worker (python -m dynamo.vllm)"),
+    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", PYTHON_M + r"dynamo\.sglang\b",
                                                AT_COMMAND + r"sglang[ \t]+serve\b" + NAMED_ONLY),
              reason="SGLang launch not read"),
     Launcher("Megatron-LM", "trainer", ("pretrain_", "posttrain_"),

@@ -15,6 +15,8 @@ CASES = [
     ("xLLM", "shell", "  nohup numactl -C $((DEVICE*40))-$((DEVICE*40+39)) $XLLM_PATH \\",
      "We run xllm on Ascend: see xllm --help and $XLLM_PATH."),
     ("SGLang", "shell", "python3 -m sglang.launch_server --model-path x --ep 8", "SGLang is our engine"),
+    ("SGLang", "shell", "python3 -m dynamo.sglang --model-path x --ep-size 8", "dynamo.sglang is Dynamo's worker"),
+    ("Dynamo vLLM", "shell", "python -m dynamo.vllm --model x --enable-expert-parallel", "run dynamo.vllm workers"),
     ("Megatron-LM", "shell", "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --expert-model-parallel-size 8",
      "├── pretrain_gpt.py"),
     ("LMDeploy", "shell", "lmdeploy serve api_server Qwen/Qwen3-30B-A3B --ep 8", "LMDeploy serves the model"),
