@@ -118,6 +118,11 @@ LAUNCHERS = (
     Launcher("vLLM", "engine", ("vllm",),
              (AT_COMMAND + r"vllm[ \t]+serve\b" + NAMED_ONLY, r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
              reason="vLLM launch not read"),
+    # vllm-ascend's accuracy tests: lm-eval builds a vLLM engine from the `serve:` keys beside `model_name:`
+    # (vllm-ascend@182b75e tests/e2e/models/test_lm_eval_correctness.py:38-62, configs/*.yaml)
+    Launcher("vLLM (lm-eval config)", "engine", ("serve",), (r"^serve[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^model_name[ \t]*:",
+             reason="accuracy-test config (lm-eval runs vLLM with its serve: keys) not read"),
     # Dynamo's workers: `python -m dynamo.sglang` is read (frameworks/sglang), `dynamo.vllm` is not
     Launcher("Dynamo vLLM", "engine", ("dynamo.vllm",), (PYTHON_M + r"dynamo\.vllm\b",),
              reason="engine not supported: Dynamo's vLLM worker (python -m dynamo.vllm)"),

@@ -16,6 +16,8 @@ CASES = [
      "We run xllm on Ascend: see xllm --help and $XLLM_PATH."),
     ("SGLang", "shell", "python3 -m sglang.launch_server --model-path x --ep 8", "SGLang is our engine"),
     ("SGLang", "shell", "python3 -m dynamo.sglang --model-path x --ep-size 8", "dynamo.sglang is Dynamo's worker"),
+    ("vLLM (lm-eval config)", "yaml", "serve:\nmodel_name: Qwen/Qwen3-30B-A3B",
+     "serve_note: x\nmodel_name: Qwen/Qwen3-30B-A3B"),
     ("Dynamo vLLM", "shell", "python -m dynamo.vllm --model x --enable-expert-parallel", "run dynamo.vllm workers"),
     ("Megatron-LM", "shell", "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --expert-model-parallel-size 8",
      "├── pretrain_gpt.py"),
