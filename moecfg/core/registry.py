@@ -33,6 +33,12 @@ FAMILY_MODULES = (
     "moecfg.trainers.slime.rules",
     "moecfg.trainers.ms_swift.rules",
     "moecfg.trainers.mindspeed_rl.rules",
+    "moecfg.trainers.roll.rules",
+    "moecfg.trainers.megatron_bridge.rules",
+    "moecfg.trainers.skyrl.rules",
+    "moecfg.trainers.torchtitan.rules",
+    "moecfg.trainers.areal.rules",
+    "moecfg.trainers.mindspeed_mm.rules",
 )
 
 

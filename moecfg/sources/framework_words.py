@@ -169,6 +169,16 @@ LAUNCHERS = (
              (r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b",)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),
              (r"\btorchtitan[./]train\b", r"--job\.config[_-]file\b")),
+    # --- trainers2 engineer: SkyRL's example entry points, ROLL / AReaL config files (dropped where a reader read them)
+    Launcher("SkyRL", "trainer", ("examples.train.",), (r"(?:^|[ \t])-m[ \t]+examples\.train\.[\w.]+\.main_\w+\b",),
+             requires=r"\b(?:trainer|generator)\.\w+"),
+    Launcher("ROLL", "trainer", ("strategy_name",),
+             (r"^[ \t]+strategy_name:[ \t]*[\"']?(?:megatron_(?:train|infer)|vllm|sglang)\b",),
+             surfaces=frozenset((YAML,)), reason="RL trainer config not read: ROLL"),
+    Launcher("AReaL", "trainer", ("backend",),
+             (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
+             surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
+    Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

@@ -563,6 +563,9 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
+        if name is None and len(argv) > 2 and (argv[1].value or "").rsplit("/", 1)[-1] in _SHELLS and \
+                self.inline_script(argv[1:]):
+            return  # `$SRUN_CMD bash -c "$CMD"`: a launcher prefix held in a variable, then the script it runs
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
             return
         if name in ("source", ".") and len(self.argv) == len(argv):

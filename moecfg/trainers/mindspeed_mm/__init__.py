@@ -1,0 +1,50 @@
+"""MindSpeed-MM (Ascend/MindSpeed-MM) FSDP2 training: a config (sources/recipes/mindspeed_mm.py, `mindspeed-mm
+parallel.<key>=<value> ...`) is one training launch whose expert parallelism is MindSpeed-MM's own (ep_plan:
+alltoall, allgather, or mc2 = torch_npu's fused npu_alltoallv_gmm / npu_gmm_alltoallv); the shell launch `torchrun ...
+mindspeed_mm/fsdp/train/trainer.py <config>.yaml` names the config, read as its own file.
+
+Read at Ascend/MindSpeed-MM@57069cd: mindspeed_mm/fsdp/params/parallel_args.py:44-150,
+mindspeed_mm/fsdp/distributed/torch_parallelize.py:32-35 (EP applies when expert_parallel_size > 1 and ep_plan names
+modules), mindspeed_mm/fsdp/distributed/expert_parallel/expert_parallel.py:93-107 (the dispatchers),
+mindspeed_mm/fsdp/ops/moe_ops/gemm_mc2.py (the mc2 kernels). moecfg sizes none of these: the dispatch is listed as not
+derived (Derivation.unread).
+"""
+from __future__ import annotations
+
+import re
+
+from moecfg.frameworks import Derivation, LaunchContext
+from moecfg.sources.launch import Launch
+
+NAME = "mindspeed-mm"
+VERSIONS = ("57069cd",)
+COMMAND = "mindspeed-mm"
+_ENTRY = re.compile(r"(?:^|/)mindspeed_mm/fsdp/train/trainer\.py$")
+
+
+def _config(launch: Launch) -> bool:
+    return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
+
+
+def _script(launch: Launch) -> int | None:
+    return next((i for i, w in enumerate(launch.words()) if i > 0 and w and _ENTRY.search(w)), None)
+
+
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
+    return _config(launch) or _script(launch) is not None
+
+
+def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    from moecfg.trainers import phases
+    from moecfg.trainers.mindspeed_mm.calls import derive_train
+
+    out = Derivation(NAME, VERSIONS[-1])
+    if not _config(launch):
+        words = launch.words()
+        i = _script(launch)
+        named = words[i + 1] if i is not None and i + 1 < len(words) else None
+        phases.not_derived(out, launch, f"the settings are in the config {named or '(not known statically)'}: "
+                           "checked as its own file")
+        return out
+    derive_train(launch, ctx, out)
+    return out
