@@ -107,7 +107,7 @@ LAUNCHERS = (
     # --- frameworks moecfg reads (a launch of theirs no reader picked up: a Markdown block not read, a command
     #     held in a variable, a Python file building it) ---
     # vLLM-MindSpore and xLLM: read from Markdown with --markdown; listed when a root walk leaves their guides
-    # unread (jd-opensource/xllm@main docs/en/getting_started/launch_xllm.md:33 `/path/to/xllm \`)
+    # unread (jd-opensource/xllm@87e8d6ed docs/en/getting_started/launch_xllm.md:33 `/path/to/xllm \`)
     Launcher("vLLM-MindSpore", "engine", ("vllm-mindspore", "vllm_mindspore"),
              (AT_COMMAND + r"vllm-mindspore[ \t]+serve\b" + NAMED_ONLY, r"\bvllm_mindspore\.entrypoints\b"),
              reason="vLLM-MindSpore launch not read"),

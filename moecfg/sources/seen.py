@@ -11,7 +11,9 @@ import re
 
 from moecfg.sources import framework_words as W
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+# any indentation, as the Markdown reader (documents/markdown.py _FENCE): a fence in a nested list item is indented
+# more than 3 (jd-opensource/xllm@87e8d6ed docs/en/features/disagg_pd.md:41, read with --markdown, silent without)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 _PY_SKIPPED = re.compile(r"^[ \t]*(?:#|from[ \t]|import[ \t])")  # a comment or an import names, it does not launch
 _SHELL_COMMENT = re.compile(r"^[ \t]*#")
 

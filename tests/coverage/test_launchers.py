@@ -172,3 +172,10 @@ def test_a_training_script_in_a_list_of_files_is_no_launch():
             "torchrun $DISTRIBUTED_ARGS cli/train_dpo.py \\\n    --config-name dpo\n"
             "python \"$PROJECT_PATH\"/cli/train_grpo.py --config-dir=\"$PROJECT_PATH\"/configs\n")
     assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(5, "MindSpeed-RL"), (7, "MindSpeed-RL")]
+
+
+def test_a_fence_indented_in_a_nested_list_item_is_code():
+    """jd-opensource/xllm@87e8d6e docs/en/features/disagg_pd.md:38-44: the Markdown reader reads this block."""
+    text = ("- Taking Qwen2-7B as an example\n    - Start Prefill Instance\n        ```bash\n"
+            "        /path/to/xllm --model=Qwen2-7B-Instruct \\\n               --port=8010\n        ```\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "markdown")] == [(4, "xLLM")]
