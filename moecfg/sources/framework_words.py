@@ -123,6 +123,11 @@ LAUNCHERS = (
     Launcher("vLLM (lm-eval config)", "engine", ("serve",), (r"^serve[ \t]*:",), surfaces=frozenset((YAML,)),
              requires=r"(?m)^model_name[ \t]*:",
              reason="accuracy-test config (lm-eval runs vLLM with its serve: keys) not read"),
+    # LMDeploy's autotest matrix: each `engine_config:` (tp / dp / ep ...) is an lmdeploy launch of the harness
+    # (InternLM/lmdeploy@1263d5c autotest/configs/*/*.yml, read by autotest/utils/config_utils.py)
+    Launcher("LMDeploy (autotest config)", "engine", ("engine_config",), (r"^[ \t]*engine_config[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]*backends[ \t]*:",
+             reason="LMDeploy test-matrix config (the autotest harness launches lmdeploy from it) not read"),
     # Dynamo's workers: `python -m dynamo.sglang` is read (frameworks/sglang), `dynamo.vllm` is not
     Launcher("Dynamo vLLM", "engine", ("dynamo.vllm",), (PYTHON_M + r"dynamo\.vllm\b",),
              reason="engine not supported: Dynamo's vLLM worker (python -m dynamo.vllm)"),

@@ -18,6 +18,8 @@ CASES = [
     ("SGLang", "shell", "python3 -m dynamo.sglang --model-path x --ep-size 8", "dynamo.sglang is Dynamo's worker"),
     ("vLLM (lm-eval config)", "yaml", "serve:\nmodel_name: Qwen/Qwen3-30B-A3B",
      "serve_note: x\nmodel_name: Qwen/Qwen3-30B-A3B"),
+    ("LMDeploy (autotest config)", "yaml", "  engine_config:\n    ep: 8\n  backends:\n  - name: pytorch",
+     "  engine_config_note: x\n  backends:\n  - name: pytorch"),
     ("Dynamo vLLM", "shell", "python -m dynamo.vllm --model x --enable-expert-parallel", "run dynamo.vllm workers"),
     ("Megatron-LM", "shell", "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --expert-model-parallel-size 8",
      "├── pretrain_gpt.py"),
