@@ -188,3 +188,24 @@ def _fenced_markdown(text: str) -> list[tuple[int, int]]:
     if opened is not None:
         out.append((opened[0], len(text)))
     return out
+
+
+_UNTAGGED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+
+
+def untagged_blocks(text: str) -> list[tuple[int, int]]:
+    """First and last line (1-based) of each Markdown fenced block opened without a language (```` ``` ```` alone):
+    the Markdown reader reads shell- and YAML-tagged blocks only, so a launch in one is seen, not read."""
+    out, opened, close = [], None, ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = _FENCE.match(line)
+        if not m:
+            continue
+        if opened is None:
+            opened, close = (number if _UNTAGGED.match(line) else -1), m.group(1)[0]
+        elif m.group(1)[0] == close:
+            if opened > 0:
+                out.append((opened + 1, number - 1))
+            opened = None
+    return out
+
