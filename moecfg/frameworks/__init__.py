@@ -10,11 +10,11 @@ A framework version is a table of its rules plus small pure functions, each citi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.optional import optional_module
 from moecfg.sources.launch import Launch, Unread  # noqa: F401  (Unread: for frameworks, Derivation.unread)
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
 FRAMEWORK_MODULES = {
@@ -41,7 +41,7 @@ FRAMEWORK_MODULES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LaunchContext:
     """What the framework cannot tell: from the settings file, command-line flags or hints."""
 
@@ -63,7 +63,7 @@ class LaunchContext:
         return dict(self.framework_versions).get(framework)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Note:
     """A derivation finding (assumption made, value unknown, op not run): a registered rule code."""
 
@@ -76,7 +76,7 @@ class Note:
     fix: object = None  # core.fixes.Suggestion with the spans the value is written at (the engine places it)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class OpCall:
     """One collective op call a launch makes (one per phase/role), as a moecfg document of `kind`."""
 
@@ -103,7 +103,7 @@ class OpCall:
         self.notes.append(note)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Derivation:
     framework: str
     version: str

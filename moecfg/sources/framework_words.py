@@ -38,6 +38,16 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
 
+# Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
+# manifest bundle holding none of them unparsed): every word of the lists above, as plain text. Over-matching only
+# costs a parse; a framework or trainer whose launch holds none of these words must add its own here
+# (tests/sources/test_sniff.py checks that each list above is covered).
+MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
+                  "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py")
+# (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
+
+
 def _either(parts) -> str:
     return "|".join(parts)
 
@@ -196,3 +206,7 @@ LAUNCHERS = (
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),
              requires=EP_FLAGS, reason="distributed launch of a script moecfg does not know (not read)"),
 )
+
+# A manifest bundle is parsed when it holds a word of any launcher, read or not (sniff.py; coverage lists the others)
+MANIFEST_WORDS = MANIFEST_WORDS + tuple(dict.fromkeys(
+    w.lower() for launcher in LAUNCHERS for w in launcher.words if w.lower() not in MANIFEST_WORDS))

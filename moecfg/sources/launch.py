@@ -7,12 +7,11 @@ reader cannot know (an unset `$VAR`, a `valueFrom`, a template) is `None`, never
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from moecfg.core.record import field, record
+from moecfg.sources.textmap import Span
 
-from moecfg.sources.manifests.yaml_source import Span
 
-
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Word:
     """One command word after quote removal and variable expansion."""
 
@@ -22,7 +21,7 @@ class Word:
     pattern: str | None = None  # value None: the word with its unknown parts as `${...}` (`${ROOT}/pretrain_gpt.py`)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EnvEntry:
     """An environment variable in effect for the command (export, A=B prefix, env:, environment:)."""
 
@@ -31,7 +30,7 @@ class EnvEntry:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Problem:
     """A reader finding: `code` is a registered rule code (core/launch_rules.py)."""
 
@@ -41,7 +40,7 @@ class Problem:
     about_launch: bool = False  # an info worth saying only beside a recognised launch (a valueFrom, a template value)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unread:
     """A launch seen but not read (issue 30, /work/notes/COVERAGE.md): a reader that cannot read it
     (`LaunchFile.unread`) or a framework that recognises it but does not derive the engine in it
@@ -52,7 +51,7 @@ class Unread:
     reason: str  # "engine not supported: LightLLM", "command held in a variable", ...
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Launch:
     """One command that may start a framework (`vllm serve ...`, `python -m sglang.launch_server ...`)."""
 
@@ -74,7 +73,7 @@ class Launch:
         return [w.value for w in self.argv]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LaunchFile:
     """A file's launches and problems; `skipped` says why a file holds nothing for moecfg (--verbose)."""
 

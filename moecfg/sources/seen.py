@@ -147,7 +147,9 @@ def _counts(surface: str, line: str, fences, offset: int, launcher) -> bool:
     return True
 
 
-_RST_BLOCK = re.compile(r"^([ \t]*)(?:\.\.[ \t]+(?:code-block|code|sourcecode)::.*|.*::)[ \t]*$", re.M)
+# `(?![ \t])`: the indent is all the line's leading blanks (else `([ \t]*)` and `.*` split a line of blanks in
+# every way: quadratic)
+_RST_BLOCK = re.compile(r"^([ \t]*)(?![ \t])(?:\.\.[ \t]+(?:code-block|code|sourcecode)::.*|.*::)[ \t]*$", re.M)
 
 
 def _rst_blocks(text: str) -> list[tuple[int, int]]:

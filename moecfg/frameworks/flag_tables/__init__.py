@@ -12,8 +12,8 @@ import functools
 import json
 import os
 import re
-from dataclasses import dataclass
 
+from moecfg.core.record import record
 from moecfg.frameworks.flags import FlagSpec
 
 _DIR = os.path.dirname(__file__)
@@ -22,7 +22,7 @@ _DIR = os.path.dirname(__file__)
 CANONICAL = {"sglang": ("--tp-size", "--dp-size", "--ep-size", "--pp-size", "--model-path"), "vllm": ()}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Table:
     framework: str
     release: str  # as published ("0.5.8", "0.11.1")
@@ -93,13 +93,13 @@ def table(framework: str, release: str) -> Table:
 
 
 def version_tuple(text: str) -> tuple | None:
-    m = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?post(\d+))?", text.strip())
-    if not m:
-        return None
-    return tuple(int(g or 0) for g in m.groups())
+    """(major, minor, micro, post) of a version as written (packaging.version: frameworks/versions.py)."""
+    from moecfg.frameworks.versions import release_post
+
+    return release_post(text)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pick:
     """The flag table a launch is read with: `known` when the version came from the launch or the settings."""
 

@@ -50,12 +50,10 @@ def cite(release: str, anchor: str) -> str | None:
 
 
 def _tuple(text: str) -> tuple[int, ...] | None:
-    parts = text.strip().lstrip("v").split(".")[:3]
-    try:
-        nums = tuple(int("".join(c for c in p if c.isdigit()) or "x") for p in parts)
-    except ValueError:
-        return None
-    return nums + (0,) * (3 - len(nums))
+    """(major, minor, micro) of a version as written (packaging.version: frameworks/versions.py)."""
+    from moecfg.frameworks.versions import release
+
+    return release(text)
 
 
 def match(version_text: str) -> str | None:

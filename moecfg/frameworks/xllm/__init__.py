@@ -22,7 +22,7 @@ VERSIONS = ("0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.9.0", "0.9.
 _OWN = frozenset(("master_node_addr", "max_seqs_per_batch", "max_tokens_per_batch", "communication_backend",
                   "expert_parallel_degree", "max_memory_utilization", "enable_schedule_overlap", "rank_tablefile",
                   "npu_kernel_backend", "enable_graph_mode_decode_no_padding", "draft_devices"))
-_UNKNOWN_PART = re.compile(r"\$\{[^}]*\}")
+_UNKNOWN_PART = re.compile(r"\$\{[^}]{0,256}\}")  # bounded: linear on `${` x 40,000
 # gflags defined by the libraries linked into xllm (glog, gflags, brpc): not in xLLM's table, not typos
 _LIBRARY_FLAGS = frozenset(("v", "vmodule", "logtostderr", "alsologtostderr", "minloglevel", "stderrthreshold",
                             "log_dir", "logbuflevel", "max_log_size", "colorlogtostderr", "flagfile", "fromenv",

@@ -68,9 +68,18 @@ _COMMAND_KEYS = re.compile(r"(?i)(^|_)(command|commands|cmd|script|scripts|run|a
                            r"serve|server|start|startup|preamble|setup)$|cmd$|command$|script$")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(\S*)\s+")
 _WRAPPERS = re.compile(r"(?:exec|env|nohup|time|sudo|uv\s+run|numactl\s+\S+)\s+")
-_FENCE = re.compile(r"(?m)^\s*(```|~~~)")
 _MD_HEADING = re.compile(r"(?m)^#{1,6} \S")
-_MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^\s*[-*] \S.*`", re.M)
+_MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^[ \t]*[-*] \S.*`", re.M)
+
+
+def _lines(text: str):
+    """The lines of `text`, one at a time (splitlines() made a list of every line of a 40 MB value first)."""
+    pos = 0
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        yield text[pos:end]
+        pos = end + 1
 
 
 def _is_command(path: tuple, value: str) -> bool:
@@ -82,18 +91,21 @@ def _is_command(path: tuple, value: str) -> bool:
     key = next((p for p in reversed(path) if isinstance(p, str)), "")
     if _COMMAND_KEYS.search(key):
         return True
-    first = next((ln.strip() for ln in value.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    first = next((ln.strip() for ln in _lines(value) if ln.strip() and not ln.lstrip().startswith("#")), "")
+    pos = 0  # positions, not slices: `A= ` x 40,000 would copy the line 40,000 times
     while True:
-        m = _ASSIGNMENT.match(first) or _WRAPPERS.match(first)
+        m = _ASSIGNMENT.match(first, pos) or _WRAPPERS.match(first, pos)
         if not m:
             break
-        first = first[m.end():]
-    return bool(_LAUNCHER.match(first))
+        pos = m.end()
+    return bool(_LAUNCHER.match(first, pos))
 
 
 def _markdown(value: str) -> bool:
     """Fenced code, or headings with Markdown inline syntax (`# start` alone is a shell comment)."""
-    return bool(_FENCE.search(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
+    from moecfg.sources.documents.fences import has_fence  # markdown-it only for a string with a fence marker
+
+    return bool(has_fence(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
 
 
 def _embedded_yaml(value: str) -> bool:
