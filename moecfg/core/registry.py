@@ -29,6 +29,8 @@ FAMILY_MODULES = (
     "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
     "moecfg.frameworks.lmdeploy.rules",
+    "moecfg.frameworks.lightllm.rules",
+    "moecfg.frameworks.rtp_llm.rules",
     "moecfg.trainers.verl.rules",
     "moecfg.trainers.slime.rules",
     "moecfg.trainers.ms_swift.rules",

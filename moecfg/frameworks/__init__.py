@@ -38,6 +38,10 @@ FRAMEWORK_MODULES = {
     "mindie": "moecfg.frameworks.mindie",
     "lmdeploy": "moecfg.frameworks.lmdeploy",
     "xllm": "moecfg.frameworks.xllm",
+    "lightllm": "moecfg.frameworks.lightllm",
+    "rtp-llm": "moecfg.frameworks.rtp_llm",
+    "fastdeploy": "moecfg.frameworks.fastdeploy",
+    "trtllm": "moecfg.frameworks.trtllm",
 }
 
 

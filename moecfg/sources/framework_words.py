@@ -18,22 +18,32 @@ COMMANDS = (
     r"\bvllm_mindspore\.entrypoints\b",
     r"\blmdeploy\s+serve\b",
     r"\bxllm[\s\\]+--?[a-z]", r"\$\{?XLLM_\w+\}?[\s\\]+--?[a-z]",  # xLLM's binary, or $XLLM_PATH in its guides
+    # the DeepEP serving engines (frameworks/lightllm, fastdeploy, rtp_llm) and TensorRT-LLM's server
+    r"\blightllm\.server\.api_server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
+    r"\btrtllm-serve\b",
     # trainers (moecfg/trainers/): verl's entry module, ms-swift's `megatron` console script
     r"\bverl\.trainer\.main_\w+", r"\bverl\.experimental\.\w+\.\w*main\w*",
     r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"verl\.experimental", r"recipe\.\w+\.main_\w+")
+                  r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
 TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"msrun", r"deepep",
-                  r"deep_ep", r"tutel", r"lmdeploy", r"xllm")
+                  r"deep_ep", r"tutel", r"lmdeploy", r"xllm",
+                  r"lightllm", r"fastdeploy", r"rtp_llm", r"trtllm-serve")
+# A line that starts a launch (its first word, after `VAR=value` assignments and a `$ ` prompt, is a launcher's
+# program): a Markdown fence with no language tag is read as shell when one of its lines does (rtp-llm's guides).
+LINE_STARTS = (r"(?:\S*/)?python[0-9.]*\s+-m\s+(?:" + "|".join(PYTHON_MODULES) + r")\b",
+               r"(?:\S*/)?(?:vllm|sglang|lmdeploy|vllm-mindspore)\s+serve\b", r"(?:\S*/)?trtllm-serve\b")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
                   r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+",
+                  r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
+                  r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
                   r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
@@ -65,6 +75,8 @@ _PATTERNS = {
     "TEMPLATE_COMMAND": lambda: (_either(COMMANDS + TRAINING_SCRIPTS + (
         r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)), 0),
     "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
+    # an untagged Markdown fence: a line whose first word starts a launch
+    "LINE_LAUNCH": lambda: (r"^[ \t]*(?:\$[ \t]+)?(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:" + _either(LINE_STARTS) + ")", re.M),
 }
 
 
@@ -197,6 +209,11 @@ LAUNCHERS = (
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
+    # FastDeploy's engine YAML (its EngineArgs as keys; `kv_cache_ratio` is FastDeploy's own: vLLM configs share
+    # `enable_expert_parallel`): listed, not read (frameworks/fastdeploy reads the command line only)
+    Launcher("FastDeploy", "engine", ("enable_expert_parallel",), (r"^enable_expert_parallel[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^kv_cache_ratio[ \t]*:",
+             reason="FastDeploy engine YAML not read"),
     Launcher("rtp-llm", "engine", ("rtp_llm",), (r"\brtp_llm\.start_server\b",)),
     Launcher("TensorRT-LLM", "engine", ("trtllm-",),
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",

@@ -59,6 +59,9 @@ CASES = [
     ("FastDeploy", "shell", "python -m fastdeploy.entrypoints.openai.api_server --model x --enable-expert-parallel",
      "FastDeploy is PaddlePaddle's engine"),
     ("rtp-llm", "shell", "python3 -m rtp_llm.start_server --checkpoint_path /m", "rtp-llm serves Qwen"),
+    # FastDeploy's engine YAML: its own kv_cache_ratio beside enable_expert_parallel (a vLLM config has only the latter)
+    ("FastDeploy", "yaml", "enable_expert_parallel: True\nkv_cache_ratio: 0.75\ntensor_parallel_size: 8",
+     "enable_expert_parallel: true\nmax_model_len: 32768"),
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),

@@ -59,8 +59,18 @@ def test_a_tab_or_heading_starts_a_new_script():
 def test_prose_and_non_launch_blocks_give_nothing():
     text = ("# Install\n\nRun vllm serve --tensor-parallel-size \"unterminated in prose.\n\n```bash\n"
             "pip install 'vllm\nif then fi ((\n```\n\n```python\nimport os; os.system('vllm serve x -tp 3')\n```\n"
-            "```\nvllm serve model --tensor-parallel-size 0\n```\n")
+            "```\nINFO: serving with vllm serve model --tensor-parallel-size 0\n```\n")
     assert lint_text(text, "README.md", Options()) == []
+
+
+def test_untagged_fence_is_read_when_a_line_starts_a_launch():
+    """alibaba/rtp-llm@4b8d39cd5 docs/references/deepseek/deploy.md:23-36 writes its launches in untagged fences,
+    assignments on the lines before the command."""
+    text = ("```\nLD_PRELOAD=/usr/lib64/libjemalloc.so\nROLE_TYPE=PREFILL \\\n/opt/conda310/bin/python3 -m "
+            "rtp_llm.start_server \\\n--tp_size 1 --dp_size 32\n```\n\n```\nvllm serve m --tensor-parallel-size 2\n```\n")
+    first, second = launches(text)
+    assert first.env["ROLE_TYPE"].value == "PREFILL" and first.argv[-1].value == "32"
+    assert [w.value for w in second.argv][:2] == ["vllm", "serve"]
 
 
 def test_console_block_reads_prompted_lines_only():

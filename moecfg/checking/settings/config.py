@@ -16,7 +16,7 @@ _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "se
          "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore", "unread",
          "exclude", "extend_exclude")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
-              "xllm")
+              "xllm", "lightllm", "rtp-llm")
 
 
 @record(frozen=True)

@@ -20,6 +20,7 @@ _DIR = os.path.dirname(__file__)
 # moecfg's own code asks for these names; a row naming one of them is stored under it (SGLang's
 # `--tensor-parallel-size` / `--tp-size` row -> "--tp-size", alias "--tensor-parallel-size")
 CANONICAL = {"sglang": ("--tp-size", "--dp-size", "--ep-size", "--pp-size", "--model-path"), "vllm": ()}
+CANONICAL["sglang-kt"] = CANONICAL["sglang"]  # ktransformers' fork of SGLang (its own wheel, `sglang-kt`)
 
 
 @record(frozen=True, slots=True)
@@ -71,6 +72,12 @@ def _rows(framework: str) -> tuple:
     """(names, kind, default, release indexes, type) per row, the indexes parsed once."""
     return tuple((tuple(names), kind, default, _indexes(where), typ) for names, kind, typ, default, where
                  in _data(framework)["rows"])
+
+
+@functools.lru_cache(maxsize=None)
+def all_names(framework: str) -> frozenset:
+    """Every option string any release read defines."""
+    return frozenset(n for row in _rows(framework) for n in row[0])
 
 
 def _spec(framework: str, names: tuple, kind: str) -> FlagSpec:

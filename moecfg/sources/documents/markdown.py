@@ -137,8 +137,17 @@ def _fence(text: str, ranges: list, tok, a: int, b: int, end: int, out: list, br
             _walk(text, ranges, a + 1, stop, indent, out, breaks, depth + 1)
         return
     lang = _lang(info)
-    if (lang in SHELL_LANGS or lang in YAML_LANGS) and len(out) < MAX_BLOCKS:
-        out.append(Block(lang, a, list(ranges[a + 1:stop]), indent))
+    block = Block(lang, a, list(ranges[a + 1:stop]), indent)
+    if (lang in SHELL_LANGS or lang in YAML_LANGS or (not info and _starts_launch(text, block))) \
+            and len(out) < MAX_BLOCKS:
+        out.append(block)
+
+
+def _starts_launch(text: str, block: Block) -> bool:
+    """An untagged fence is read as shell when one of its lines starts a launch (first word, after `VAR=value`
+    assignments and a `$ ` prompt, a launcher's program: rtp-llm's guides write them so)."""
+    pattern = framework_words.LINE_LAUNCH
+    return any(pattern.match(text, lo, hi) for lo, hi in block.lines)
 
 
 def _dedented(text: str, lo: int, hi: int, dedent: int) -> str:
