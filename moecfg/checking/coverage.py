@@ -51,20 +51,16 @@ class Coverage:
         """The table's launch lines not covered by a recognised launch nor already reported."""
         if text is None or surface is None:
             return
-        from moecfg.sources.seen import seen, untagged_blocks
+        from moecfg.sources.seen import seen
 
         said = {u.line for u in self.unread}
-        untagged = untagged_blocks(text) if surface == "markdown" else ()
         for s in seen(text, surface):
             if s.line in said or any(a <= line <= b for line in s.matched for a, b in self.extents):
                 continue
             if s.launcher.surfaces == {"yaml"} and self.extents:  # a config's key (verl's `actor_rollout_ref:`)
                 continue  # in a file a framework read: its reader read the config, the launch lines lie elsewhere
 
-            why = reason or s.launcher.reason
-            if any(a <= s.line <= b for a, b in untagged):  # lmdeploy@1263d5c docs/en/advance/context_parallel.md:22
-                why = f"{why}: in a code block without a language (tag it ```bash to have it read)"
-            self.unread.append(UnreadLaunch(self.name, s.line, s.launcher.name, why))
+            self.unread.append(UnreadLaunch(self.name, s.line, s.launcher.name, reason or s.launcher.reason))
 
     def sniff_only(self, text: str, surface: str) -> None:
         """A file walked for launch words only (a `.py`, documentation at a repository root)."""

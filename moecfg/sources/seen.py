@@ -11,8 +11,8 @@ import re
 
 from moecfg.sources import framework_words as W
 
-# any indentation, as the Markdown reader (documents/markdown.py _FENCE): a fence in a nested list item is indented
-# more than 3 (jd-opensource/xllm@87e8d6ed docs/en/features/disagg_pd.md:41, read with --markdown, silent without)
+# any indentation: the Markdown reader (markdown-it-py) keeps a fence of a nested list item indented more than 3
+# spaces (jd-opensource/xllm@87e8d6ed docs/en/features/disagg_pd.md:41, read with --markdown, silent without)
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 _PY_SKIPPED = re.compile(r"^[ \t]*(?:#|from[ \t]|import[ \t])")  # a comment or an import names, it does not launch
 _SHELL_COMMENT = re.compile(r"^[ \t]*#")
@@ -189,25 +189,5 @@ def _fenced_markdown(text: str) -> list[tuple[int, int]]:
             opened = None
     if opened is not None:
         out.append((opened[0], len(text)))
-    return out
-
-
-_UNTAGGED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
-
-
-def untagged_blocks(text: str) -> list[tuple[int, int]]:
-    """First and last line (1-based) of each Markdown fenced block opened without a language (```` ``` ```` alone):
-    the Markdown reader reads shell- and YAML-tagged blocks only, so a launch in one is seen, not read."""
-    out, opened, close = [], None, ""
-    for number, line in enumerate(text.splitlines(), start=1):
-        m = _FENCE.match(line)
-        if not m:
-            continue
-        if opened is None:
-            opened, close = (number if _UNTAGGED.match(line) else -1), m.group(1)[0]
-        elif m.group(1)[0] == close:
-            if opened > 0:
-                out.append((opened + 1, number - 1))
-            opened = None
     return out
 

@@ -185,9 +185,3 @@ def test_a_fence_indented_in_a_nested_list_item_is_code():
             "        /path/to/xllm --model=Qwen2-7B-Instruct \\\n               --port=8010\n        ```\n")
     assert [(s.line, s.launcher.name) for s in seen(text, "markdown")] == [(4, "xLLM")]
 
-
-def test_untagged_blocks_are_the_fences_opened_without_a_language():
-    from moecfg.sources.seen import untagged_blocks
-
-    text = "a\n```\nx\ny\n```\n```bash\nz\n```\n  ~~~\nw\n  ~~~\n"
-    assert untagged_blocks(text) == [(3, 4), (10, 10)]

@@ -238,14 +238,3 @@ def test_a_config_outside_the_tree_is_listed_beside_the_launch_that_names_it(tmp
         (2, "sglang", f"config outside the tree: --deepep-config {outside}")]
     assert [s.state for s in report.states] == ["read"]  # the launch is read; the file it names is not
 
-
-def test_a_launch_in_a_code_block_without_a_language_says_so(tmp_path):
-    # InternLM/lmdeploy@1263d5c docs/en/advance/context_parallel.md:22-26: the Markdown reader reads tagged blocks only
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "cp.md").write_text("Deploy:\n\n```\n" + VLLM + "```\n\n```bash\n" + VLLM + "```\n")
-    report = json.loads(_run(tmp_path, "--format", "json", "--markdown").stdout)
-    assert report["unread"] == [{"file": "./docs/cp.md", "line": 4, "launcher": "vLLM",
-                                 "reason": "vLLM launch not read: in a code block without a language (tag it ```bash "
-                                           "to have it read)"}]  # the tagged copy (line 8) is read
-    assert report["coverage"]["launches_read"] == 1
