@@ -135,11 +135,38 @@ def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
         for d in r.diagnostics:
             if not isinstance(d.fix, Pending):
                 continue
-            got = place(text, d.fix) if text is not None else "the file's text is not known"
+            elsewhere = _elsewhere(d.fix)
+            if elsewhere is not None:  # the value is written in another file (a compose env_file line)
+                got = _place_elsewhere(d.fix, elsewhere)
+            else:
+                got = place(text, d.fix) if text is not None else "the file's text is not known"
             if isinstance(got, str):
                 d.message, d.fix = unplaced(d.message, got), None
             else:
-                got.file, d.fix = r.file, got
+                got.file, d.fix = elsewhere or r.file, got
+
+
+def _elsewhere(pending) -> str | None:
+    """The other file every span of `pending` points into (sources/textmap.Elsewhere), or None."""
+    files = {getattr(s, "file", None) for s in pending.spans}
+    return files.pop() if len(files) == 1 and None not in files and "" not in files else None
+
+
+def _place_elsewhere(pending, file: str):
+    """The fix in `file` (read again, inside the checked tree only), at the spans the value was read from."""
+    from moecfg.core.fixes import place
+    from moecfg.core.record import replace
+    from moecfg.sources import contained
+    from moecfg.sources.files import Unreadable
+
+    try:
+        other = contained.read_inside(os.path.abspath(file), None, contained.tree_roots()).decode("utf-8-sig")
+    except (Unreadable, UnicodeDecodeError):
+        return f"{file} is not read again"
+    got = place(other, replace(pending, spans=tuple(s.at for s in pending.spans)))
+    if not isinstance(got, str):
+        got.message = f"{got.message} (in {file}, line {got.edits[0].line})"
+    return got
 
 
 def _results_of(item, name: str, options, policy, first: int, coverage=None) -> list[DocumentResult]:

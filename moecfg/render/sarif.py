@@ -76,7 +76,7 @@ def _result(r, diag, index: int) -> dict:
 def _fix(r, fix) -> dict:
     """SARIF §3.55: one artifactChange of replacements (deletedRegion + insertedContent) per file."""
     return {"description": {"text": fix.message}, "artifactChanges": [{
-        "artifactLocation": {"uri": artifact_uri(r.file)},
+        "artifactLocation": {"uri": artifact_uri(fix.file or r.file)},
         "replacements": [{"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
                                             "endColumn": e.end_column},
                           "insertedContent": {"text": e.replacement}} for e in fix.edits]}]}

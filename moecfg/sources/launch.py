@@ -30,6 +30,33 @@ class EnvEntry:
     span: Span
 
 
+class OpenEnv(dict):
+    """A launch's environment when a file that may set any variable was not read (a compose `env_file:`
+    outside the tree or missing, a Kubernetes `envFrom:`): a name it does not hold is set, its value unknown
+    (`why` says which file), never the framework's default. `prefix`: only names starting with it (envFrom)."""
+
+    def __init__(self, items, span: Span, why: str, prefix: str = ""):
+        super().__init__(items)
+        self.span, self.why, self.prefix = span, why, prefix
+
+    def _open(self, name) -> bool:
+        return isinstance(name, str) and name.startswith(self.prefix)
+
+    def __missing__(self, name):
+        if self._open(name):
+            return EnvEntry(name, None, self.span)
+        raise KeyError(name)
+
+    def __contains__(self, name) -> bool:
+        return dict.__contains__(self, name) or self._open(name)
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def copy(self) -> OpenEnv:
+        return OpenEnv(self, self.span, self.why, self.prefix)
+
+
 @record(frozen=True, slots=True)
 class Problem:
     """A reader finding: `code` is a registered rule code (core/launch_rules.py)."""

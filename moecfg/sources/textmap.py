@@ -29,6 +29,15 @@ class Span:
     end_column: int
 
 
+@record(frozen=True, slots=True)
+class Elsewhere(Span):
+    """A value written in another file (a compose `env_file:` line): the diagnostic points at the line of the
+    checked file that names that file (the base Span); a fix edits `at` in `file` (checking/engine.py)."""
+
+    file: str = ""  # the other file, named the way the checked file is (its folder joined)
+    at: Span | None = None
+
+
 _BLOCK = 1 << 16  # characters per block of the line index
 
 

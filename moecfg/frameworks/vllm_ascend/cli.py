@@ -159,7 +159,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
     flags = parse_flags(words, table.specs + tuple(e for e in extra if not table.has(e.name)), underscores=True,
                         abbrev=True, verbatim=table.json_flags)
     model = _model(flags)
-    args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
+    args = ServeArgs(model=model, flags=flags, env=launch.env.copy(), start=launch.span)  # copy(): an OpenEnv stays open
     dynamo = launch.words()[start - 1] == "dynamo.vllm"  # Dynamo adds flags of its own: no MC022 there
     for w in flags.unknown if not dynamo else ():
         args.notes.append(_unknown(w, table, pick))

@@ -15,10 +15,10 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
     from moecfg.sources.manifests import compose, kubernetes, commands as yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         from moecfg.sources.manifests.crds import read_llm_inference_service
-        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
+        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text, name)
                 or yaml_commands.read_yaml_commands(doc, text))
     if compose.is_compose(doc.data):
-        return compose.read_compose(doc, text)
+        return compose.read_compose(doc, text, name)
     from moecfg.sources.recipes.srt_slurm import read_megatron_test, read_recipe  # flags spelled as keys
     from moecfg.sources.recipes.vllm import read_vllm_recipe  # args lists composed with strategies/*.yaml
     from moecfg.sources.recipes.mindspeed_rl import read_mindspeed_rl  # trainers' configs, settings as keys

@@ -14,7 +14,7 @@ from moecfg.core import launch_rules as L
 from moecfg.sources.shell import reader as S
 from moecfg.sources.shell import repair as shell_repair
 from moecfg.sources.launch import LaunchFile, Problem
-from moecfg.sources.shell.words import Built, Variables
+from moecfg.sources.shell.words import Built, Var, Variables
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, yaml_scalar_map
 from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 
@@ -183,3 +183,26 @@ def _templated(value: str) -> bool:
         if at >= 0 and value.find(closing, at + 2) >= 0:
             return True
     return False
+
+
+_REFERENCE = re.compile(r"\$[{(]?([A-Za-z_][A-Za-z0-9_]*)")  # $X, ${X...}, Kubernetes $(X)
+
+
+def open_references(node, variables: dict, unread: tuple | None) -> dict:
+    """`variables` with every `$NAME` the command strings in `node` refer to set to an unknown value when a source
+    that may set any variable was not read (`unread`: its span, why, and the prefix of the names it sets): the
+    script's `${NAME:-16}` is then unknown, not 16."""
+    if not unread:
+        return variables
+    span, prefix = unread[0], unread[2] if len(unread) > 2 else ""
+    out = dict(variables)
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and "$" in item:
+            for name in _REFERENCE.findall(item):
+                if name not in out and name.startswith(prefix):
+                    out[name] = Var(None, span, exported=True)
+    return out
