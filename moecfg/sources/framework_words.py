@@ -103,6 +103,9 @@ AT_COMMAND = (r"(?:^[ \t]*(?:[-*>][ \t]+|--[ \t]+)?(?:\$[ \t]+)?|[;&|(][ \t]*|[\
 EP_FLAGS = (r"--ep\b|--ep[-_]size\b|expert[-_]model[-_]parallel|enable[-_]expert[-_]parallel|expert[-_]parallel[-_]size"
             r"|\bep_size\b|moe[-_]a2a[-_]backend")
 PYTHON_M = r"python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+"  # `python3 -u -m <module>`
+# A command's name quoted on its own (`pgrep -f "vllm serve"`, `wait_url_ready "vllm serve" ...`, vllm-ascend@182b75e
+# tests/e2e/doctests/001-quickstart-test.sh:43,53) names the process, it does not start it
+NAMED_ONLY = r"(?![\"'`])"
 
 
 def _run(script: str) -> str:
@@ -137,10 +140,33 @@ class Launcher:
 LAUNCHERS = (
     # --- frameworks moecfg reads (a launch of theirs no reader picked up: a Markdown block not read, a command
     #     held in a variable, a Python file building it) ---
+    # vLLM-MindSpore and xLLM: read from Markdown with --markdown; listed when a root walk leaves their guides
+    # unread (jd-opensource/xllm@87e8d6ed docs/en/getting_started/launch_xllm.md:33 `/path/to/xllm \`)
+    Launcher("vLLM-MindSpore", "engine", ("vllm-mindspore", "vllm_mindspore"),
+             (AT_COMMAND + r"vllm-mindspore[ \t]+serve\b" + NAMED_ONLY, r"\bvllm_mindspore\.entrypoints\b"),
+             reason="vLLM-MindSpore launch not read"),
+    Launcher("xLLM", "engine", ("xllm", "XLLM_"),
+             (AT_COMMAND + r"(?:[\w${}.~/-]*/)?xllm[ \t]+(?:\\|--?[a-z])",
+              r"(?:^|[ \t])\$\{?XLLM_\w+\}?[ \t]+(?:\\|--?[a-z])"),  # after any wrapper (`numactl -C ...`)
+             reason="xLLM launch not read"),
     Launcher("vLLM", "engine", ("vllm",),
-             (AT_COMMAND + r"vllm[ \t]+serve\b", r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
+             (AT_COMMAND + r"vllm[ \t]+serve\b" + NAMED_ONLY, r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
              reason="vLLM launch not read"),
-    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", AT_COMMAND + r"sglang[ \t]+serve\b"),
+    # vllm-ascend's accuracy tests: lm-eval builds a vLLM engine from the `serve:` keys beside `model_name:`
+    # (vllm-ascend@182b75e tests/e2e/models/test_lm_eval_correctness.py:38-62, configs/*.yaml)
+    Launcher("vLLM (lm-eval config)", "engine", ("serve",), (r"^serve[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^model_name[ \t]*:",
+             reason="accuracy-test config (lm-eval runs vLLM with its serve: keys) not read"),
+    # LMDeploy's autotest matrix: each `engine_config:` (tp / dp / ep ...) is an lmdeploy launch of the harness
+    # (InternLM/lmdeploy@1263d5c autotest/configs/*/*.yml, read by autotest/utils/config_utils.py)
+    Launcher("LMDeploy (autotest config)", "engine", ("engine_config",), (r"^[ \t]*engine_config[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]*backends[ \t]*:",
+             reason="LMDeploy test-matrix config (the autotest harness launches lmdeploy from it) not read"),
+    # Dynamo's workers: `python -m dynamo.sglang` is read (frameworks/sglang), `dynamo.vllm` is not
+    Launcher("Dynamo vLLM", "engine", ("dynamo.vllm",), (PYTHON_M + r"dynamo\.vllm\b",),
+             reason="engine not supported: Dynamo's vLLM worker (python -m dynamo.vllm)"),
+    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", PYTHON_M + r"dynamo\.sglang\b",
+                                               AT_COMMAND + r"sglang[ \t]+serve\b" + NAMED_ONLY),
              reason="SGLang launch not read"),
     Launcher("Megatron-LM", "trainer", ("pretrain_", "posttrain_"),
              (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b[^#\n]*\b(?:pretrain|posttrain)_\w+\.py\b",
@@ -164,7 +190,9 @@ LAUNCHERS = (
     Launcher("ms-swift megatron", "trainer", ("megatron",),
              (AT_COMMAND + r"megatron[ \t]+(?:sft|pt|rlhf|rm|export)\b",)),
     Launcher("ms-swift", "trainer", ("swift",), (AT_COMMAND + r"swift[ \t]+(?:rlhf|sft|pt)\b",)),
-    Launcher("MindSpeed-RL", "trainer", ("cli/train_",), (r"\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
+    Launcher("MindSpeed-RL", "trainer", ("cli/train_",),  # the script run (not a path in a list of files,
+             # MindSpeed-RL@05a90d7 tests/run_coverage.sh:230-233 `"$BASE_DIR/cli/train_ppo.py"`)
+             (r"\b(?:python[0-9.]*|torchrun|msrun|deepspeed)\b[^#\n]*\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
     Launcher("ROLL", "trainer", ("_pipeline.py",), (r"\bstart_\w+_pipeline\.py\b",)),
     Launcher("SkyRL", "trainer", ("skyrl",), (r"\bskyrl[_.]train\.entrypoints\.\w+",)),
     Launcher("AReaL", "trainer", ("areal.",), (r"\bareal\.(?:launcher|infra\.launcher)\.(?:local|ray|slurm)\b",)),

@@ -237,3 +237,4 @@ def test_a_config_outside_the_tree_is_listed_beside_the_launch_that_names_it(tmp
     assert [(u.line, u.launcher, u.reason) for u in report.unread] == [
         (2, "sglang", f"config outside the tree: --deepep-config {outside}")]
     assert [s.state for s in report.states] == ["read"]  # the launch is read; the file it names is not
+

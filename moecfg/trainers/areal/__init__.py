@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext
 from moecfg.sources.launch import Launch
+from moecfg.trainers import config_launch as C
 
 NAME = "areal"
 VERSIONS = ("4aef98d",)
@@ -17,7 +18,7 @@ COMMAND = "areal"  # sources/recipes/areal.py
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
+    return C.is_config(launch, COMMAND)
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:

@@ -15,6 +15,7 @@ import re
 
 from moecfg.frameworks import Derivation, LaunchContext
 from moecfg.sources.launch import Launch
+from moecfg.trainers import config_launch as C
 
 NAME = "mindspeed-mm"
 VERSIONS = ("57069cd",)
@@ -22,29 +23,17 @@ COMMAND = "mindspeed-mm"
 _ENTRY = re.compile(r"(?:^|/)mindspeed_mm/fsdp/train/trainer\.py$")
 
 
-def _config(launch: Launch) -> bool:
-    return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
-
-
-def _script(launch: Launch) -> int | None:
-    return next((i for i, w in enumerate(launch.words()) if i > 0 and w and _ENTRY.search(w)), None)
-
-
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return _config(launch) or _script(launch) is not None
+    return C.is_config(launch, COMMAND) or C.entry_script(launch, _ENTRY, None, after_python=False) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
-    from moecfg.trainers import phases
     from moecfg.trainers.mindspeed_mm.calls import derive_train
 
     out = Derivation(NAME, VERSIONS[-1])
-    if not _config(launch):
-        words = launch.words()
-        i = _script(launch)
-        named = words[i + 1] if i is not None and i + 1 < len(words) else None
-        phases.not_derived(out, launch, f"the settings are in the config {named or '(not known statically)'}: "
-                           "checked as its own file")
+    if not C.is_config(launch, COMMAND):
+        at = C.entry_script(launch, _ENTRY, None, after_python=False)
+        C.only_named(out, launch, C.named_config(launch, None, at), "")
         return out
     derive_train(launch, ctx, out)
     return out
