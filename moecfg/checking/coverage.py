@@ -14,15 +14,35 @@ PY_REASON = "Python file building a launch (not read)"
 ROOT_MARKDOWN = "Markdown with {n} launch command{s} not read at a repository root (--markdown)"
 
 
+TEMPLATE_REASON = "inside a template (`{{ ... }}` filled in at deploy time): read once rendered (`helm template`)"
+_TEMPLATE_NEAR = 20  # lines: a launch command this close to a template expression is taken as templated
+
+
+def _templated_lines(text: str) -> list[int]:
+    """1-based lines holding a template expression (`{{ .Spec.Model.Name }}`); [] for most files (one search)."""
+    if "{{" not in text:
+        return []
+    out, at = [], text.find("{{")
+    line, pos = 1, 0
+    while at >= 0 and len(out) < 10_000:
+        line += text.count("\n", pos, at)
+        pos = at
+        if not out or out[-1] != line:
+            out.append(line)
+        at = text.find("{{", at + 2)
+    return out
+
+
 class Coverage:
     """One file's coverage while it is analysed: frameworks and readers report into it, then `sniff` the text."""
 
-    __slots__ = ("name", "extents", "unread")
+    __slots__ = ("name", "extents", "unread", "data")
 
     def __init__(self, name: str):
         self.name = name
         self.extents: list[tuple[int, int]] = []  # first..last line of each recognised launch
         self.unread: list[UnreadLaunch] = []
+        self.data: list[tuple[int, int, str]] = []  # heredoc bodies fed to a command as data (sources/shell)
 
     def recognised(self, launch, derivation) -> None:
         lines = [w.span.line for w in launch.argv] + [w.span.end_line for w in launch.argv]
@@ -54,13 +74,22 @@ class Coverage:
         from moecfg.sources.seen import seen
 
         said = {u.line for u in self.unread}
+        templated = _templated_lines(text)
         for s in seen(text, surface):
             if s.line in said or any(a <= line <= b for line in s.matched for a, b in self.extents):
                 continue
             if s.launcher.surfaces == {"yaml"} and self.extents:  # a config's key (verl's `actor_rollout_ref:`)
                 continue  # in a file a framework read: its reader read the config, the launch lines lie elsewhere
 
-            self.unread.append(UnreadLaunch(self.name, s.line, s.launcher.name, reason or s.launcher.reason))
+            near = templated and any(abs(s.line - t) <= _TEMPLATE_NEAR for t in templated)
+            self.unread.append(UnreadLaunch(self.name, s.line, s.launcher.name, reason or self._in_data(s.line)
+                                            or (TEMPLATE_REASON if near else s.launcher.reason)))
+
+    def _in_data(self, line: int) -> str | None:
+        for a, b, command in self.data:
+            if a <= line <= b:
+                return f"inside a heredoc fed to `{command}` as data (a manifest or config applied at run time): not read"
+        return None
 
     def sniff_only(self, text: str, surface: str) -> None:
         """A file walked for launch words only (a `.py`, documentation at a repository root)."""

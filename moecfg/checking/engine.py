@@ -110,6 +110,7 @@ def _analyse(items: list, text: str | None, name: str, options: kinds.Options, p
             continue
         if isinstance(item, D.Launches):
             coverage.from_records(item.launch_file.unread)
+            coverage.data.extend(item.launch_file.data_regions)
         found = _results_of(item, name, options, policy, len(out.results), coverage)
         launches = _count_on(found, launches)
         if not found and isinstance(item, D.Launches):

@@ -108,3 +108,5 @@ class LaunchFile:
     problems: list[Problem] = field(default_factory=list)
     skipped: str | None = None
     unread: list[Unread] = field(default_factory=list)  # launches seen but not read (issue 30)
+    # (first line, last line, command) of each heredoc fed to a command as data (coverage names the reason)
+    data_regions: list[tuple[int, int, str]] = field(default_factory=list)

@@ -60,6 +60,7 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     env = {str(k): Var(str(v), start, exported=True) for k, v in (environment or {}).items()}
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
     out.launches = reader.launches
+    out.data_regions = reader.data_heredocs
     if reader.placeholders and out.launches:
         out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))
     out.problems.extend(reader.budget.problems())

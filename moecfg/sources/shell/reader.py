@@ -124,6 +124,9 @@ class ShellReader:
         self.depth = 0
         self.placeholders: list[tuple[str, Span]] = []  # documentation placeholders read as unknown
         self.sourced: list[tuple[str, Span]] = []  # `source FILE` paths so far (Launch.sourced)
+        # heredoc bodies fed to a command as data (`kubectl apply -f - <<EOF`, `cat > cfg.yaml <<EOF`): their
+        # (first line, last line, command), so a launch written inside one is listed with that reason (coverage)
+        self.data_heredocs: list[tuple[int, int, str]] = []
 
     def span(self, lo: int, hi: int):
         return self.lines.span(lo, hi)
@@ -523,7 +526,12 @@ class _Walk(Words):
             got = heredoc_read.assigned(self, argv, prefix) if argv[0].value == "read" else None
             if got:  # `read -r -d '' CMD <<'EOF'`: the body is CMD's value
                 self.vars[got[0]] = got[1]
+                self.heredoc = None
         _Command(self, argv, prefix).run()
+        if self.heredoc is not None:  # the body was not the script the command runs: data
+            span = self.node_span(self.heredoc[0])
+            shown = argv[0].value.rsplit("/", 1)[-1] if argv and argv[0].value else "a command"
+            self.r.data_heredocs.append((span.line, span.end_line, shown[:40]))
 
     def escaped_blank_after(self, node):
         """`cmd -g gb300 \\ ` with a blank after the backslash: bash's last word is that blank and the newline ends the
@@ -679,7 +687,10 @@ class _Command:
         if heredoc is None or shell and any(not (w.value or "-").startswith("-") or w.value == "-c" for w in argv[1:]):
             return False
         w = self.walk.heredoc_body(*heredoc)
-        return self.read_inner(w.script, w.map)
+        if not self.read_inner(w.script, w.map):
+            return False
+        self.walk.heredoc = None  # read as the script it is
+        return True
 
     def read_inner(self, text: str | None, smap) -> bool:
         if text is None or len(text) != smap.length or self.walk.r.depth >= 4:
