@@ -52,17 +52,20 @@ def inside(file: str, roots) -> str:
         return "documentation is fixed by hand (the fix is in the report)"
     if os.path.islink(file):
         return "a symlink (not written through)"
-    try:
-        if not os.stat(file).st_mode & 0o222:  # the owner made it read-only: a rename over it would still work
-            return "read-only (not written; make it writable to fix it)"
-    except OSError as exc:
-        return f"not read ({exc.strerror or type(exc).__name__})"
     real = os.path.realpath(file)
     for root in roots:
         top = os.path.realpath(root)
         if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
-            return ""
+            return _read_only(file)
     return "outside the checked paths"
+
+
+def _read_only(file: str) -> str:
+    """The owner made it read-only: a rename over it would still work (and does, for root), so it is said instead."""
+    try:
+        return "" if os.stat(file).st_mode & 0o222 else "read-only (not written; make it writable to fix it)"
+    except OSError:
+        return ""  # reading it says why (change())
 
 
 def change(file: str, diagnostics: list, roots) -> Change:
