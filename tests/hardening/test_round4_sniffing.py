@@ -103,3 +103,19 @@ def test_hostile_unread_launch_lines_and_names_stay_escaped(tmp_path, fmt):
     assert got.returncode in (0, 1), got.stderr[-2000:]
     assert b"\x1b" not in both and b"\x07" not in both
     assert not re.search(rb"(^|\n)::error file=x", both)
+
+
+def test_a_staircase_of_nested_rst_blocks_is_linear():
+    text = "vllm serve x\n" + "".join(" " * i + "a::\n" for i in range(4000)) + "  vllm serve m\n"  # 8 MB
+    start = time.process_time()
+    found = seen(text, W.MARKDOWN)
+    assert time.process_time() - start < 3  # 14 s before (each nested block walked every line below it)
+    assert [s.line for s in found] == [4002]  # the last line is inside the blocks; the first is prose
+
+
+def test_many_code_blocks_are_looked_up_not_scanned():
+    text = "```bash\nvllm serve x\n```\nvllm serve prose\n" * 20_000
+    start = time.process_time()
+    found = seen(text, W.MARKDOWN)
+    assert time.process_time() - start < 2  # 5.8 s before (every block scanned for every line)
+    assert len(found) == 20_000 and found[0].line == 2 and found[-1].line == 79_998
