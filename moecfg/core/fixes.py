@@ -146,6 +146,7 @@ def place(text: str, pending: Pending) -> Fix | str:
 
 
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_NEAR = 200  # characters before a value searched for its flag, key or anchor (place() looks as far for the key)
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)[ \t]+(?:!\S*[ \t]+)?[\"']?$")
 
 
@@ -153,7 +154,7 @@ def _shared_anchor(text: str, starts: list[int], at: int) -> str:
     """'' unless the literal at `at` is a YAML anchor's value (`buf: &buf 400`) that more than one alias reads:
     editing it would change every key that reads `*buf`, not only the one the finding is about."""
     line_start = starts[position(starts, at)[0] - 1]
-    m = _ANCHOR.search(text, line_start, at)
+    m = _ANCHOR.search(text, max(line_start, at - _NEAR), at)
     if not m:
         return ""
     aliases = len(re.findall(r"\*" + re.escape(m.group(1)) + r"(?![^\s\[\]{},])", text))
@@ -251,7 +252,8 @@ def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: boo
     if document:
         return f"{'.'.join(str(p) for p in s.path)}: {value}"
     line = text[starts[edit.line - 1]:starts[edit.line] if edit.line < len(starts) else len(text)]
-    before = line[:edit.column - 1]
+    before = line[max(0, edit.column - 1 - _NEAR):edit.column - 1]  # the patterns below retry at each `-`: a
+    # 20,000-character value before the edit cost 6 s; the flag or key is right before it
     if ENV_NAME.fullmatch(s.knob):
         return f"export {s.knob}={value}" if re.match(r"\s*export\s", line) else f"{s.knob}={value}"
     flag = re.search(r"""(--?[\w-]+)[ =]["']?$""", before)

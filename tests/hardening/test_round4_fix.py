@@ -4,6 +4,7 @@ spellings, JSON escapes inside `--additional-config`, a YAML alias. Nothing outs
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import stat
 import subprocess
@@ -128,3 +129,15 @@ def test_an_alias_value_is_edited_at_its_anchor_only_when_nothing_else_uses_it(t
     f.write_text(shared)
     moecfg("--fix", str(f))
     assert 'buf: &buf "400"' in f.read_text()  # the anchor also sets other_note: not edited
+
+
+def test_a_long_json_value_before_the_fixed_one_is_not_searched_backwards(tree):
+    t = tree / "t"
+    (t / "k3.json").write_text(K3)
+    (t / ".moecfg.yaml").write_text(SETTINGS)
+    long = f'"x": "{"-" * 100_000}", "y": "{"&" * 100_000} ", "mega_moe_max_tokens": 6144'
+    (t / "s.sh").write_text(KIMI.replace("CONFIG", long))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    code, _, err = moecfg("--diff", str(t))
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before < 10  # > 60 s before
+    assert code == 1 and '"mega_moe_max_tokens": 8192' in err
