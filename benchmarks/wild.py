@@ -3,6 +3,8 @@
     python benchmarks/wild.py /tmp/wild/vllm-ascend /tmp/wild/lws ...   # one line per repository
     python benchmarks/wild.py --save after.json DIR...                  # also keep the figures
     python benchmarks/wild.py --compare before.json after.json          # exit code and errors, side by side
+    python benchmarks/wild.py --markdown --save md.json DIR...          # also read documentation (--markdown)
+    python benchmarks/wild.py --table before.json after.json            # the coverage table of docs/wild.md
 
 Per repository: files checked, wall time (and the CPU time of the child: other work on the machine inflates the
 wall time, not the CPU time), launches recognised (distinct `launch` objects: file and `launch.index`), op calls derived
@@ -15,18 +17,58 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 
 SEVERITIES = ("error", "warning", "info")
+# "EP launch files by grep": a shell, YAML or documentation file that sets an expert-parallel flag or key (the
+# bare word `deepep` in prose does not count); the by-hand count of docs/wild.md, round of 2026-11-28
+EP_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".mdx", ".rst")
+EP_FLAG = re.compile(r"--ep-size|--ep_size|\bep_size *[:=]|--expert-parallel-size|--expert[-_]model[-_]parallel[-_]size"
+                     r"|expert_model_parallel_size *[:=]|--enable[-_]expert[-_]parallel|enable_expert_parallel *[:=]"
+                     r"|--moe[-_]a2a[-_]backend|moe_a2a_backend *[:=]|--enable-deepep-moe|--ep[ =][0-9$]|--ep-num\b"
+                     r"|expert_parallel_size *[:=]|\bEP_SIZE=|--enable[-_]ep[-_]moe|\bEP=[0-9$]|\bep: *[0-9$]"
+                     r"|^ *expert: *true", re.M)
 
 
-def measure(folder: str, moecfg: list[str]) -> dict:
-    """Runs `moecfg check . --format json` in `folder` (as CI does at a repository root) and sums its report."""
+def ep_files(folder: str) -> list[str]:
+    """The files of the tree (git's view: tracked and untracked, .gitignore respected) that set expert parallelism."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=folder, capture_output=True,
+                            check=False).stdout.decode("utf-8", "replace").split("\0")
+    out = []
+    for name in listed:
+        if name.lower().endswith(EP_SUFFIXES):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+                    if EP_FLAG.search(f.read(2_000_000)):
+                        out.append(name)
+            except OSError:
+                continue
+    return sorted(out)
+
+
+def _ep_states(folder: str, report: dict) -> dict:
+    """EP launch files by state: read (or checked), listed as unread, or neither (skipped or not walked)."""
+    states = {f["file"].removeprefix("./"): f["state"] for f in report.get("files", [])}
+    unread = {u["file"].removeprefix("./") for u in report.get("unread", [])}
+    counts, missed = collections.Counter(), []
+    for name in ep_files(folder):
+        state = states.get(name, "not walked")
+        state = "read" if state == "checked" else "unread" if name in unread and state != "read" else state
+        counts[state] += 1
+        if state not in ("read", "unread"):
+            missed.append(name)
+    return {"ep_files": sum(counts.values()), "ep_states": dict(counts), "ep_missed": missed}
+
+
+def measure(folder: str, moecfg: list[str], markdown: bool = False, ep: bool = False) -> dict:
+    """Runs `moecfg check . --format json` in `folder` (as CI does at a repository root) and sums its report;
+    `markdown` adds --markdown, `ep` counts the EP launch files by grep and what became of them."""
     t0, c0 = time.perf_counter(), os.times()
-    done = subprocess.run([*moecfg, "check", ".", "--format", "json"], cwd=folder, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run([*moecfg, "check", ".", "--format", "json", *(["--markdown"] if markdown else [])],
+                          cwd=folder, capture_output=True, text=True, check=False)
     seconds, c1 = time.perf_counter() - t0, os.times()
     cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
     figures = {"repo": os.path.basename(os.path.abspath(folder)), "exit": done.returncode, "seconds": round(seconds, 2),
@@ -46,6 +88,8 @@ def measure(folder: str, moecfg: list[str]) -> dict:
     for severity in SEVERITIES:
         codes = collections.Counter(d["code"] for r in results for d in r["diagnostics"] if d["severity"] == severity)
         figures[severity] = dict(sorted(codes.items()))
+    if ep:
+        figures.update(_ep_states(folder, report))
     return figures
 
 
@@ -60,6 +104,8 @@ def line(f: dict) -> str:
             f"{f['launches']:>4} launches {f['ops']:>4} op calls {f.get('unread', 0):>4} not read")
     if f.get("unread_by_launcher"):
         head += "\n    not read  " + " ".join(f"{k}x{n}" for k, n in f["unread_by_launcher"].items())
+    if "ep_files" in f:
+        head += (f"\n    EP files  {f['ep_files']}: " + " ".join(f"{k} {n}" for k, n in sorted(f["ep_states"].items())))
     return head + "".join(f"\n    {s + 's':<9} {sum(f[s].values()):>4}  {_codes(f[s])}" for s in SEVERITIES)
 
 
@@ -74,6 +120,25 @@ def compare(before: list[dict], after: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def table(before: list[dict], after: list[dict]) -> str:
+    """Coverage before / after per repository: files, launches read, launches listed as not read, EP launch files
+    (by grep) read or listed, errors / warnings."""
+    old = {f["repo"]: f for f in before}
+    rows = ["| repository | files | launches read | not read (listed) | EP files (grep) | EP read | EP listed "
+            "| errors | warnings |", "|---|---|---|---|---|---|---|---|---|"]
+    for f in after:
+        b = old.get(f["repo"], {})
+
+        def pair(key, get=lambda x, k: x.get(k, "?")):
+            was, now = get(b, key), get(f, key)
+            return f"{now}" if was == now else f"{was} -> {now}"
+        ep = lambda x, k: x.get("ep_states", {}).get(k, 0) if "ep_states" in x else "?"  # noqa: E731
+        rows.append(f"| {f['repo']} | {pair('files')} | {pair('launches')} | {pair('unread')} | {f.get('ep_files', '?')} "
+                    f"| {pair('read', ep)} | {pair('unread', ep)} | {pair('error', _total)} "
+                    f"| {pair('warning', _total)} |")
+    return "\n".join(rows)
+
+
 def _total(f: dict, severity: str):
     return sum(f[severity].values()) if severity in f else "?"
 
@@ -83,15 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folders", nargs="*")
     ap.add_argument("--save", metavar="FILE", help="write the figures as JSON")
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="two --save files: a Markdown table")
+    ap.add_argument("--table", nargs=2, metavar=("BEFORE", "AFTER"), help="two --save files: the coverage table")
+    ap.add_argument("--markdown", action="store_true", help="run `moecfg check . --markdown` (documentation read)")
+    ap.add_argument("--no-ep", action="store_true", help="do not count the EP launch files by grep")
     ap.add_argument("--moecfg", default=f"{sys.executable} -m moecfg", help="command that runs moecfg")
     args = ap.parse_args(argv)
-    if args.compare:
-        before, after = (json.load(open(p, encoding="utf-8")) for p in args.compare)
-        print(compare(before, after))
+    if args.compare or args.table:
+        before, after = (json.load(open(p, encoding="utf-8")) for p in (args.compare or args.table))
+        print(compare(before, after) if args.compare else table(before, after))
         return 0
     figures = []
     for folder in args.folders:
-        figures.append(measure(folder, args.moecfg.split()))
+        figures.append(measure(folder, args.moecfg.split(), args.markdown, not args.no_ep))
         print(line(figures[-1]), flush=True)
     total_files = sum(f.get("files", 0) for f in figures)
     total_seconds = sum(f["seconds"] for f in figures)

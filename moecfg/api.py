@@ -21,65 +21,26 @@ Config = Union[Mapping[str, Any], str, "os.PathLike[str]", Any]  # dict, pydanti
 
 
 def _options(cann: str | None, product: str | None):
-    from moecfg.backends import Options
+    """The engine's Options (used by preflight and explain-error as well): models/check.py builds them."""
+    from moecfg.models.check import options
 
-    return Options(cann=cann, product=product.upper() if isinstance(product, str) else None)
-
-
-def _to_report(core_report) -> Report:
-    from moecfg.models.report import Report
-    from moecfg.render.json_report import as_dict
-
-    return Report.model_validate(as_dict(core_report))
-
-
-def _yaml_text(config) -> str:
-    import yaml  # type: ignore[import-untyped,unused-ignore]  # mypy < 1.11 asks for types-PyYAML here
-
-    if hasattr(config, "model_dump"):  # a moecfg model (or any pydantic model holding a document)
-        config = _model_document(config)
-    if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a mapping, a pydantic model, YAML text or a path, got {type(config).__name__}")
-    return yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
-
-
-def _model_document(model) -> dict:
-    data = model.model_dump(exclude_unset=True, mode="python")
-    for fixed in ("kind", "op", "api"):  # the Literal discriminators: always part of the document
-        if fixed in type(model).model_fields and fixed not in data:
-            data[fixed] = getattr(model, fixed)
-    return data
-
-
-def _core_check(config, cann, product, name: str):
-    from moecfg.core.diagnostics import Report as CoreReport
-    from moecfg.checking.engine import check_paths, check_text
-
-    options = _options(cann, product)
-    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config
-                                             and (os.path.isfile(config) or os.path.isdir(config))):
-        from moecfg.checking.settings import Settings
-
-        return check_paths([os.fspath(config)], options, Settings())
-    text = config if isinstance(config, str) else _yaml_text(config)
-    checked = check_text(text, name, options)
-    from moecfg.core.coverage import state_of
-
-    return CoreReport(results=checked.results, files=1, skipped=checked.skipped, unread=checked.unread,
-                      states=[state_of(name, checked.results, checked.skipped, checked.unread)])
+    return options(cann, product)
 
 
 def check(config: Config, *, cann: str | None = None, product: str | None = None, name: str = "<config>") -> Report:
     """Check a deployment: a dict, a moecfg pydantic model, YAML text or a path (file or folder; launch files
     too). `cann` overrides the documents' cann_version; `product` is the hardware of launch files."""
-    return _to_report(_core_check(config, cann, product, name))
+    from moecfg.models.check import check_config
+
+    return check_config(config, cann=cann, product=product, name=name)
 
 
 def required_buffers(config: Config, *, cann: str | None = None) -> dict[str, Requirement]:
     """The buffer each communicator needs (bytes, MB, formula, terms) for a one-document config."""
+    from moecfg.models.check import core_check
     from moecfg.models.report import Requirement
 
-    report = _core_check(config, cann, None, "<config>")
+    report = core_check(config, cann, None, "<config>")
     out: dict[str, Requirement] = {}
     for result in report.results:
         for domain, b in result.buffers.items():
@@ -92,8 +53,9 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
                  models: Mapping[str, str] | None = None, name: str = "<launch>") -> Report:
     """Check a launch: an argv list (`["vllm", "serve", "m", "--tensor-parallel-size", "4"]`) or a shell command
     string, with its environment. The framework derives the op calls as in `moecfg check` on a script."""
-    from moecfg.core.diagnostics import Report as CoreReport
     from moecfg.checking.launch import lint_launch_file
+    from moecfg.core.diagnostics import Report as CoreReport
+    from moecfg.models.check import options, to_report
     from moecfg.frameworks import LaunchContext
 
     ctx = LaunchContext(product=product.upper() if product else None, product_source="product=" if product else "",
@@ -107,20 +69,20 @@ def check_launch(command: str | Sequence[str], env: Mapping[str, str] | None = N
     coverage = Coverage(name)  # what the framework recognised but did not derive (Derivation.unread)
 
     def lint():  # an internal error is MC019 on the launch, as in `moecfg check` (checking/guard.py)
-        return lint_launch_file(_launch_file(command, env or {}), name, ctx, _options(cann, product), 0, coverage)
+        return lint_launch_file(_launch_file(command, env or {}), name, ctx, options(cann, product), 0, coverage)
 
     results = checked("<launch>", lint)
     if not results:  # no framework recognised it: a launcher of the recognition table is named, not read
         import shlex
 
         coverage.sniff(command if isinstance(command, str) else shlex.join(map(str, command)), "shell")
-    return _to_report(CoreReport(results=results, files=1, unread=coverage.unread,
+    return to_report(CoreReport(results=results, files=1, unread=coverage.unread,
                                  states=[state_of(name, results, [], coverage.unread)]))
 
 
 def _launch_file(command, env: Mapping[str, str]):
     from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
-    from moecfg.sources.manifests.yaml_source import Span
+    from moecfg.sources.textmap import Span
 
     exports = "".join(f"export {k}={_quote(v)}\n" for k, v in env.items())
     if isinstance(command, str):

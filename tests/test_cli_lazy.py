@@ -141,3 +141,38 @@ def test_plain_check_runs_without_click_and_matches_the_click_path(tmp_path):
     assert _console(["check", str(fixtures)], ROOT).returncode == 1
     missing = _console(["check", str(tmp_path / "missing.yaml")], ROOT)
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+# A two-line launch script (issue 31: start-up <= 0.8x yamllint on one file) loads the shell reader, one framework
+# and its flag table: no PyYAML (a script is no YAML), no dataclasses/inspect (records), no markdown-it or
+# packaging (no Markdown, no version compared), no importlib.resources (tree-sitter-bash's grammar loaded alone).
+NOT_ON_LAUNCH_CHECK = ("yaml", "dataclasses", "inspect", "markdown_it", "packaging", "shutil", "importlib.resources",
+                       "click", "pydantic", "rich", "moecfg.sources.manifests.commands", "moecfg.frameworks.sglang",
+                       "moecfg.frameworks.vllm.", "moecfg.frameworks.lmdeploy", "moecfg.frameworks.mindspeed")
+
+
+def test_plain_check_of_a_launch_script_imports_only_what_the_launch_needs(tmp_path):
+    script = tmp_path / "launch.sh"
+    script.write_text("export HCCL_BUFFSIZE=1024\n"
+                      "vllm serve /models/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel\n")
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('LOADED', *sorted(sys.modules), file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(script)], capture_output=True, text=True, cwd=ROOT)
+    loaded = set(out.stderr.rpartition("LOADED")[2].split())
+    assert "MC042" in out.stdout and "moecfg.frameworks.vllm_ascend.cli" in loaded  # the launch was derived
+    assert sorted(m for m in loaded if m.startswith(NOT_ON_LAUNCH_CHECK) or m in NOT_ON_LAUNCH_CHECK) == []
+
+
+def test_a_markdown_file_loads_markdown_it_and_a_version_loads_packaging(tmp_path):
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Serve\n\n```bash\nvllm serve /models/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel\n"
+                   "```\n")
+    (tmp_path / ".moecfg.yaml").write_text("framework_versions:\n  vllm: v0.11.0.post1\n")
+    probe = ("import sys\nsys.argv = ['moecfg', 'check', sys.argv[1]]\nimport atexit\n"
+             "atexit.register(lambda: print('LOADED', *sorted(sys.modules), file=sys.stderr))\n"
+             "from moecfg.cli import main\nmain()\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(doc)], capture_output=True, text=True, cwd=tmp_path)
+    loaded = set(out.stderr.rpartition("LOADED")[2].split())
+    assert "guide.md:4:1" in out.stdout and {"markdown_it", "packaging.version"} <= loaded
+    assert "MC040" not in out.stdout  # the version was read (no "version not given")

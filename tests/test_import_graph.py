@@ -1,10 +1,13 @@
 """The shape of the package, read from the source (AST only, nothing is imported): no import cycle anywhere in
 moecfg/ (imports inside functions and under TYPE_CHECKING count too: a lazy import is still a dependency), core
-imports nothing above it, and no new cycle between the package's top-level parts."""
+imports nothing above it, and every import between the package's top-level parts goes down the table of docs/architecture.md (so no
+cycle between parts)."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import part_levels
 
 PACKAGE = Path(__file__).resolve().parents[1] / "moecfg"
 
@@ -130,15 +133,33 @@ def part_cycles(edges: dict[str, set[str]]) -> set[tuple[str, ...]]:
     return found
 
 
-# The cycles between parts left after the layout's first phase (issue 31: 23 before it); phase 2 removes them.
-# A cycle not in this list is a new one: the test fails.
-KNOWN_PART_CYCLES = {("api", "models"), ("api", "render"), ("api", "render", "models"),
-                     ("backends", "presets", "frameworks"), ("backends", "presets", "frameworks", "checking"),
-                     ("checking", "frameworks"), ("checking", "presets", "frameworks"), ("frameworks", "presets")}
+# Issue 31 phase 2 removed the 8 cycles between parts left after phase 1 (23 before it): none is allowed.
+KNOWN_PART_CYCLES: set[tuple[str, ...]] = set()
 
 
-def test_no_new_cycle_between_parts():
-    assert part_cycles(graph()) <= KNOWN_PART_CYCLES
+def test_no_cycle_between_parts():
+    assert part_cycles(graph()) == KNOWN_PART_CYCLES
+
+
+def test_every_import_between_parts_goes_down_the_declared_table():
+    """docs/architecture.md declares each part's level once; an import to the same level or above fails here."""
+    assert part_levels.against(graph()) == set()
+
+
+def test_every_part_has_a_declared_level():
+    assert {part(m) for m in graph()} - set(part_levels.LEVELS) == set()
+
+
+def test_the_table_check_finds_an_import_against_it():
+    edges = {"moecfg.sources.x": {"moecfg.checking.engine", "moecfg.core.record"},
+             "moecfg.render.y": {"moecfg.models.kinds"}, "moecfg.plan.z": {"moecfg.models.a"},
+             "moecfg.newpart.w": {"moecfg.core.record"}, "moecfg.cli.v": {"moecfg.api"}}
+    assert part_levels.against(edges) == {("moecfg.sources.x", "moecfg.checking.engine"),
+                                          ("moecfg.render.y", "moecfg.models.kinds"),  # up
+                                          ("moecfg.plan.z", "moecfg.models.a"),  # same level, other part
+                                          ("moecfg.newpart.w", "moecfg.core.record")}  # no level declared
+    table = "<!-- part-levels -->\n| level | parts |\n|---|---|\n| 0 | core, version |\n| 3 | cli |\n<!-- /part-levels -->"
+    assert part_levels.read_levels(table) == {"core": 0, "version": 0, "cli": 3}
 
 
 def test_the_part_cycle_finder_finds_cycles():

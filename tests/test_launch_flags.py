@@ -3,7 +3,7 @@ import pytest
 
 from moecfg.frameworks.flags import FlagSpec, JsonFlagError, json_value, parse_flags
 from moecfg.sources.launch import Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 SPECS = (FlagSpec("--max-num-seqs"), FlagSpec("--tensor-parallel-size", aliases=("-tp",)),
          FlagSpec("--enable-expert-parallel", takes_value=False, negatable=True),

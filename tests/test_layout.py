@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import part_levels
 from moecfg.core import registry
 
 PACKAGE = Path(__file__).resolve().parents[1] / "moecfg"
@@ -104,17 +105,13 @@ def _op_folder(module: str) -> str | None:
 
 # ---- imports go one way ----------------------------------------------------------------------------------------
 
-# Stages, lowest first, as the code depends on them: core is the ground (findings, field specs, the rule registry,
-# records); a reader knows nothing of ops; presets fill documents; backends judge op calls;
-# frameworks derive op calls (with the backends' formulas); checking runs the check; the rest presents it.
-FOUNDATION = {"moecfg.optional", "moecfg.version"}
-STAGES = {"core": 0, "sources": 1, "presets": 2, "backends": 3, "frameworks": 4, "trainers": 4, "checking": 5, "render": 6,
-          "models": 6, "plan": 6, "api": 6, "preflight": 6, "explain_error": 6, "cli": 7, "__main__": 7}
-# frameworks/vllm_ascend/memory.py builds a checking.launch LaunchDocument to judge its op calls (issue 19 part 2);
-# presets/hf_config.py reads config.json numbers with frameworks/values.py, the typed value layer (issue 20), which
-# belongs below both (it imports only frameworks.Note, lazily).
-KNOWN_UPWARD = {("moecfg.frameworks.vllm_ascend.memory", "moecfg.checking.launch"),
-                ("moecfg.presets.hf_config", "moecfg.frameworks.values")}
+# Stages, lowest first, as the code depends on them: the one table of docs/architecture.md (tests/part_levels.py
+# reads it). core is the ground (findings, field specs, the rule registry, records, typed values); a reader knows
+# nothing of ops; presets fill documents; backends judge op calls; frameworks derive op calls (with the backends'
+# formulas); checking runs the check; the rest presents it. Issue 31 phase 2 removed the last upward imports
+# (frameworks/vllm_ascend/memory.py -> checking.launch, presets/hf_config.py -> frameworks.values).
+STAGES = dict(part_levels.LEVELS)
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:
@@ -185,10 +182,7 @@ def cycles(edges: dict[str, set[str]]) -> list[set[str]]:
 
 
 def stage(module: str) -> int | None:
-    if module in FOUNDATION:
-        return 0
-    parts = module.split(".")
-    return STAGES.get(parts[1]) if len(parts) > 1 else STAGES["api"]
+    return STAGES.get(part_levels.part(module))
 
 
 def upward(edges: dict[str, set[str]]) -> set[tuple[str, str]]:

@@ -92,3 +92,10 @@ def test_the_command_rewrites_files_in_place_and_check_reports(tmp_path):
     marked.write_text("# relayout: leave this file\nfrom moecfg.core import policy\n", encoding="utf-8")
     subprocess.run([*tool, str(marked)], check=True, capture_output=True)
     assert "from moecfg.core import policy" in marked.read_text()
+
+
+def test_modules_added_under_a_moved_name_are_left_alone():
+    # sources/recipes.py became recipes/srt_slurm.py; readers added later beside it are not `recipes` + a name
+    tool = relayout.Relayout(relayout.load_map())
+    text = "from moecfg.sources.recipes.verl_config import read\nimport moecfg.sources.recipes.mindspeed_rl\n"
+    assert tool.rewrite(text) == text

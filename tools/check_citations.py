@@ -27,6 +27,11 @@ _REF = re.compile(r"(?<![\w/.-])((?:[A-Za-z0-9][\w.-]*/[\w.-]+)|VA|X|VMS)@([0-9a
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:py|cpp|cc|c|h|hpp|cu|cuh|json|yaml|yml|md|sh|txt|toml)):"
                    r"((?:L?\d+(?:-\d+)?)(?:,\s?L?\d+(?:-\d+)?)*)")
 _UNIT = 400  # a citation's paths follow its `repo@commit` within this many characters (or until the next ref)
+# a released package named by version (`sglang==0.5.23`, `lmdeploy==0.17.0 wheel`) starts its own unit: the paths
+# after it are that release's files, not the repository's before it
+_RELEASE = re.compile(r"(?<![\w.-])[A-Za-z][\w.-]*==\d[\w.]*")
+# a path a quoted crash log names (`Assertion error csrc/deep_ep.cpp:1233`) is the log's words, not a citation
+_QUOTED_LOG = re.compile(r"Assertion error\s+$")
 
 
 _BASE = re.compile(r"\s+((?:[\w.-]+/)+)(?=[\s(])")  # `Ascend/MindIE-LLM@8b4871a examples/atb_models/atb_llm/ (ATB):`
@@ -48,9 +53,13 @@ def find(text: str, where: str) -> list[Citation]:
     refs = list(_REF.finditer(text))
     for i, ref in enumerate(refs):
         end = min(refs[i + 1].start() if i + 1 < len(refs) else len(text), ref.end() + _UNIT)
+        release = _RELEASE.search(text, ref.end(), end)
+        end = release.start() if release else end
         repo = ALIASES.get(ref.group(1), ref.group(1))
         base = _BASE.match(text, ref.end())
         for m in _PATH.finditer(text, ref.end(), end):
+            if _QUOTED_LOG.search(text, max(ref.end(), m.start() - 40), m.start()):
+                continue
             path = m.group(1)
             if path.startswith("X/") and repo == ALIASES["X"]:  # xLLM's docstrings: `X = xllm/ in it`
                 path = "xllm/" + path[2:]
@@ -150,6 +159,23 @@ def release_tables() -> list[Citation]:
         out += find(xr.dp_check(release), f"xllm {release} dp check") + find(xr.ep_check(release), f"xllm {release} ep")
         if xr.checks_backend(release):
             out += find(f"X@{xr.commit(release)} xllm/models/{xr.registry_lines(release)}", f"xllm {release} registry")
+    return out + generated_tables()
+
+
+def generated_tables() -> list[Citation]:
+    """Every citation of the per-release tables (moecfg/frameworks/<name>/cites.json, tools/gen_release_cites.py) at
+    its release's commit; rows read from a PyPI wheel (no commit) are not among them."""
+    import json
+
+    out = []
+    for path in sorted(ROOT.glob("moecfg/frameworks/*/cites.json")):
+        table = json.loads(path.read_text(encoding="utf-8"))
+        for release, row in table["releases"].items():
+            if "commit" not in row:
+                continue
+            for anchor, at in row["cites"].items():
+                if at is not None:
+                    out += find(f"{table['repo']}@{row['commit']} {at}", f"{table['framework']} {release} [{anchor}]")
     return out
 
 

@@ -10,6 +10,7 @@ row: option strings, how argparse reads it (kind), value type, default.
     python tools/gen_flag_tables.py --framework sglang --versions 0.5.8 0.5.9 --download
     python tools/gen_flag_tables.py --framework vllm --tree /tmp/src/vllm   # trees of extracted wheels, one per version
     python tools/gen_flag_tables.py --framework vllm --tree /tmp/src/vllm --update  # only those versions replaced
+    python tools/gen_flag_tables.py --framework sglang --fork sglang-kt --tree /tmp/src/sglang-kt  # a fork's wheel
 
 Writes moecfg/frameworks/flag_tables/<framework>.json: {"releases": [...], "rows": [[names, kind, type, default,
 "0-4,7"], ...]} where the last field lists the releases (indexes) whose parser has that row: identical rows are
@@ -649,10 +650,12 @@ def main(argv=None) -> int:
     ap.add_argument("--wheels", help="folder of downloaded wheels")
     ap.add_argument("--tree", help="folder with one extracted wheel per version: TREE/<version>/<package>/...")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--fork", help="a fork published under another name, read as --framework (sglang-kt: "
+                    "ktransformers' SGLang); writes <fork>.json")
     ap.add_argument("--update", action="store_true", help="keep the committed table's other releases as they are "
                     "and replace (or add) only the versions read now")
     a = ap.parse_args(argv)
-    path = os.path.join(a.out, f"{a.framework}.json")
+    path = os.path.join(a.out, f"{a.fork or a.framework}.json")
     per_release = committed_releases(path) if a.update else {}
     versions = a.versions or (sorted((v for v in os.listdir(a.tree) if not v.endswith(".tmp")), key=version_key)
                               if a.tree else [])

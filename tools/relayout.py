@@ -27,11 +27,25 @@ def load_map(path: Path = MAP_FILE) -> dict[str, str]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _modules_on_disk() -> set[str]:
+    root = Path(__file__).resolve().parents[1]
+    out = set()
+    for path in (root / "moecfg").rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out.add(".".join(parts))
+    return out
+
+
 class Relayout:
     def __init__(self, moves: dict[str, str]):
         self.moves = moves
         # every new module and the packages above it: `old.X` that is one of these is already new-style
         self.new_names = {".".join(n.split(".")[:i]) for n in moves.values() for i in range(1, n.count(".") + 2)}
+        # and every module the package holds now (a reader added later under a moved name's package, e.g.
+        # moecfg.sources.recipes.verl_config, is not the old module `moecfg.sources.recipes` + an attribute)
+        self.new_names |= _modules_on_disk()
         olds = sorted(moves, key=len, reverse=True)
         self.dotted = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, olds)) + r")(?!\w)"
                                  r"(?=(\.\w+|\s+import\s+\w+)?)")

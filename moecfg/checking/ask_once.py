@@ -13,6 +13,15 @@ _SHOWN = 5  # files (or model names) named in the one question; the rest are cou
 _MODEL_NAME = re.compile(r"model ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") " + re.escape(MODEL_NOT_KNOWN))
 
 
+def may_be_asked_once(d) -> bool:
+    """A finding one of the functions below may fold into another file's (or reword): streamed text output
+    (checking/stream.py) holds it back until the run is done."""
+    if d.code == "MC040":
+        return True
+    return d.code == "MC042" and any(q in d.message for q in (PRODUCT_UNKNOWN, FUSED_OP_UNKNOWN, MODEL_NOT_KNOWN,
+                                                              MODEL_NOT_STATIC))
+
+
 def product_question(results: list) -> None:
     """Keeps the first MC042 product question of the run (files in report order) and names the rest in it."""
     asked = _asked(results, lambda m: PRODUCT_UNKNOWN in m)

@@ -8,6 +8,7 @@ through their registries (moecfg.backends, moecfg.frameworks). Never prints; ren
 from __future__ import annotations
 
 import functools
+import os
 
 from moecfg import backends as kinds
 from moecfg.core import input_rules as R
@@ -134,11 +135,38 @@ def _place_fixes(results: list[DocumentResult], text: str | None) -> None:
         for d in r.diagnostics:
             if not isinstance(d.fix, Pending):
                 continue
-            got = place(text, d.fix) if text is not None else "the file's text is not known"
+            elsewhere = _elsewhere(d.fix)
+            if elsewhere is not None:  # the value is written in another file (a compose env_file line)
+                got = _place_elsewhere(d.fix, elsewhere)
+            else:
+                got = place(text, d.fix) if text is not None else "the file's text is not known"
             if isinstance(got, str):
                 d.message, d.fix = unplaced(d.message, got), None
             else:
-                got.file, d.fix = r.file, got
+                got.file, d.fix = elsewhere or r.file, got
+
+
+def _elsewhere(pending) -> str | None:
+    """The other file every span of `pending` points into (sources/textmap.Elsewhere), or None."""
+    files = {getattr(s, "file", None) for s in pending.spans}
+    return files.pop() if len(files) == 1 and None not in files and "" not in files else None
+
+
+def _place_elsewhere(pending, file: str):
+    """The fix in `file` (read again, inside the checked tree only), at the spans the value was read from."""
+    from moecfg.core.fixes import place
+    from moecfg.core.record import replace
+    from moecfg.sources import contained
+    from moecfg.sources.files import Unreadable
+
+    try:
+        other = contained.read_inside(os.path.abspath(file), None, contained.tree_roots()).decode("utf-8-sig")
+    except (Unreadable, UnicodeDecodeError):
+        return f"{file} is not read again"
+    got = place(other, replace(pending, spans=tuple(s.at for s in pending.spans)))
+    if not isinstance(got, str):
+        got.message = f"{got.message} (in {file}, line {got.edits[0].line})"
+    return got
 
 
 def _results_of(item, name: str, options, policy, first: int, coverage=None) -> list[DocumentResult]:
@@ -226,24 +254,46 @@ FILES_FOR_PROGRESS = 200  # a bar on a terminal's stderr from this many files on
 
 
 def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False,
-                respect_gitignore: bool | None = None) -> Report:
+                respect_gitignore: bool | None = None, deadline: bool = False) -> Report:
     """`settings` (core.settings.Settings, optional): resolves each file's FileSettings once, before linting.
     `progress`: the caller prints a human format, so a long run may show a bar on a terminal's stderr.
-    `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on)."""
+    `respect_gitignore`: skip what .gitignore files ignore while walking (None: the settings' choice, default on).
+    `deadline`: a file checked in this process gets the workers' CPU deadline too (checking/workers.py; the CLI
+    sets it: it owns the process's SIGPROF)."""
+    report = Report()
+    for _ in each_file(paths, options, settings, progress, respect_gitignore, report, deadline):
+        pass
+    return finish(report, settings)
+
+
+def each_file(paths, options: kinds.Options = kinds.Options(), settings=None, progress: bool = False,
+              respect_gitignore: bool | None = None, report: Report | None = None, deadline: bool = False):
+    """Each file's Checked in walk order, as soon as it and every file before it are done (checking/stream.py
+    prints them as they come); each is added to `report` first. Call `finish(report, settings)` after the last."""
     entries = [e for p in paths for e in discover([p], _walk_options(settings, respect_gitignore, p))]
+    if settings is not None:  # each folder's settings found once, here: a worker's discoveries would be lost
+        for folder in dict.fromkeys(os.path.dirname(e.path) or "." for e in entries if e.path != "-"):
+            settings.config_for(os.path.join(folder, "x"))
     if progress:
         from moecfg.core.progress import track
 
         entries = track(entries, "checking", FILES_FOR_PROGRESS, enabled=True)
-    report = Report()
-    for one in _each_checked(entries, options, settings):
+    for one in _each_checked(entries, options, settings, deadline):
         if one.state is None:  # walked for launch words and held none: not one of the checked files
             continue
-        report.results.extend(one.results)
-        report.skipped.extend(one.skipped)
-        report.unread.extend(one.unread)
-        report.states.append(one.state)
-        report.files += 1
+        if report is not None:
+            report.results.extend(one.results)
+            report.skipped.extend(one.skipped)
+            report.unread.extend(one.unread)
+            report.states.append(one.state)
+            report.files += 1
+        yield one
+
+
+def finish(report: Report, settings=None) -> Report:
+    """What is said once per run (checking/ask_once.py), over the whole run's results; MC016 on each settings
+    file of the tree that could not be used."""
+    report.results.extend(_settings_problems(settings))
     from moecfg.checking.ask_once import fused_op_question, model_question, product_question, version_assumed
 
     product_question(report.results)
@@ -253,33 +303,65 @@ def check_paths(paths, options: kinds.Options = kinds.Options(), settings=None, 
     return report
 
 
+def _settings_problems(settings) -> list[DocumentResult]:
+    """MC016 on each settings file found in the tree that could not be used (checking/settings/resolve.py)."""
+    import os
+    import re
+
+    out = []
+    for path, why in sorted(getattr(settings, "problems", {}).items()):
+        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else os.path.basename(path)
+        line, column = 1, 1
+        m = re.match(r"(\d{1,9}):(\d{1,9}): ", why[len(path) + 1:]) if why.startswith(path + ":") else None
+        if m:
+            line, column = int(m.group(1)), int(m.group(2))
+        why = why[len(path):].lstrip(":0123456789 ") if why.startswith(path) else why
+        message = f"this settings file cannot be used ({why}); the files below it are checked with the defaults"
+        out.append(DocumentResult(file=shown, document=0, diagnostics=[
+            diagnostic(R.SETTINGS_INVALID.code, message, Span(line, column, line, column))]))
+    return out
+
+
 PARALLEL_FROM = 256  # files: below this, starting worker processes costs more than it saves
 MAX_WORKERS = 8
 
 
-def _each_checked(entries, options, settings):
+def _each_checked(entries, options, settings, deadline: bool = False):
     """Each entry's Checked, in order; a big tree is checked on every core (fork: the workers share what the
     parent imported), in chunks, results still in file order."""
-    import os
-
     entries = list(entries)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(entries) < PARALLEL_FROM or workers < 2 or not _can_fork():
         for entry in entries:
-            yield check_entry(entry, options, settings)
+            yield _serial(entry, options, settings) if deadline else check_entry(entry, options, settings)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from moecfg.checking import workers as W
 
     size = max(16, len(entries) // (workers * 8))
-    chunks = [entries[i:i + size] for i in range(0, len(entries), size)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        for done in pool.map(_check_chunk, chunks, [options] * len(chunks), [settings] * len(chunks)):
-            yield from done
+    check = functools.partial(check_entry, options=options, settings=settings)
+    yield from W.run(entries, workers, size, check, functools.partial(_lost, settings=settings))
 
 
-def _check_chunk(entries, options, settings) -> list[Checked]:
-    return [check_entry(entry, options, settings) for entry in entries]
+def _serial(entry, options, settings) -> Checked:
+    """check_entry under the per-file CPU deadline: past it, MC019 on the file and the run goes on."""
+    from moecfg.checking import workers as W
+
+    try:
+        with W.serial_deadline():
+            return check_entry(entry, options, settings)
+    except W.FileDeadline:
+        return _lost(entry, W.cpu_limit_reason(), settings)
+
+
+def _lost(entry, why: str, settings) -> Checked:
+    """The result of a file whose worker process died checking it (checking/workers.py): MC019 saying why."""
+    from moecfg.checking.guard import lost
+
+    name = "<stdin>" if entry.path == "-" else entry.path
+    out = Checked()
+    out.results.append(lost(name, why, settings.for_file(entry.path) if settings is not None else None))
+    out.state = state_of(name, out.results, out.skipped, out.unread)
+    return out
 
 
 def _can_fork() -> bool:

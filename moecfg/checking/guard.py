@@ -27,6 +27,8 @@ def checked(name: str, lint, *args, root: str | None = None, policy=None) -> lis
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001  (MemoryError and RecursionError too: the file is the cause)
+        if type(exc).__name__ == "FileDeadline":  # checking/workers.py: the caller reports the file
+            raise
         if os.environ.get("MOECFG_DEBUG"):
             raise
         results = [internal_error(name, exc)]
@@ -46,6 +48,21 @@ def internal_error(name: str, exc: BaseException) -> DocumentResult:
                "file (MOECFG_DEBUG=1 shows the traceback)")
     diag = Diagnostic(R.code, R.name, R.severity, message, "", 1, 1, 1, 1)
     return DocumentResult(file=name, document=0, diagnostics=[diag])
+
+
+def lost(name: str, why: str, policy=None) -> DocumentResult:
+    """MC019 on a file whose checking was stopped from outside (checking/workers.py: a deadline, a killed worker)."""
+    from moecfg.core.input_rules import INTERNAL_ERROR as R
+
+    message = (f"moecfg stopped checking this file: {why}; the file is not checked, the other files are. "
+               "Check it alone (`moecfg check FILE`) to see where it stalls, or exclude it")
+    result = DocumentResult(file=name, document=0, diagnostics=[Diagnostic(R.code, R.name, R.severity, message, "",
+                                                                            1, 1, 1, 1)])
+    if policy is not None:
+        from moecfg.checking.policy import apply
+
+        apply([result], None, (), policy)
+    return result
 
 
 def _where(exc: BaseException) -> str:

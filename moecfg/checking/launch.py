@@ -6,50 +6,20 @@ the flag or env entry that fed the failing argument (`OpCall.sources`).
 """
 from __future__ import annotations
 
-import dataclasses
 
 from moecfg import backends, frameworks
 from moecfg.core import launch_rules as L
 from moecfg.core.diagnostics import Diagnostic, DocumentResult, Finding
 from moecfg.core.diagnose import diagnostic  # one builder: messages clipped alike
+from moecfg.core.record import replace
+from moecfg.frameworks.op_document import LaunchDocument
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import LaunchFile
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 
 # Per-document infos that are launch-wide for a launch (the CANN version is not pinned): said once per launch.
 _ONCE_PER_LAUNCH = frozenset({"MC011"})
-
-
-class LaunchDocument:
-    """An OpCall seen as a document: `data` are the derived arguments, positions come from the launch."""
-
-    __slots__ = ("index", "data", "start", "raw_scalars", "duplicates", "sources", "derivation", "shell")
-
-    def __init__(self, index: int, call: frameworks.OpCall, start: Span, shell: bool = False):
-        self.index, self.data, self.start = index, dict(call.arguments), start
-        self.raw_scalars, self.duplicates, self.sources = {}, [], call.sources
-        self.derivation, self.shell = call.derivation, shell
-
-    def pending(self, suggestion):
-        """The fix of an op finding: the argument's value and the flag or env entries it was read from."""
-        from moecfg.core.fixes import Pending
-
-        key = ".".join(str(p) for p in suggestion.path)
-        old = self.data
-        for p in suggestion.path:
-            old = old.get(p) if isinstance(old, dict) else None
-        insert = self.start if self.shell and suggestion.path[:1] == ("env",) else None
-        return Pending(suggestion, tuple(self.sources.get(key, ())), old, self.derivation.get(key, ""), insert=insert)
-
-    def position(self, path: tuple, at_key: bool = False) -> Span:
-        p = tuple(path)
-        while p:
-            spans = self.sources.get(".".join(str(x) for x in p))
-            if spans:
-                return spans[0]
-            p = p[:-1]
-        return self.start
 
 
 def context(policy, options) -> frameworks.LaunchContext:
@@ -78,7 +48,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
     if ctx.file is None:
-        ctx = dataclasses.replace(ctx, file=name)
+        ctx = replace(ctx, file=name)
     recognised = 0  # the launch's ordinal in this call (`launch.index`; checking/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -137,8 +107,6 @@ def _with_hints(ctx: frameworks.LaunchContext, launch) -> frameworks.LaunchConte
     """Settings and --product win; else a hint in the file that names the product (frameworks/hints.py)."""
     if ctx.product:
         return ctx
-    from dataclasses import replace
-
     from moecfg.frameworks.hints import product_from_env, product_from_hints
 
     found = product_from_hints(launch.hints) or product_from_env(launch.env)
@@ -236,8 +204,6 @@ def _with_unchecked(note: frameworks.Note, unchecked: dict[str, list[str]]) -> s
 def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
     """An op finding names op fields (`num_nvl_bytes`); the user sets a flag or a variable: name it beside the field."""
     import re
-    from dataclasses import replace
-
     named: set[str] = set()
 
     def beside(m) -> str:  # one pass over the message: a knob's own text is never rewritten again

@@ -1,6 +1,7 @@
 """`moecfg check`: the linter. Imported only when `check` runs (cli/__init__.py loads commands lazily)."""
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -36,9 +37,13 @@ from moecfg.cli.common import FAIL_ON, ConfigFailure, common_options, emit, laun
 @click.option("--fix", "apply_fix", is_flag=True,
               help="Apply every automatic fix to the files checked (only the values named), print what changed on "
               "stderr, then report what is left.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="Text output: the findings and the summary only (no buffer table of each document that is fine).")
+@click.option("--statistics", is_flag=True,
+              help="Text output: how many findings of each code (most frequent first), then the summary.")
 def check(paths, fmt, output, cann, fail_on, product, framework_versions, config_path, exit_zero, ignore,
           no_inline_suppressions, show_config, markdown, verbose, fail_on_unread, no_respect_gitignore, show_diff,
-          apply_fix):
+          apply_fix, quiet, statistics):
     """Lint deployment files, directories (recursively: *.yaml/*.yml, *.sh/*.bash, and the code blocks of *.md/*.rst
     documentation, see --markdown) and - (stdin). No PATH: the current folder, as `moecfg check .`."""
     from moecfg.checking.settings import Cli, ConfigError, Settings, code_or_prefix
@@ -60,11 +65,18 @@ def check(paths, fmt, output, cann, fail_on, product, framework_versions, config
         if apply_fix and "-" in paths and len(paths) > 1:  # the check after the fixes cannot read stdin again
             raise click.UsageError("--fix with - (stdin) and files: check stdin on its own (it is never fixed)")
         opts = options(cann, product, framework_versions)
-        report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty())
+        text = (_text_to_stdout(fmt, output) and not (show_diff or apply_fix)
+                and (plain.streamed(paths) or quiet or statistics))
+        if text:  # streamed: each file's lines as soon as it is done
+            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+            report = plain.stream_text(paths, opts, settings, color=color, quiet=quiet, statistics=statistics)
+        else:
+            report = check_paths(paths, opts, settings, progress=all(f == "text" for f in fmt) and sys.stderr.isatty(),
+                                 deadline=True)
         if show_diff:
             sys.exit(_show_diff(report, paths))
         if apply_fix:
-            report = _apply(report, paths, lambda: check_paths(paths, opts, settings))
+            report = _apply(report, paths, lambda: check_paths(paths, opts, settings, deadline=True))
         failing = plain.failing(report, settings)
         if verbose:
             _list_skipped(report)
@@ -72,8 +84,16 @@ def check(paths, fmt, output, cann, fail_on, product, framework_versions, config
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         raise ConfigFailure(f"config: {exc}") from None
-    emit(report, fmt, output, "check", auto_github=True)
+    if not text:
+        emit(report, fmt, output, "check", auto_github=True)
     sys.exit(0 if exit_zero else int(failing))
+
+
+def _text_to_stdout(fmt, output) -> bool:
+    """The output is text on stdout alone (what is streamed): no --format but text, no --output, not on GitHub."""
+    from moecfg.cli.common import targets
+
+    return targets(fmt, output, True) == [("text", None)]
 
 
 FIX_PASSES = 4  # a fix may reveal another (two fixes on one value: the second is judged after the first)

@@ -36,8 +36,12 @@ def _check(paths: list[str]) -> int | None:
     from moecfg.checking.engine import PathError, check_paths
     from moecfg.checking.settings import ConfigError, Settings
 
+    fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     try:
         settings = Settings()
+        if fmt == "text" and streamed(paths):
+            return int(failing(stream_text(paths, Options(), settings, color=color), settings))
         report = check_paths(paths, Options(), settings, progress=sys.stderr.isatty())
         code = int(failing(report, settings))
     except (PathError, ConfigError):
@@ -45,10 +49,27 @@ def _check(paths: list[str]) -> int | None:
     from moecfg.core.output import write_stdout
     from moecfg.render import load
 
-    fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     write_stdout(load(fmt).render(report, color=color, command="check"))
     return code
+
+
+def streamed(paths) -> bool:
+    """Text output is streamed file by file when a run may check more than one file (a folder, several paths);
+    a single named file prints at once, as ever (its findings in line order)."""
+    return len(paths) > 1 or any(p != "-" and os.path.isdir(p) for p in paths)
+
+
+def stream_text(paths, options, settings, *, color: bool = False, quiet: bool = False, statistics: bool = False):
+    """Check `paths`, writing each file's text output as soon as it is done (checking/stream.py); the Report."""
+    from moecfg.checking.stream import StreamedCheck
+    from moecfg.core.output import write_stdout
+    from moecfg.render.text import stream
+
+    # a progress bar only when the streamed lines do not go to the same terminal
+    run = StreamedCheck(paths, options, settings, progress=sys.stderr.isatty() and not sys.stdout.isatty(),
+                        deadline=True)
+    stream(run, write_stdout, color=color, quiet=quiet, statistics=statistics)
+    return run.report
 
 
 def failing(report, settings) -> bool:

@@ -256,10 +256,10 @@ def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: boo
     # 20,000-character value before the edit cost 6 s; the flag or key is right before it
     if ENV_NAME.fullmatch(s.knob):
         return f"export {s.knob}={value}" if re.match(r"\s*export\s", line) else f"{s.knob}={value}"
-    flag = re.search(r"""(--?[\w-]+)[ =]["']?$""", before)
+    flag = re.search(r"""(?<![\w-])(--?[\w-]+)[ =]["']?$""", before)  # from a word's start: linear
     if flag:
         return f"{flag.group(1)} {value}"
-    key = re.search(r"""(["']?)([\w.-]+)\1\s*:\s*["']?$""", before)
+    key = re.search(r"""(["']?)(?<![\w.-])([\w.-]+)\1\s*:\s*["']?$""", before)
     if key and key.group(1):
         return f'"{key.group(2)}": {value}'
     return f"{s.knob}: {value}"

@@ -96,5 +96,17 @@ INTERNAL_ERROR = rule("MC019", "internal-error", ERROR, "moecfg itself failed wh
                           fix="Report the file to moecfg; meanwhile `--ignore MC019` (or `ignore: [MC019]` in the "
                               "settings) lets the rest of the run decide the exit code."))
 
+SETTINGS_INVALID = rule("MC016", "settings-file-invalid", ERROR, "A settings file found in the checked tree (.moecfg.yaml, [tool.moecfg]) cannot be used: the files below it are checked with the defaults", family=_F,
+                        docs=lambda: dict(
+                            why="A settings file is found next to the files it governs, so a pull request can add one. "
+                                "An invalid one used to end the run (exit 2) with no report at all; now it is a finding "
+                                "on that file, every other file is checked, and the files below it get the defaults "
+                                "(stricter: nothing ignored, fail on errors). A `--config` file is the run's own: an "
+                                "invalid one is still exit 2.",
+                            fail_text="A `.moecfg.yaml` holding `fail-on: sometimes`, or text that is not YAML.",
+                            pass_example=eg.ex(eg.A3),
+                            fix="Correct the settings file (`moecfg check --show-config PATH` shows what applies), "
+                                "or delete it."))
+
 VALIDATOR_CODES = dict(wrong_type=WRONG_TYPE.code, missing=MISSING_KEY.code, unknown=UNKNOWN_KEY.code,
                        invalid=INVALID_VALUE.code, too_large=TOO_LARGE.code)

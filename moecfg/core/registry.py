@@ -29,10 +29,18 @@ FAMILY_MODULES = (
     "moecfg.frameworks.xllm.rules",
     "moecfg.frameworks.vllm_ascend.rules",
     "moecfg.frameworks.lmdeploy.rules",
+    "moecfg.frameworks.lightllm.rules",
+    "moecfg.frameworks.rtp_llm.rules",
     "moecfg.trainers.verl.rules",
     "moecfg.trainers.slime.rules",
     "moecfg.trainers.ms_swift.rules",
     "moecfg.trainers.mindspeed_rl.rules",
+    "moecfg.trainers.roll.rules",
+    "moecfg.trainers.megatron_bridge.rules",
+    "moecfg.trainers.skyrl.rules",
+    "moecfg.trainers.torchtitan.rules",
+    "moecfg.trainers.areal.rules",
+    "moecfg.trainers.mindspeed_mm.rules",
 )
 
 

@@ -10,11 +10,11 @@ A framework version is a table of its rules plus small pure functions, each citi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.optional import optional_module
 from moecfg.sources.launch import Launch, Unread  # noqa: F401  (Unread: for frameworks, Derivation.unread)
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
 FRAMEWORK_MODULES = {
@@ -23,6 +23,12 @@ FRAMEWORK_MODULES = {
     "slime": "moecfg.trainers.slime",
     "ms-swift": "moecfg.trainers.ms_swift",
     "mindspeed-rl": "moecfg.trainers.mindspeed_rl",
+    "roll": "moecfg.trainers.roll",
+    "megatron-bridge": "moecfg.trainers.megatron_bridge",
+    "skyrl": "moecfg.trainers.skyrl",
+    "torchtitan": "moecfg.trainers.torchtitan",
+    "areal": "moecfg.trainers.areal",
+    "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
@@ -32,10 +38,14 @@ FRAMEWORK_MODULES = {
     "mindie": "moecfg.frameworks.mindie",
     "lmdeploy": "moecfg.frameworks.lmdeploy",
     "xllm": "moecfg.frameworks.xllm",
+    "lightllm": "moecfg.frameworks.lightllm",
+    "rtp-llm": "moecfg.frameworks.rtp_llm",
+    "fastdeploy": "moecfg.frameworks.fastdeploy",
+    "trtllm": "moecfg.frameworks.trtllm",
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LaunchContext:
     """What the framework cannot tell: from the settings file, command-line flags or hints."""
 
@@ -57,7 +67,7 @@ class LaunchContext:
         return dict(self.framework_versions).get(framework)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Note:
     """A derivation finding (assumption made, value unknown, op not run): a registered rule code."""
 
@@ -70,7 +80,7 @@ class Note:
     fix: object = None  # core.fixes.Suggestion with the spans the value is written at (the engine places it)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class OpCall:
     """One collective op call a launch makes (one per phase/role), as a moecfg document of `kind`."""
 
@@ -97,7 +107,7 @@ class OpCall:
         self.notes.append(note)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Derivation:
     framework: str
     version: str

@@ -6,14 +6,14 @@ A framework declares its flags as a table of `FlagSpec`; `parse_flags` applies a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.frameworks.values import JsonValueError, load_json
 from moecfg.sources.launch import Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FlagSpec:
     name: str  # canonical, e.g. "--max-num-seqs"
     aliases: tuple[str, ...] = ()
@@ -24,7 +24,7 @@ class FlagSpec:
 
 # An unexpanded template placeholder: `{tp}` (sweep recipes), `{{ .Values.tp }}` (Helm / Jinja), `${TP}` / `$TP` left
 # as text by a YAML reader, `<tp-size>` (docs). Its value is unknown (MC023), never the flag's default.
-PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{[A-Za-z_][\w.-]*\}|\$\{?[A-Za-z_]\w*\}?|^<[A-Za-z_][\w-]*>$")
+PLACEHOLDER = re.compile(r"\{\{.{0,256}?\}\}|\{[A-Za-z_][\w.-]*\}|\$\{?[A-Za-z_]\w*\}?|^<[A-Za-z_][\w-]*>$")
 
 
 def known_value(text: str | None) -> str | None:
@@ -32,7 +32,7 @@ def known_value(text: str | None) -> str | None:
     return None if text is None or PLACEHOLDER.search(text) else text
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Flag:
     name: str
     value: str | None  # None: unknown value (unexpandable) or a boolean flag's absence of value
@@ -41,7 +41,7 @@ class Flag:
     present: bool = True
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Flags:
     flags: dict[str, Flag] = field(default_factory=dict)
     positionals: list[Word] = field(default_factory=list)

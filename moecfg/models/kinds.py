@@ -22,9 +22,9 @@ class RuleCheckedModel(BaseModel):
     def _moecfg_rules(self, info: ValidationInfo):
         if not (info.context and info.context.get("strict_rules")):
             return self
-        from moecfg.api import check
+        from moecfg.models.check import check_config
 
-        report = check(self, cann=info.context.get("cann"))
+        report = check_config(self, cann=info.context.get("cann"))
         errors = [d for d in report.diagnostics if d.severity == "error"]
         if errors:
             raise ValidationError.from_exception_data(type(self).__name__, [
@@ -34,9 +34,9 @@ class RuleCheckedModel(BaseModel):
 
     def check(self, cann: str | None = None):
         """This document's moecfg report (every severity), without raising."""
-        from moecfg.api import check
+        from moecfg.models.check import check_config
 
-        return check(self, cann=cann)
+        return check_config(self, cann=cann)
 
 
 def _loc(pointer: str) -> tuple:

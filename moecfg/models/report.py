@@ -140,7 +140,7 @@ class Coverage(BaseModel):
     """How much of the run's launches was read (docs/contract.md §5.8)."""
 
     launches_read: int = 0
-    launches_with_op_calls: int = Field(0, description="launches read that derive at least one EP op call")
+    launches_with_op_calls: int = Field(default=0, description="launches read that derive at least one EP op call")
     launches_unread: int = 0
     unread_by_launcher: dict[str, int] = Field(default_factory=dict)
 
@@ -153,7 +153,7 @@ class Report(BaseModel):
     results: list[Result]
     summary: Summary
     skipped: list[Skipped] = Field(default_factory=list)
-    coverage: Coverage = Field(default_factory=Coverage)
+    coverage: Coverage = Field(default_factory=lambda: Coverage())
     unread: list[Unread] = Field(default_factory=list, description="launches seen but not read")
     files: list[FileState] = Field(default_factory=list, description="the state each file ended in")
 

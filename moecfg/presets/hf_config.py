@@ -45,7 +45,7 @@ def _first(cfg: dict, keys, what: str, path: str, required: bool = True):
 
 
 def _clip(value) -> str:
-    from moecfg.frameworks.values import clipped
+    from moecfg.core.values import clipped
 
     return clipped(value if isinstance(value, str) else repr(value) if not isinstance(value, int) else str(value), 40)
 
@@ -113,7 +113,7 @@ def read_model_config(path: str, roots: tuple[str, ...] | None = None) -> ModelP
 
 
 def _read_inside(path: str, roots: tuple[str, ...]) -> ModelPreset:
-    from moecfg.frameworks.values import JsonValueError, load_json
+    from moecfg.core.values import JsonValueError, load_json
     from moecfg.sources.contained import read_inside
     from moecfg.sources.files import Unreadable
 

@@ -6,7 +6,9 @@
   as `\\x3a`, so no output line of moecfg is ever executed by the runner.
 - github: the runner's own escapes (`%`, CR, LF; `:` and `,` in properties) plus the control characters.
 - XML: characters XML 1.0 forbids are shown escaped instead (the report stays well-formed).
-- JSON / SARIF: `json.dumps` escapes every control character already (a test keeps it so).
+- JSON / SARIF: `json.dumps` escapes every control character already (a test keeps it so); a file name's
+  undecodable bytes (lone surrogates, not Unicode text) are written `\\xff` as in text, and the JSON report adds
+  `file_bytes`: the name's exact bytes, percent-encoded (RFC 3986), so nothing is lost (unicode_only).
 """
 from __future__ import annotations
 
@@ -73,3 +75,27 @@ def github_property(s: str) -> str:
 def xml(s: str) -> str:
     """A serialized XML document with the characters XML 1.0 forbids shown escaped."""
     return _compiled(_XML_FORBIDDEN).sub(_show, s)
+
+
+_SURROGATE = "[\ud800-\udfff]"
+
+
+def unicode_only(obj, keep_bytes: tuple = ()):
+    """`obj` (dicts, lists, strings) with every lone surrogate shown escaped (`\\xff` for an undecodable byte),
+    so the JSON written is Unicode text. A key in `keep_bytes` whose value changed gets a sibling `<key>_bytes`:
+    the original bytes (os.fsencode), percent-encoded: lossless."""
+    if isinstance(obj, str):
+        return _compiled(_SURROGATE).sub(_show, obj) if not obj.isascii() else obj
+    if isinstance(obj, list):
+        return [unicode_only(v, keep_bytes) for v in obj]
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            out[k] = shown = unicode_only(v, keep_bytes)
+            if k in keep_bytes and isinstance(v, str) and shown != v:
+                import os
+                from urllib.parse import quote
+
+                out[f"{k}_bytes"] = quote(os.fsencode(v), safe="/")
+        return out
+    return obj

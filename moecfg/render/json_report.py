@@ -22,4 +22,6 @@ def as_dict(report) -> dict:
 
 
 def render(report, *, color: bool = False, command: str = "check") -> str:
-    return json.dumps(as_dict(report), indent=2) + "\n"
+    from moecfg.render.escape import unicode_only
+
+    return json.dumps(unicode_only(as_dict(report), keep_bytes=("file",)), indent=2) + "\n"

@@ -16,12 +16,19 @@ LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def artifact_uri(file: str) -> str:
+    """The file as an RFC 3986 URI reference: its bytes (os.fsencode: a name's undecodable bytes included)
+    percent-encoded except unreserved characters and `/`. `deploy%2Fprod.yaml` stays that name
+    (`deploy%252Fprod.yaml`), never the other file `deploy/prod.yaml`; `#`, `?`, spaces, `:` in a first segment
+    and control characters cannot change what the URI points at."""
+    from urllib.parse import quote
+
     if file == "<stdin>":
         return "stdin"
     rel = os.path.relpath(file) if os.path.isabs(file) else file
     if rel.startswith(".."):
-        return "file://" + os.path.abspath(file).replace(os.sep, "/")
-    return rel.replace(os.sep, "/").removeprefix("./")
+        path = os.path.abspath(file).replace(os.sep, "/")
+        return "file://" + quote(os.fsencode(path if path.startswith("/") else "/" + path), safe="/:")
+    return quote(os.fsencode(rel.replace(os.sep, "/").removeprefix("./")), safe="/")
 
 
 def _rule_entry(code: str) -> dict:
@@ -69,7 +76,7 @@ def _result(r, diag, index: int) -> dict:
 def _fix(r, fix) -> dict:
     """SARIF §3.55: one artifactChange of replacements (deletedRegion + insertedContent) per file."""
     return {"description": {"text": fix.message}, "artifactChanges": [{
-        "artifactLocation": {"uri": artifact_uri(r.file)},
+        "artifactLocation": {"uri": artifact_uri(fix.file or r.file)},
         "replacements": [{"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
                                             "endColumn": e.end_column},
                           "insertedContent": {"text": e.replacement}} for e in fix.edits]}]}
@@ -121,4 +128,6 @@ def as_dict(report) -> dict:
 
 
 def render(report, *, color: bool = False, command: str = "check") -> str:
-    return json.dumps(as_dict(report), indent=2) + "\n"
+    from moecfg.render.escape import unicode_only
+
+    return json.dumps(unicode_only(as_dict(report)), indent=2) + "\n"

@@ -132,63 +132,137 @@ def no_buffer(r) -> str:
     return "  (no buffer: this document sizes no buffer)"
 
 
-def render(report, *, color: bool = False, command: str = "check") -> str:
+def render(report, *, color: bool = False, command: str = "check", quiet: bool = False,
+           statistics: bool = False) -> str:
+    """The whole report at once. `quiet`: findings and the summary only (no buffer table of a document that is
+    fine); `statistics`: the count of each code instead of the findings (as ruff --statistics)."""
+    groups = [] if statistics else by_file(report.results)
     if color:
-        return _render_rich(report, command)
+        return "".join(_rich(results, command, quiet) for results in groups) + tail(report, color, statistics)
+    lines = [line for results in groups for line in file_lines(results, command, quiet)]
+    return escape.lines(lines) + tail(report, color, statistics) if lines else tail(report, color, statistics)
+
+
+def file_lines(results, command: str = "check", quiet: bool = False, held=frozenset()) -> list[str]:
+    """One file's lines: its findings (but those in `held`, id()s said at the end), then its documents' buffers."""
     lines = []
-    for results in by_file(report.results):
-        for r in results:
-            for d in r.diagnostics:
+    for r in results:
+        for d in r.diagnostics:
+            if id(d) not in held:
                 lines.append(diagnostic_line(r, d))
                 lines.extend(derivation_lines(r, d) + fix_lines(d))
-        for r in results:
-            if command == "buffer":
-                lines.append(_title(r))
-                lines.extend(_explain_lines(r) if r.buffers else [no_buffer(r)])
-            elif r.valid and r.buffers:
-                lines.append(_title(r))
-                lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}"
-                             for d, req, conf, st in _buffer_rows(r.buffers))
-    lines.append(_summary(report))
-    return escape.lines(lines)
+    for r in results:
+        if command == "buffer":
+            lines.append(_title(r))
+            lines.extend(_explain_lines(r) if r.buffers else [no_buffer(r)])
+        elif r.valid and r.buffers and not quiet:
+            lines.append(_title(r))
+            lines.extend(f"  {d:<5} required {req}; configured {conf}: {st}"
+                         for d, req, conf, st in _buffer_rows(r.buffers))
+    return lines
 
 
-def _render_rich(report, command: str) -> str:
+def stream(run, write, *, color: bool = False, command: str = "check", quiet: bool = False,
+           statistics: bool = False) -> None:
+    """Streamed output of a run (checking/stream.py StreamedCheck): each file's lines written as soon as the file
+    is done, in walk order; the findings said once per run, then the summary, when it is over."""
+    for results in run.files():
+        if statistics:
+            continue
+        if color:
+            write(_rich(results, command, quiet, run.held))
+        else:
+            lines = file_lines(results, command, quiet, run.held)
+            if lines:
+                write(escape.lines(lines))
+    questions = [] if statistics else run.questions()
+    if questions:
+        if color:
+            write(_rich_questions(questions))
+        else:
+            write(escape.lines(line for r, d in questions
+                               for line in [diagnostic_line(r, d), *derivation_lines(r, d), *fix_lines(d)]))
+    write(tail(run.report, color, statistics))
+
+
+def statistics_lines(report) -> list[str]:
+    """`  12  MC042  warning  launch-unresolved`: each code with its count, most frequent first."""
+    counts: dict[tuple, int] = {}
+    for r in report.results:
+        for d in r.diagnostics:
+            key = (d.code, d.severity, d.name)
+            counts[key] = counts.get(key, 0) + 1
+    width = len(str(max(counts.values(), default=0)))
+    return [f"{n:>{width}}  {code}  {severity:<7}  {name}"
+            for (code, severity, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def tail(report, color: bool = False, statistics: bool = False) -> str:
+    """The end of the output: the statistics (when asked) and the one summary line."""
+    lines = (statistics_lines(report) if statistics else []) + [_summary(report)]
+    if not color:
+        return escape.lines(lines)
     from rich.console import Console
     from rich.text import Text
 
     console = Console(force_terminal=True, highlight=False, markup=False)
+    s = report.summary()
+    style = "bold red" if s["errors"] else ("yellow" if s["warnings"] else "green")
     with console.capture() as cap:
-        for results in by_file(report.results):
-            _rich_file(console, results, command)
-        s = report.summary()
-        style = "bold red" if s["errors"] else ("yellow" if s["warnings"] else "green")
-        console.print(Text(_summary(report), style=style))
+        for line in lines[:-1]:
+            console.print(Text(line), soft_wrap=True)
+        console.print(Text(lines[-1], style=style))
+    return escape.terminal(cap.get(), colour=True)
+
+
+def _rich(results, command: str, quiet: bool = False, held=frozenset()) -> str:
+    from rich.console import Console
+
+    console = Console(force_terminal=True, highlight=False, markup=False)
+    with console.capture() as cap:
+        _rich_file(console, results, command, quiet, held)
     return escape.terminal(cap.get(), colour=True)  # file text never reaches the terminal raw (nor rich markup)
 
 
-def _rich_file(console, results, command: str) -> None:
+def _rich_questions(questions) -> str:
+    from rich.console import Console
+
+    console = Console(force_terminal=True, highlight=False, markup=False)
+    with console.capture() as cap:
+        for r, d in questions:
+            _rich_diagnostic(console, r, d)
+    return escape.terminal(cap.get(), colour=True)
+
+
+def _rich_diagnostic(console, r, d) -> None:
+    from rich.text import Text
+
+    line = Text()
+    line.append(f"{escape.text(r.file)}:{d.line}:{d.column}: ", style="bold")
+    line.append(d.code, style="bold")
+    line.append(f" {d.severity}: ", style=_STYLE[d.severity])
+    line.append(escape.text(d.message))
+    line.append(f" [{d.name}]", style="dim")
+    console.print(line, soft_wrap=True)
+    for extra in derivation_lines(r, d) + fix_lines(d):
+        console.print(Text(extra, style="dim"), soft_wrap=True)
+
+
+def _rich_file(console, results, command: str, quiet: bool = False, held=frozenset()) -> None:
     """One file: its diagnostics, then its documents' buffers."""
     from rich.table import Table
     from rich.text import Text
 
     for r in results:
         for d in r.diagnostics:
-            line = Text()
-            line.append(f"{escape.text(r.file)}:{d.line}:{d.column}: ", style="bold")
-            line.append(d.code, style="bold")
-            line.append(f" {d.severity}: ", style=_STYLE[d.severity])
-            line.append(escape.text(d.message))
-            line.append(f" [{d.name}]", style="dim")
-            console.print(line, soft_wrap=True)
-            for extra in derivation_lines(r, d) + fix_lines(d):
-                console.print(Text(extra, style="dim"), soft_wrap=True)
+            if id(d) not in held:
+                _rich_diagnostic(console, r, d)
     for r in results:
         if command == "buffer":
             console.print(Text(escape.text(_title(r)), style="bold"))
             for text in (_explain_lines(r) if r.buffers else [no_buffer(r)]):
                 console.print(text, soft_wrap=True, markup=False)
-        elif r.valid and r.buffers:
+        elif r.valid and r.buffers and not quiet:
             table = Table(title=Text(escape.text(_title(r)), style="table.title"), title_justify="left")
             for col in ("domain", "required", "configured", "status"):
                 table.add_column(col)

@@ -22,6 +22,7 @@ always checked.
 """
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -156,12 +157,14 @@ def _service_json(name: str) -> bool:
     return name.endswith(".json") and "config" in name.lower()
 
 
-def _gitignore_lines(folder: str, top: str) -> list[str]:
+def _gitignore_lines(folder: str, top: str):
+    """The lines of the folder's .gitignore, one at a time (a list of a 64 MiB file's lines is ~8 bytes a line
+    more than the text itself)."""
     try:  # read as any checked file: a regular file inside the walked folder, size-capped
         raw = read(Entry(os.path.join(folder, ".gitignore"), top))
     except Unreadable:
-        return []
-    return raw.decode("utf-8", "replace").splitlines()
+        return iter(())
+    return (line.rstrip("\r\n") for line in io.StringIO(raw.decode("utf-8", "replace"), newline="\n"))
 
 
 def _inside(path: str, root: str) -> bool:

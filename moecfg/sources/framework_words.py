@@ -18,24 +18,44 @@ COMMANDS = (
     r"\bvllm_mindspore\.entrypoints\b",
     r"\blmdeploy\s+serve\b",
     r"\bxllm[\s\\]+--?[a-z]", r"\$\{?XLLM_\w+\}?[\s\\]+--?[a-z]",  # xLLM's binary, or $XLLM_PATH in its guides
+    # the DeepEP serving engines (frameworks/lightllm, fastdeploy, rtp_llm) and TensorRT-LLM's server
+    r"\blightllm\.server\.api_server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
+    r"\btrtllm-serve\b",
     # trainers (moecfg/trainers/): verl's entry module, ms-swift's `megatron` console script
     r"\bverl\.trainer\.main_\w+", r"\bverl\.experimental\.\w+\.\w*main\w*",
     r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b",
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"verl\.experimental", r"recipe\.\w+\.main_\w+")
+                  r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
 TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"torchrun", r"msrun", r"deepep",
-                  r"deep_ep", r"tutel", r"lmdeploy", r"xllm")
+                  r"deep_ep", r"tutel", r"lmdeploy", r"xllm",
+                  r"lightllm", r"fastdeploy", r"rtp_llm", r"trtllm-serve")
+# A line that starts a launch (its first word, after `VAR=value` assignments and a `$ ` prompt, is a launcher's
+# program): a Markdown fence with no language tag is read as shell when one of its lines does (rtp-llm's guides).
+LINE_STARTS = (r"(?:\S*/)?python[0-9.]*\s+-m\s+(?:" + "|".join(PYTHON_MODULES) + r")\b",
+               r"(?:\S*/)?(?:vllm|sglang|lmdeploy|vllm-mindspore)\s+serve\b", r"(?:\S*/)?trtllm-serve\b")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
                   r"\blmdeploy\b", r"\bxllm\b", r"\$\{?XLLM_\w+",
+                  r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
+                  r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
                   r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
+
+
+# Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
+# manifest bundle holding none of them unparsed): every word of the lists above, as plain text. Over-matching only
+# costs a parse; a framework or trainer whose launch holds none of these words must add its own here
+# (tests/sources/test_sniff.py checks that each list above is covered).
+MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
+                  "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py")
+# (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 
 def _either(parts) -> str:
@@ -55,6 +75,8 @@ _PATTERNS = {
     "TEMPLATE_COMMAND": lambda: (_either(COMMANDS + TRAINING_SCRIPTS + (
         r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)), 0),
     "MARKDOWN_LAUNCH": lambda: (_either(MARKDOWN_WORDS), 0),
+    # an untagged Markdown fence: a line whose first word starts a launch
+    "LINE_LAUNCH": lambda: (r"^[ \t]*(?:\$[ \t]+)?(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:" + _either(LINE_STARTS) + ")", re.M),
 }
 
 
@@ -91,6 +113,9 @@ _ARGS = r"[^#\n;&|]{0,512}"
 EP_FLAGS = (r"--ep\b|--ep[-_]size\b|expert[-_]model[-_]parallel|enable[-_]expert[-_]parallel|expert[-_]parallel[-_]size"
             r"|\bep_size\b|moe[-_]a2a[-_]backend")
 PYTHON_M = r"python[0-9.]*[ \t]+(?:-" + _WORD + r"[ \t]+)*-m[ \t]+"  # `python3 -u -m <module>`
+# A command's name quoted on its own (`pgrep -f "vllm serve"`, `wait_url_ready "vllm serve" ...`, vllm-ascend@182b75e
+# tests/e2e/doctests/001-quickstart-test.sh:43,53) names the process, it does not start it
+NAMED_ONLY = r"(?![\"'`])"
 
 
 class Launcher:
@@ -113,13 +138,37 @@ class Launcher:
 LAUNCHERS = (
     # --- frameworks moecfg reads (a launch of theirs no reader picked up: a Markdown block not read, a command
     #     held in a variable, a Python file building it) ---
+    # vLLM-MindSpore and xLLM: read from Markdown with --markdown; listed when a root walk leaves their guides
+    # unread (jd-opensource/xllm@87e8d6ed docs/en/getting_started/launch_xllm.md:33 `/path/to/xllm \`)
+    Launcher("vLLM-MindSpore", "engine", ("vllm-mindspore", "vllm_mindspore"),
+             (AT_COMMAND + r"vllm-mindspore[ \t]+serve\b" + NAMED_ONLY, r"\bvllm_mindspore\.entrypoints\b"),
+             reason="vLLM-MindSpore launch not read"),
+    Launcher("xLLM", "engine", ("xllm", "XLLM_"),
+             (AT_COMMAND + r"(?:[\w${}.~/-]*/)?xllm[ \t]+(?:\\|--?[a-z])",
+              r"(?:^|[ \t])\$\{?XLLM_\w+\}?[ \t]+(?:\\|--?[a-z])"),  # after any wrapper (`numactl -C ...`)
+             reason="xLLM launch not read"),
     Launcher("vLLM", "engine", ("vllm",),
-             (AT_COMMAND + r"vllm[ \t]+serve\b", r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
+             (AT_COMMAND + r"vllm[ \t]+serve\b" + NAMED_ONLY, r"\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
              reason="vLLM launch not read"),
-    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", AT_COMMAND + r"sglang[ \t]+serve\b"),
+    # vllm-ascend's accuracy tests: lm-eval builds a vLLM engine from the `serve:` keys beside `model_name:`
+    # (vllm-ascend@182b75e tests/e2e/models/test_lm_eval_correctness.py:38-62, configs/*.yaml)
+    Launcher("vLLM (lm-eval config)", "engine", ("serve",), (r"^serve[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^model_name[ \t]*:",
+             reason="accuracy-test config (lm-eval runs vLLM with its serve: keys) not read"),
+    # LMDeploy's autotest matrix: each `engine_config:` (tp / dp / ep ...) is an lmdeploy launch of the harness
+    # (InternLM/lmdeploy@1263d5c autotest/configs/*/*.yml, read by autotest/utils/config_utils.py)
+    Launcher("LMDeploy (autotest config)", "engine", ("engine_config",), (r"^[ \t]*engine_config[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]*backends[ \t]*:",
+             reason="LMDeploy test-matrix config (the autotest harness launches lmdeploy from it) not read"),
+    # Dynamo's workers: `python -m dynamo.sglang` is read (frameworks/sglang), `dynamo.vllm` is not
+    Launcher("Dynamo vLLM", "engine", ("dynamo.vllm",), (PYTHON_M + r"dynamo\.vllm\b",),
+             reason="engine not supported: Dynamo's vLLM worker (python -m dynamo.vllm)"),
+    Launcher("SGLang", "engine", ("sglang",), (r"\bsglang\.launch_server\b", PYTHON_M + r"dynamo\.sglang\b",
+                                               AT_COMMAND + r"sglang[ \t]+serve\b" + NAMED_ONLY),
              reason="SGLang launch not read"),
     Launcher("Megatron-LM", "trainer", ("pretrain_", "posttrain_"),
-             (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b" + _ARGS + r"\b(?:pretrain|posttrain)_\w+\.py\b",
+             (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b" + _ARGS
+              + r"\b(?:pretrain|posttrain)_\w+\.py\b",
               AT_COMMAND + r"(?:[\w${}./-]*/)?(?:pretrain|posttrain)_\w+\.py[ \t]+(?:\\|--?\w)"),
              reason="Megatron launch not read"),
     Launcher("LMDeploy", "engine", ("lmdeploy",), (AT_COMMAND + r"lmdeploy[ \t]+serve[ \t]+api_server\b",),
@@ -141,7 +190,10 @@ LAUNCHERS = (
     Launcher("ms-swift megatron", "trainer", ("megatron",),
              (AT_COMMAND + r"megatron[ \t]+(?:sft|pt|rlhf|rm|export)\b",)),
     Launcher("ms-swift", "trainer", ("swift",), (AT_COMMAND + r"swift[ \t]+(?:rlhf|sft|pt)\b",)),
-    Launcher("MindSpeed-RL", "trainer", ("cli/train_",), (r"\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
+    Launcher("MindSpeed-RL", "trainer", ("cli/train_",),  # the script run (not a path in a list of files,
+             # MindSpeed-RL@05a90d7 tests/run_coverage.sh:230-233 `"$BASE_DIR/cli/train_ppo.py"`)
+             (r"\b(?:python[0-9.]*|torchrun|msrun|deepspeed)\b" + _ARGS
+              + r"\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
     Launcher("ROLL", "trainer", ("_pipeline.py",), (r"\bstart_\w+_pipeline\.py\b",)),
     Launcher("SkyRL", "trainer", ("skyrl",), (r"\bskyrl[_.]train\.entrypoints\.\w+",)),
     Launcher("AReaL", "trainer", ("areal.",), (r"\bareal\.(?:launcher|infra\.launcher)\.(?:local|ray|slurm)\b",)),
@@ -157,9 +209,24 @@ LAUNCHERS = (
              (r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b",)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),
              (r"\btorchtitan[./]train\b", r"--job\.config[_-]file\b")),
+    # --- trainers2 engineer: SkyRL's example entry points, ROLL / AReaL config files (dropped where a reader read them)
+    Launcher("SkyRL", "trainer", ("examples.train.",), (r"(?:^|[ \t])-m[ \t]+examples\.train\.[\w.]+\.main_\w+\b",),
+             requires=r"\b(?:trainer|generator)\.\w+"),
+    Launcher("ROLL", "trainer", ("strategy_name",),
+             (r"^[ \t]+strategy_name:[ \t]*[\"']?(?:megatron_(?:train|infer)|vllm|sglang)\b",),
+             surfaces=frozenset((YAML,)), reason="RL trainer config not read: ROLL"),
+    Launcher("AReaL", "trainer", ("backend",),
+             (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
+             surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
+    Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
+    # FastDeploy's engine YAML (its EngineArgs as keys; `kv_cache_ratio` is FastDeploy's own: vLLM configs share
+    # `enable_expert_parallel`): listed, not read (frameworks/fastdeploy reads the command line only)
+    Launcher("FastDeploy", "engine", ("enable_expert_parallel",), (r"^enable_expert_parallel[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^kv_cache_ratio[ \t]*:",
+             reason="FastDeploy engine YAML not read"),
     Launcher("rtp-llm", "engine", ("rtp_llm",), (r"\brtp_llm\.start_server\b",)),
     Launcher("TensorRT-LLM", "engine", ("trtllm-",),
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
@@ -169,3 +236,7 @@ LAUNCHERS = (
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),
              requires=EP_FLAGS, reason="distributed launch of a script moecfg does not know (not read)"),
 )
+
+# A manifest bundle is parsed when it holds a word of any launcher, read or not (sniff.py; coverage lists the others)
+MANIFEST_WORDS = MANIFEST_WORDS + tuple(dict.fromkeys(
+    w.lower() for launcher in LAUNCHERS for w in launcher.words if w.lower() not in MANIFEST_WORDS))

@@ -7,12 +7,11 @@ reader cannot know (an unset `$VAR`, a `valueFrom`, a template) is `None`, never
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from moecfg.core.record import field, record
+from moecfg.sources.textmap import Span
 
-from moecfg.sources.manifests.yaml_source import Span
 
-
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Word:
     """One command word after quote removal and variable expansion."""
 
@@ -22,7 +21,7 @@ class Word:
     pattern: str | None = None  # value None: the word with its unknown parts as `${...}` (`${ROOT}/pretrain_gpt.py`)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EnvEntry:
     """An environment variable in effect for the command (export, A=B prefix, env:, environment:)."""
 
@@ -31,7 +30,34 @@ class EnvEntry:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+class OpenEnv(dict):
+    """A launch's environment when a file that may set any variable was not read (a compose `env_file:`
+    outside the tree or missing, a Kubernetes `envFrom:`): a name it does not hold is set, its value unknown
+    (`why` says which file), never the framework's default. `prefix`: only names starting with it (envFrom)."""
+
+    def __init__(self, items, span: Span, why: str, prefix: str = ""):
+        super().__init__(items)
+        self.span, self.why, self.prefix = span, why, prefix
+
+    def _open(self, name) -> bool:
+        return isinstance(name, str) and name.startswith(self.prefix)
+
+    def __missing__(self, name):
+        if self._open(name):
+            return EnvEntry(name, None, self.span)
+        raise KeyError(name)
+
+    def __contains__(self, name) -> bool:
+        return dict.__contains__(self, name) or self._open(name)
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def copy(self) -> OpenEnv:
+        return OpenEnv(self, self.span, self.why, self.prefix)
+
+
+@record(frozen=True, slots=True)
 class Problem:
     """A reader finding: `code` is a registered rule code (core/launch_rules.py)."""
 
@@ -41,7 +67,7 @@ class Problem:
     about_launch: bool = False  # an info worth saying only beside a recognised launch (a valueFrom, a template value)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unread:
     """A launch seen but not read (issue 30, /work/notes/COVERAGE.md): a reader that cannot read it
     (`LaunchFile.unread`) or a framework that recognises it but does not derive the engine in it
@@ -52,7 +78,7 @@ class Unread:
     reason: str  # "engine not supported: LightLLM", "command held in a variable", ...
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Launch:
     """One command that may start a framework (`vllm serve ...`, `python -m sglang.launch_server ...`)."""
 
@@ -74,7 +100,7 @@ class Launch:
         return [w.value for w in self.argv]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LaunchFile:
     """A file's launches and problems; `skipped` says why a file holds nothing for moecfg (--verbose)."""
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # launch.py's dataclasses load when a launch is read, not for
     from moecfg.sources.manifests.yaml_source import YamlDocument
 
 _SHEBANG = re.compile(r"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|da|z|k|a)?sh\b")
-_TEMPLATE = re.compile(r"\{\{-?\s*[^{}\n]*?-?\}\}|\{%-?[^%\n]*%\}")
+_TEMPLATE = re.compile(r"\{\{-?\s{0,16}[^{}\n]{0,256}\}\}|\{%[^%\n]{0,256}%\}")  # bounded spans: linear
 
 
 def looks_like_shell(name: str, text: str) -> bool:

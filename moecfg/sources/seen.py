@@ -11,7 +11,9 @@ import re
 
 from moecfg.sources import framework_words as W
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+# any indentation: the Markdown reader (markdown-it-py) keeps a fence of a nested list item indented more than 3
+# spaces (jd-opensource/xllm@87e8d6ed docs/en/features/disagg_pd.md:41, read with --markdown, silent without)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 _PY_SKIPPED = re.compile(r"^[ \t]*(?:#|from[ \t]|import[ \t])")  # a comment or an import names, it does not launch
 _SHELL_COMMENT = re.compile(r"^[ \t]*#")
 
@@ -150,7 +152,9 @@ def _lines_with(text: str, candidates: tuple) -> list[int]:
     return sorted(starts)
 
 
-_PY_ARGUMENTS = re.compile(r"--|(?:^|[\s'\"])-m\b|=|\.py\b")
+# `=` only inside a word (`--tp=8`, `NAME=x`): a Python assignment (`args = task.split('swift sft')[1]`,
+# ms-swift@3602360a5 swift/ui/llm_train/runtime.py:551) or comparison is code, not an argument
+_PY_ARGUMENTS = re.compile(r"--|(?:^|[\s'\"])-m\b|\w=(?!=)|\.py\b")
 
 
 def _counts(surface: str, line: str, fences, offset: int, launcher) -> bool:
@@ -187,7 +191,9 @@ class _Blocks:
         return i >= 0 and offset < self.reach[i]
 
 
-_RST_BLOCK = re.compile(r"^([ \t]*)(?:\.\.[ \t]+(?:code-block|code|sourcecode)::.*|.*::)[ \t]*$", re.M)
+# `(?![ \t])`: the indent is all the line's leading blanks (else `([ \t]*)` and `.*` split a line of blanks in
+# every way: quadratic)
+_RST_BLOCK = re.compile(r"^([ \t]*)(?![ \t])(?:\.\.[ \t]+(?:code-block|code|sourcecode)::.*|.*::)[ \t]*$", re.M)
 
 
 def _rst_blocks(text: str) -> list[tuple[int, int]]:
@@ -231,3 +237,4 @@ def _fenced_markdown(text: str) -> list[tuple[int, int]]:
     if opened is not None:
         out.append((opened[0], len(text)))
     return out
+

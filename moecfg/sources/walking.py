@@ -1,6 +1,6 @@
 """What a folder walk leaves out: folders nobody deploys from, and what `.gitignore` files ignore.
 
-`.gitignore` semantics come from pathspec's GitIgnoreSpec (negation, anchoring, `dir/` patterns), one spec per
+`.gitignore` semantics come from core/wildmatch.py (git's rules, matched in linear time), one IgnoreFile per
 `.gitignore` file, matched against the path relative to that file's folder; a deeper file decides before the
 ones above it (as git does). Only `.gitignore` files inside the walked folder are read: nothing outside the
 checked tree is.
@@ -8,7 +8,8 @@ checked tree is.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from moecfg.core.record import record
 
 # Vendored or third-party code, dependencies, virtual environments and build outputs (hidden folders such as
 # .git/ and .venv/ are never walked). A folder named on the command line is still checked.
@@ -18,36 +19,26 @@ EXCLUDED_DIRS = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Ignores:
     """The `.gitignore` specs in effect in one folder, innermost first (immutable: each subfolder its own)."""
 
-    specs: tuple = ()  # (folder, GitIgnoreSpec)
+    specs: tuple = ()  # (folder, core.wildmatch.IgnoreFile)
 
     @staticmethod
     def none() -> Ignores:
         return Ignores()
 
-    def with_file(self, folder: str, lines: list[str]) -> Ignores:
-        if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-            return self
-        import re
-        import warnings
+    def with_file(self, folder: str, lines) -> Ignores:
+        from moecfg.core.wildmatch import IgnoreFile  # only for trees that have a .gitignore
 
-        import pathspec  # only for trees that have a .gitignore
-
-        with warnings.catch_warnings():  # `[[x]`: re's FutureWarning (nested set) is noise, an error under -W error
-            warnings.simplefilter("ignore", FutureWarning)
-            try:
-                spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            except (ValueError, TypeError, re.error):  # a pattern pathspec cannot read: that file ignores nothing
-                return self
-        return Ignores(((folder, spec),) + self.specs)
+        patterns = IgnoreFile(lines)
+        return Ignores(((folder, patterns),) + self.specs) if patterns else self
 
     def ignored(self, path: str, is_dir: bool) -> bool:
-        for folder, spec in self.specs:
-            rel = os.path.relpath(path, folder).replace(os.sep, "/") + ("/" if is_dir else "")
-            decided = spec.check_file(rel).include
+        for folder, patterns in self.specs:
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            decided = patterns.decide(rel, is_dir)
             if decided is not None:
                 return decided
         return False

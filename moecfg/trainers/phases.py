@@ -59,7 +59,7 @@ class EngineArgs:
             self.named.setdefault(flag, key)
 
     def launch(self, like: Launch, env: dict[str, EnvEntry] | None = None, image: str | None = None) -> Launch:
-        return Launch(tuple(self.words), dict(like.env if env is None else env), like.context,
+        return Launch(tuple(self.words), (like.env if env is None else env).copy(), like.context,
                       image if image is not None else like.image, like.container, like.hints, like.sourced)
 
 
@@ -112,7 +112,7 @@ def in_trainer_terms(text: str, named: dict[str, str]) -> str:
 
 
 def env_with(launch: Launch, extra: dict[str, EnvEntry]) -> dict[str, EnvEntry]:
-    env = dict(launch.env)
+    env = launch.env.copy()  # an OpenEnv (sources/launch.py) stays open
     env.update(extra)
     return env
 

@@ -9,7 +9,18 @@ from moecfg.sources.seen import seen, surface_of
 # (launcher, surface, a launch line, a line that only names the launcher)
 CASES = [
     ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
+    ("vLLM-MindSpore", "shell", "vllm-mindspore serve Qwen/Qwen3-8B --data-parallel-size 4",
+     "vllm-mindspore serves models on MindSpore"),
+    ("xLLM", "shell", "  nohup /path/to/xllm \\", "  -lxllm \\"),
+    ("xLLM", "shell", "  nohup numactl -C $((DEVICE*40))-$((DEVICE*40+39)) $XLLM_PATH \\",
+     "We run xllm on Ascend: see xllm --help and $XLLM_PATH."),
     ("SGLang", "shell", "python3 -m sglang.launch_server --model-path x --ep 8", "SGLang is our engine"),
+    ("SGLang", "shell", "python3 -m dynamo.sglang --model-path x --ep-size 8", "dynamo.sglang is Dynamo's worker"),
+    ("vLLM (lm-eval config)", "yaml", "serve:\nmodel_name: Qwen/Qwen3-30B-A3B",
+     "serve_note: x\nmodel_name: Qwen/Qwen3-30B-A3B"),
+    ("LMDeploy (autotest config)", "yaml", "  engine_config:\n    ep: 8\n  backends:\n  - name: pytorch",
+     "  engine_config_note: x\n  backends:\n  - name: pytorch"),
+    ("Dynamo vLLM", "shell", "python -m dynamo.vllm --model x --enable-expert-parallel", "run dynamo.vllm workers"),
     ("Megatron-LM", "shell", "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --expert-model-parallel-size 8",
      "├── pretrain_gpt.py"),
     ("LMDeploy", "shell", "lmdeploy serve api_server Qwen/Qwen3-30B-A3B --ep 8", "LMDeploy serves the model"),
@@ -24,6 +35,12 @@ CASES = [
      "Megatron SFT with ms-swift is supported"),
     ("ms-swift", "shell", "CUDA_VISIBLE_DEVICES=0 swift sft --model Qwen/Qwen3-8B", "Swift SFT is described here"),
     ("MindSpeed-RL", "shell", "python cli/train_grpo.py --config-name grpo_qwen3_30b_a3b", "MindSpeed-RL trains GRPO"),
+    ("SkyRL", "shell", "uv run --isolated -m examples.train.algorithms.dapo.main_dapo trainer.epochs=1",
+     "see examples.train.algorithms.dapo.main_dapo for trainer.epochs"),
+    ("ROLL", "yaml", "    strategy_name: megatron_train", "    # strategy_name: megatron_train"),
+    ("MindSpeed-MM", "shell", "torchrun $DISTRIBUTED_ARGS mindspeed_mm/fsdp/train/trainer.py x_config.yaml",
+     "MindSpeed-MM trains with mindspeed_mm.fsdp"),
+    ("AReaL", "yaml", "  backend: \"megatron:(attn:d4p4t2|ffn:d2p4e4)\"", "  backend: megatron"),
     ("ROLL", "shell", "python examples/start_rlvr_pipeline.py --config_name rlvr_config", "ROLL runs RLVR pipelines"),
     ("SkyRL", "shell", "uv run -m skyrl_train.entrypoints.main_base trainer.epochs=1", "SkyRL trains agents"),
     ("AReaL", "shell", "python3 -m areal.launcher.local examples/math/gsm8k_grpo.py --config x.yaml",
@@ -42,6 +59,9 @@ CASES = [
     ("FastDeploy", "shell", "python -m fastdeploy.entrypoints.openai.api_server --model x --enable-expert-parallel",
      "FastDeploy is PaddlePaddle's engine"),
     ("rtp-llm", "shell", "python3 -m rtp_llm.start_server --checkpoint_path /m", "rtp-llm serves Qwen"),
+    # FastDeploy's engine YAML: its own kv_cache_ratio beside enable_expert_parallel (a vLLM config has only the latter)
+    ("FastDeploy", "yaml", "enable_expert_parallel: True\nkv_cache_ratio: 0.75\ntensor_parallel_size: 8",
+     "enable_expert_parallel: true\nmax_model_len: 32768"),
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
@@ -128,3 +148,40 @@ def test_a_huge_line_costs_little_and_is_no_launch():
     start = time.process_time()
     assert seen(line * 20, "shell") == []
     assert time.process_time() - start < 0.5
+
+
+def test_a_python_assignment_is_no_argument_of_the_command_it_names():
+    """ms-swift@3602360a5 swift/ui/llm_train/runtime.py:551 `args = task.split('swift sft')[1]` and
+    vllm-ascend@182b75e tools/docs_codegen/converters.py:118 build or split a command; `--tp=8` is an argument."""
+    text = ("        args = task.split('swift sft')[1]\n"
+            "    command_lines = [f\"vllm serve {model}\"]\n"
+            "    if name == 'swift sft':\n"
+            "    cmd = 'swift sft --model=Qwen/Qwen3-8B'\n"
+            "    cmd = 'NPROC_PER_NODE=8 swift sft x'\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "py")] == [(4, "ms-swift"), (5, "ms-swift")]
+
+
+def test_a_quoted_command_name_alone_names_a_process_and_is_no_launch():
+    """vllm-ascend@182b75e tests/e2e/doctests/001-quickstart-test.sh:43,53 and docs/source/tutorials/models/
+    Dots3-Note.md:241 name the process they wait for or look up; a quoted command with arguments is a launch."""
+    text = ("  wait_url_ready \"vllm serve\" \"localhost:8000/v1/models\"\n"
+            "  VLLM_PID=$(pgrep -f \"vllm serve\")\n"
+            "pgrep -af 'VLLM::Worker|sglang serve'\n"
+            "sh -c \"vllm serve org/m --enable-expert-parallel\"\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(4, "vLLM")]
+
+
+def test_a_training_script_in_a_list_of_files_is_no_launch():
+    """Ascend/MindSpeed-RL@05a90d7 tests/run_coverage.sh:228-233 lists the scripts it instruments for coverage."""
+    text = ("    local file_list=(\n        \"$BASE_DIR/cli/train_ppo.py\"\n        \"$BASE_DIR/cli/train_dpo.py\"\n    )\n"
+            "torchrun $DISTRIBUTED_ARGS cli/train_dpo.py \\\n    --config-name dpo\n"
+            "python \"$PROJECT_PATH\"/cli/train_grpo.py --config-dir=\"$PROJECT_PATH\"/configs\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "shell")] == [(5, "MindSpeed-RL"), (7, "MindSpeed-RL")]
+
+
+def test_a_fence_indented_in_a_nested_list_item_is_code():
+    """jd-opensource/xllm@87e8d6e docs/en/features/disagg_pd.md:38-44: the Markdown reader reads this block."""
+    text = ("- Taking Qwen2-7B as an example\n    - Start Prefill Instance\n        ```bash\n"
+            "        /path/to/xllm --model=Qwen2-7B-Instruct \\\n               --port=8010\n        ```\n")
+    assert [(s.line, s.launcher.name) for s in seen(text, "markdown")] == [(4, "xLLM")]
+

@@ -12,9 +12,12 @@ from click.testing import CliRunner
 from moecfg.cli import cli
 from moecfg.checking.engine import check_paths, check_text
 
-LIGHTLLM = "#!/bin/bash\npython -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe\n"
+# a distributed launch of a script no framework reads (LightLLM, the example before issue 35, is read now)
+TORCHRUN = "#!/bin/bash\ntorchrun --nproc_per_node 8 train_moe.py --expert-parallel-size 8\n"
+TORCHRUN_WHY = "distributed launch of a script moecfg does not know (not read)"
 VLLM = "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel\n"
-README = ("# Model\nWe serve it with LightLLM.\n\n```bash\npython -m lightllm.server.api_server --tp 8\n```\n\n"
+README = ("# Model\nWe train it with torchrun.\n\n```bash\ntorchrun --nproc_per_node 8 train_moe.py "
+          "--expert-parallel-size 8\n```\n\n"
           "```bash\n" + VLLM + "```\n")
 BUILDER = "import subprocess\nfrom verl.trainer import main_ppo\nsubprocess.run(['python3', '-m', " \
           "'verl.trainer.main_ppo', 'trainer.n_gpus_per_node=8'])\n"
@@ -23,7 +26,8 @@ BUILDER = "import subprocess\nfrom verl.trainer import main_ppo\nsubprocess.run(
 def _repo(root):
     (root / ".git").mkdir()
     (root / "serve").mkdir()
-    (root / "serve" / "lightllm.sh").write_text(LIGHTLLM)
+    (root / "train").mkdir()
+    (root / "train" / "moe.sh").write_text(TORCHRUN)
     (root / "serve" / "vllm.sh").write_text("#!/bin/bash\n" + VLLM)
     (root / "README.md").write_text(README)
     (root / "launch.py").write_text(BUILDER)
@@ -45,40 +49,40 @@ def test_each_file_ends_in_one_state_and_each_unread_launch_is_listed(tmp_path):
     report = json.loads(_run(_repo(tmp_path), "--format", "json").stdout)
     states = {f["file"]: (f["state"], f.get("reason", "")) for f in report["files"]}
     assert states["./serve/vllm.sh"] == ("read", "")
-    assert states["./serve/lightllm.sh"] == ("unread", "1 launch not read (LightLLM 1)")
-    assert states["./README.md"] == ("unread", "2 launches not read (LightLLM 1, vLLM 1)")
+    assert states["./train/moe.sh"] == ("unread", "1 launch not read (torchrun 1)")
+    assert states["./README.md"] == ("unread", "2 launches not read (torchrun 1, vLLM 1)")
     assert states["./launch.py"][0] == "unread"
     assert states["./values.yaml"][0] == "skipped" and states["./values.yaml"][1]
     assert "./util.py" not in states  # a .py without launch words is sniffed, not counted as a checked file
     assert report["summary"]["files"] == len(states) == 5
     assert report["unread"] == [
-        {"file": "./README.md", "line": 5, "launcher": "LightLLM",
+        {"file": "./README.md", "line": 5, "launcher": "torchrun",
          "reason": "Markdown with 2 launch commands not read at a repository root (--markdown)"},
         {"file": "./README.md", "line": 9, "launcher": "vLLM",
          "reason": "Markdown with 2 launch commands not read at a repository root (--markdown)"},
         {"file": "./launch.py", "line": 3, "launcher": "verl", "reason": "Python file building a launch (not read)"},
-        {"file": "./serve/lightllm.sh", "line": 2, "launcher": "LightLLM", "reason": "engine not supported: LightLLM"},
+        {"file": "./train/moe.sh", "line": 2, "launcher": "torchrun", "reason": TORCHRUN_WHY},
     ]
     assert report["coverage"] == {"launches_read": 1, "launches_with_op_calls": 0, "launches_unread": 4,
-                                  "unread_by_launcher": {"LightLLM": 2, "verl": 1, "vLLM": 1}}
+                                  "unread_by_launcher": {"torchrun": 2, "verl": 1, "vLLM": 1}}
 
 
 def test_text_summary_gives_the_counts_and_v_lists_each(tmp_path):
     result = _run(_repo(tmp_path))
     assert result.exit_code == 0  # nothing here is a finding by default
     last = result.stdout.strip().splitlines()[-1]
-    assert last.endswith("; 1 launch read (0 with op calls), 4 launches not read (LightLLM 2, vLLM 1, verl 1): "
+    assert last.endswith("; 1 launch read (0 with op calls), 4 launches not read (torchrun 2, vLLM 1, verl 1): "
                          "-v lists them.")
     verbose = _run(tmp_path, "-v")
-    assert "not read ./serve/lightllm.sh:2: LightLLM: engine not supported: LightLLM" in verbose.stderr
+    assert f"not read ./train/moe.sh:2: torchrun: {TORCHRUN_WHY}" in verbose.stderr
     assert "not read ./launch.py:3: verl: Python file building a launch (not read)" in verbose.stderr
 
 
 def test_markdown_read_with_the_flag_is_not_listed_as_unread(tmp_path):
     report = json.loads(_run(_repo(tmp_path), "--format", "json", "--markdown").stdout)
     readme = [u for u in report["unread"] if u["file"] == "./README.md"]
-    assert readme == [{"file": "./README.md", "line": 5, "launcher": "LightLLM",
-                       "reason": "engine not supported: LightLLM"}]  # the vLLM block is read now
+    assert readme == [{"file": "./README.md", "line": 5, "launcher": "torchrun",
+                       "reason": TORCHRUN_WHY}]  # the vLLM block is read now
     assert {f["file"]: f["state"] for f in report["files"]}["./README.md"] == "read"
 
 
@@ -90,8 +94,8 @@ def test_fail_on_unread_and_the_setting_exit_1(tmp_path):
     (tmp_path / ".moecfg.yaml").write_text("unread: list\n")
     assert _run(tmp_path).exit_code == 0
     (tmp_path / ".moecfg.yaml").write_text("unread: fail\n")
-    bad = _run(tmp_path)
-    assert bad.exit_code == 2 and "unread" in bad.stderr
+    bad = _run(tmp_path)  # a settings file found in the tree is a finding on it (MC016, issue 33)
+    assert bad.exit_code == 1 and "MC016" in bad.stdout and "unread" in bad.stdout
 
 
 def test_fail_on_unread_passes_when_everything_is_read(tmp_path):
@@ -109,7 +113,7 @@ def test_sarif_one_notification_per_unread_and_junit_github_one_line(tmp_path):
     junit = _run(tmp_path, "--format", "junit").stdout
     assert junit.count("launches not read") == 1 and 'name="moecfg coverage"' in junit
     github = _run(tmp_path, "--format", "github").stdout
-    assert github.count("launches not read") == 1 and "lightllm.sh" not in github
+    assert github.count("launches not read") == 1 and "moe.sh" not in github
 
 
 def test_a_run_of_moecfg_documents_only_says_nothing_about_launches(tmp_path):
@@ -161,9 +165,9 @@ def test_the_pydantic_report_holds_coverage_and_dumps_as_the_json_report(tmp_pat
     _repo(tmp_path)
     as_json = json.loads(_run(tmp_path, "--format", "json").stdout)
     assert Report.model_validate(as_json).model_dump() == as_json
-    report = moecfg.check("#!/bin/bash\npython -m lightllm.server.api_server --tp 8\n", name="x.sh")
-    assert [(u.line, u.launcher) for u in report.unread] == [(2, "LightLLM")]
-    assert [(f.state, f.reason) for f in report.files] == [("unread", "1 launch not read (LightLLM 1)")]
+    report = moecfg.check(TORCHRUN, name="x.sh")
+    assert [(u.line, u.launcher) for u in report.unread] == [(2, "torchrun")]
+    assert [(f.state, f.reason) for f in report.files] == [("unread", "1 launch not read (torchrun 1)")]
     assert report.coverage.launches_unread == 1 and report.valid
 
 
@@ -194,10 +198,14 @@ def test_a_python_file_named_on_the_command_line_is_sniffed_not_parsed(tmp_path)
 def test_check_launch_names_a_launcher_it_does_not_read():
     import moecfg
 
-    report = moecfg.check_launch(["trtllm-serve", "deepseek-ai/DeepSeek-R1", "--ep_size", "8"])
-    assert [(u.line, u.launcher, u.reason) for u in report.unread] == [
-        (1, "TensorRT-LLM", "engine not supported: TensorRT-LLM")]
+    report = moecfg.check_launch(["torchrun", "--nproc_per_node", "8", "train_moe.py", "--expert-parallel-size", "8"])
+    assert [(u.line, u.launcher, u.reason) for u in report.unread] == [(1, "torchrun", TORCHRUN_WHY)]
     assert [f.state for f in report.files] == ["unread"]
+    # TensorRT-LLM is read since issue 35 (frameworks/trtllm) and listed by its framework as not derived
+    trt = moecfg.check_launch(["trtllm-serve", "deepseek-ai/DeepSeek-R1", "--ep_size", "8"])
+    assert [(u.launcher, u.reason) for u in trt.unread] == [
+        ("TensorRT-LLM", "engine not derived: TensorRT-LLM (its own wide-EP all-to-all, no DeepEP)")]
+    assert [f.state for f in trt.files] == ["read"] and trt.coverage.launches_read == 1
     read = moecfg.check_launch(["vllm", "serve", "deepseek-ai/DeepSeek-V3", "--enable-expert-parallel"])
     assert read.unread == [] and [f.state for f in read.files] == ["read"] and read.coverage.launches_read == 1
 
@@ -229,3 +237,4 @@ def test_a_config_outside_the_tree_is_listed_beside_the_launch_that_names_it(tmp
     assert [(u.line, u.launcher, u.reason) for u in report.unread] == [
         (2, "sglang", f"config outside the tree: --deepep-config {outside}")]
     assert [s.state for s in report.states] == ["read"]  # the launch is read; the file it names is not
+

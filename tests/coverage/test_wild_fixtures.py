@@ -14,7 +14,6 @@ CASES = [
     ("slime-test-launch.py", [(8, "slime")]),
     ("megatron-bridge-convert.md", [(5, "Megatron-Bridge")]),
     ("megatron-bridge-generate.sh", [(2, "Megatron-Bridge")]),  # the script, not the generic torchrun entry
-    ("lightllm-ep.md", [(3, "LightLLM")]),  # the fenced launch; the prose line (inline code) is no launch
 ]
 
 
@@ -48,3 +47,11 @@ def test_every_fixture_cites_its_source():
     for path in FIXTURES.iterdir():
         first = path.read_text(encoding="utf-8").splitlines()[0]
         assert "@" in first and "/" in first, path.name
+
+
+def test_a_lightllm_launch_is_read_and_its_prose_mention_is_no_launch():
+    """lightllm-ep.md was listed as unread (line 3) until frameworks/lightllm read it (issue 35): now the fenced
+    launch is read and the prose line naming it in inline code is still no launch."""
+    report = check_paths([str(FIXTURES / "lightllm-ep.md")])
+    assert report.unread == [] and [s.state for s in report.states] == ["read"]
+    assert [r.launch["framework"] for r in report.results] == ["lightllm"]

@@ -71,6 +71,12 @@ def test_dispatchers_without_a_buffer():
     assert nccl.kind == "none" and "NCCL EP" in nccl.why_none
 
 
+def test_a_dispatcher_not_known_statically_is_not_megatrons_default():
+    d = derive(f"{RUN} --moe-token-dispatcher-type $DISPATCHER --expert-model-parallel-size 8")
+    assert not [c for c in d.calls if c.kind != "none" or "allgather" in c.why_none]
+    assert "MC023" in note_codes(d)
+
+
 def test_backend_without_flex_warns():
     d = derive(f"{RUN} --expert-model-parallel-size 8 --moe-flex-dispatcher-backend hybridep")
     assert "MC980" in note_codes(d)

@@ -12,7 +12,7 @@ from moecfg.checking.launch import lint_launch_file
 from moecfg.frameworks import LaunchContext, recognise
 from moecfg.frameworks import sglang
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 MiB = 1 << 20
 A3 = LaunchContext(product="A3", product_source="--product")

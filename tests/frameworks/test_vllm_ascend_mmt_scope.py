@@ -54,7 +54,13 @@ def test_bare_rc_branch_in_settings_maps_to_its_release_table(text):
     assert match(cfg.framework_versions["vllm-ascend"]) == "0.26.0rc"
 
 
-@pytest.mark.parametrize("text", ["0.26.0rcx", "0.26.0-rc", "rc"])
+def test_pep_440_spelling_of_the_rc_branch_reads_the_same_table():
+    # packaging.version reads `0.26.0-rc` as 0.26.0rc0, the release-candidate branch (PEP 440 separators)
+    cfg = parse({"framework_versions": {"vllm-ascend": "0.26.0-rc"}}, None)
+    assert match(cfg.framework_versions["vllm-ascend"]) == "0.26.0rc"
+
+
+@pytest.mark.parametrize("text", ["0.26.0rcx", "0.26.0-rcx", "rc"])
 def test_other_rc_spellings_are_still_refused(text):
     from moecfg.checking.settings import ConfigError
 

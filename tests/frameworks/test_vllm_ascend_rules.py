@@ -159,3 +159,18 @@ def test_mc952_with_the_fix_only_past_the_4096_cap(mnbt, fires):
     if fires:
         assert "lower --max-num-batched-tokens to 16384" in notes[0].message
         assert "enable_prefill_mc2" not in notes[0].message  # the fixed release sizes from the batch already
+
+
+def test_mc953_covers_the_ops_generic_mc882():
+    # one cause, one finding: vllm-ascend's MC953 names "mega_moe_max_tokens"; dispatch_ffn_combine's MC882 said the
+    # same bound again at the same launch (vllm-ascend@182b75e external_dp GLM-5.2 config, round of 2026-11-28)
+    from pathlib import Path
+
+    from moecfg.checking.engine import check_bytes
+    from moecfg.checking.settings import Cli, Config, FilePolicy
+
+    path = Path(__file__).parents[1] / "sources" / "fixtures" / "vllm-ascend-external-dp-GLM-5.2-W8A8C8-PD.yaml"
+    done = check_bytes(path.read_bytes(), str(path), policy=FilePolicy(Config(product="A3"), Cli()))
+    found = [(d.code, d.line) for r in done.results for d in r.diagnostics]
+    assert ("MC953", 36) in found  # prefill: bs 8192 / TP 8 = 1024 x EP 32 x 8 = 262144 > 131072
+    assert "MC882" not in {code for code, _ in found}

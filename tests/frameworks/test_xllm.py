@@ -440,13 +440,15 @@ def test_kubernetes_command_list_with_the_release_from_the_image():
 
 
 # ---- issue 32: an unknown gflag with the release known is a certain start-up failure ------------------------------
-# xllm.cpp:505 (@87e8d6e) google::ParseCommandLineFlags: gflags exits on a flag no linked library defines
+# xllm.cpp google::ParseCommandLineFlags: gflags exits on a flag no linked library defines; cited at the release's own
+# commit and line (:493 @5e814b18 = v0.10.0, :505 @87e8d6e = main)
 
-@pytest.mark.parametrize("release", ["0.10.0", "main"])
-def test_unknown_flag_with_the_release_known_is_an_error(release):
+@pytest.mark.parametrize("release, cited", [("0.10.0", "xllm@5e814b18 xllm/xllm.cpp:493"),
+                                            ("main", "xllm@87e8d6ed (main) xllm/xllm.cpp:505")])
+def test_unknown_flag_with_the_release_known_is_an_error(release, cited):
     ctx = LaunchContext(product="A3", framework_versions=(("xllm", release),))
     found = [d for d in diags(world16("--ep-size=16"), ctx) if d.code == "MC022"]
-    assert len(found) == 1 and found[0].severity == "error" and "xllm.cpp:505" in found[0].message
+    assert len(found) == 1 and found[0].severity == "error" and cited in found[0].message
 
 
 def test_flag_of_another_release_with_the_release_known_is_an_error():

@@ -10,7 +10,7 @@ import re
 
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.launch import EnvEntry, Launch, Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 _TOKEN = re.compile(r"'[^']*'|\"[^\"]*\"|\S+")
 

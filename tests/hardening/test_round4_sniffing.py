@@ -52,7 +52,8 @@ def test_many_continued_launch_lines_are_one_step_each():
 
 
 def test_a_continued_launch_keeps_its_first_line():
-    text = "#!/bin/bash\nexport A=1\nvllm serve m \\\n  --x 1 \\\n  --y 'vllm serve x'\npython -m vllm.entrypoints.api_server\n"
+    text = ("#!/bin/bash\nexport A=1\nvllm serve m \\\n  --x 1 \\\n  --y 'vllm serve x'\n"
+            "python -m vllm.entrypoints.api_server\n")
     assert [(s.line, s.matched) for s in seen(text, W.SHELL)] == [(3, (3, 5)), (6, (6,))]
 
 

@@ -62,7 +62,8 @@ def test_sourcing_loop_and_alias_bomb_config(tmp_path):
     (tmp_path / "config").mkdir()
     bomb = "".join(f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(7))
     (tmp_path / "config" / "ppo_megatron_trainer.yaml").write_text(
-        "defaults:\n  - ppo_megatron_trainer\n  - ../../../../../etc/passwd\n  - _self_\na: &a [x, x, x, x, x, x, x, x, x]\n"
+        "defaults:\n  - ppo_megatron_trainer\n  - ../../../../../etc/passwd\n  - _self_\n"
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
         + bomb + "actor_rollout_ref:\n  actor:\n    megatron:\n      expert_model_parallel_size: 1e400\n")
     rc, out, _ = run("check", ".", cwd=tmp_path)
     assert "MC019" not in out and "root:" not in out and "alias bomb" in out and rc == 1

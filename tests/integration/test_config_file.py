@@ -194,17 +194,22 @@ def test_show_config_without_paths_uses_the_current_folder(run, tmp_path):
     ("per-path-ignores: [legacy]\n", "`per-path-ignores` must map path patterns"),
 ])
 def test_broken_config_is_a_clear_error_with_exit_2(run, tmp_path, text, message):
+    """`--config` is the run's own settings: a broken one is exit 2. The same file found in the checked tree (a
+    pull request may add it) is MC016 on it and the run goes on (issue 33)."""
     tree(tmp_path, {".moecfg.yaml": text, "x.yaml": GOOD})
-    res = run("check", "x.yaml", cwd=tmp_path)
+    res = run("check", "x.yaml", "--config", ".moecfg.yaml", cwd=tmp_path)
     assert res.exit_code == 2
     assert message in res.stderr and str(tmp_path / ".moecfg.yaml") in res.stderr
     assert "Traceback" not in res.stderr + res.stdout
+    found = run("check", "x.yaml", cwd=tmp_path)
+    assert found.exit_code == 1 and ".moecfg.yaml:" in found.stdout and "MC016" in found.stdout
+    assert message in found.stdout and "x.yaml" in found.stdout and "Traceback" not in found.stderr
 
 
-def test_broken_pyproject_is_exit_2(run, tmp_path):
+def test_broken_pyproject_is_a_finding_on_it(run, tmp_path):
     tree(tmp_path, {"pyproject.toml": "[tool.moecfg]\nignore = [\n", "x.yaml": GOOD})
     res = run("check", "x.yaml", cwd=tmp_path)
-    assert res.exit_code == 2 and "not valid TOML" in res.stderr
+    assert res.exit_code == 1 and "not valid TOML" in res.stdout and "pyproject.toml:" in res.stdout
 
 
 def test_parse_rejects_a_non_list_ignore():

@@ -19,7 +19,8 @@ BY_CODE = {d.code: d for d in DOCS}
 # Every registered code has why, fix, a failing and a passing example. The one exception: MC008 (a binary
 # file) cannot be shown as YAML text; its failing input is described in words (`fail_text`, tested below).
 NO_YAML_FAIL = {"MC008": "binary or non-UTF-8 input: described in fail_text",
-                "MC019": "a bug in moecfg: no known input fails it"}
+                "MC019": "a bug in moecfg: no known input fails it",
+                "MC016": "a settings file, not a checked document: described in fail_text"}
 # Launch rules whose failing input is a shell script or a non-YAML launch: described in words too (the new
 # frameworks' words are checked to really fail, and their fixes to pass, in test_launch_rule_examples.py).
 NO_YAML_FAIL.update({d.code: "launch input: described in fail_text" for d in DOCS

@@ -4,7 +4,7 @@ import pytest
 from moecfg.backends import Options
 from moecfg.checking.engine import lint_text
 from moecfg.frameworks.hints import product_from_hints
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 S = Span(1, 1, 1, 5)
 

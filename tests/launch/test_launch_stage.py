@@ -4,7 +4,7 @@ from moecfg.backends import Options
 from moecfg.checking.engine import check_text, lint_text
 from moecfg.checking.launch import _judge, context
 from moecfg.frameworks import OpCall, image_version
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 FLAG_BS = Span(3, 5, 3, 22)  # where `--max-num-seqs 16` would sit in a script
 ENV_BUF = Span(1, 8, 1, 25)  # `export HCCL_BUFFSIZE=200`

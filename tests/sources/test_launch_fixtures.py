@@ -67,6 +67,27 @@ def test_vllm_ascend_nightly_single_node_flag_lists():
     assert after(single, "--port").value == "DEFAULT_PORT"  # the harness replaces it at run time
 
 
+def test_vllm_ascend_external_dp_server_cmd_template():
+    # runtime.py:329-342: `vllm serve <model> <server_cmd_template>`, `${X}` from the node's config entry, `$X` envs
+    text = fixture("vllm-ascend-external-dp-GLM-5.2-W8A8C8-PD.yaml")
+    (lf,) = read_yaml(text)
+    prefill, decode = lf.launches
+    assert words(prefill)[:3] == ["vllm", "serve", "Eco-Tech/GLM-5.2-w4a8c8"]
+    assert pos(word(prefill, "Eco-Tech/GLM-5.2-w4a8c8").span)[:2] == (3, 8)  # the root `model:`
+    assert [after(prefill, f).value for f in ("--data-parallel-size", "--tensor-parallel-size")] == ["4", "8"]
+    assert [after(decode, f).value for f in ("--data-parallel-size", "--tensor-parallel-size")] == ["8", "4"]
+    assert pos(after(prefill, "--tensor-parallel-size").span) == (44, 9, 44, 19)  # `${TP_SIZE}` as written
+    assert after(prefill, "--data-parallel-rank").value == "${DP_RANK}"  # per rank: left as written
+    assert after(prefill, "--port").value == "${PORT}"  # $SERVER_PORT from the envs, its value a rank variable
+    assert prefill.env["HCCL_BUFFSIZE"].value == "400" and decode.env["HCCL_BUFFSIZE"].value == "256"
+    assert prefill.env["VLLM_ASCEND_ENABLE_FUSED_MC2"].value == "1"  # merged from &env_common
+
+
+def test_external_dp_template_without_a_root_model_is_not_a_launch():
+    text = "templates:\n  - node_index: 0\n    server_cmd_template: [--tensor-parallel-size, '8']\n"
+    assert all(not lf.launches for lf in read_yaml(text) if lf is not None)
+
+
 def test_lws_vllm_gpu_example_multiline_double_quoted_sh_c():
     text = fixture("lws-vllm-gpu.yaml")
     lws, service = read_yaml(text)

@@ -59,8 +59,18 @@ def test_a_tab_or_heading_starts_a_new_script():
 def test_prose_and_non_launch_blocks_give_nothing():
     text = ("# Install\n\nRun vllm serve --tensor-parallel-size \"unterminated in prose.\n\n```bash\n"
             "pip install 'vllm\nif then fi ((\n```\n\n```python\nimport os; os.system('vllm serve x -tp 3')\n```\n"
-            "```\nvllm serve model --tensor-parallel-size 0\n```\n")
+            "```\nINFO: serving with vllm serve model --tensor-parallel-size 0\n```\n")
     assert lint_text(text, "README.md", Options()) == []
+
+
+def test_untagged_fence_is_read_when_a_line_starts_a_launch():
+    """alibaba/rtp-llm@4b8d39cd5 docs/references/deepseek/deploy.md:23-36 writes its launches in untagged fences,
+    assignments on the lines before the command."""
+    text = ("```\nLD_PRELOAD=/usr/lib64/libjemalloc.so\nROLE_TYPE=PREFILL \\\n/opt/conda310/bin/python3 -m "
+            "rtp_llm.start_server \\\n--tp_size 1 --dp_size 32\n```\n\n```\nvllm serve m --tensor-parallel-size 2\n```\n")
+    first, second = launches(text)
+    assert first.env["ROLE_TYPE"].value == "PREFILL" and first.argv[-1].value == "32"
+    assert [w.value for w in second.argv][:2] == ["vllm", "serve"]
 
 
 def test_console_block_reads_prompted_lines_only():
@@ -127,3 +137,35 @@ def test_dynamo_doc_launches_derive_like_the_script(tmp_path):
     report = check_paths([str(tmp_path)], Options(), Settings())
     got = [(r.launch["role"], r.arguments.get("mode"), r.arguments.get("num_ranks")) for r in report.results]
     assert got == [("prefill", "normal", 32), ("decode", "low_latency", 32)]
+
+
+# ---- markdown-it-py's block structure (sources/documents/fences.py) ---------------------------------------------
+
+def test_fences_come_from_markdown_it_line_maps():
+    text = "# Serve\n\n1. Start:\n\n   ```bash\n   vllm serve m --tensor-parallel-size 4\n   ```\n\n> ```bash\n> vllm serve quoted\n> ```\n"
+    (block,) = blocks(text)  # the quoted fence's lines carry `>`: not read as a script
+    assert block.indent == 3 and [text[lo:hi] for lo, hi in block.lines] == ["   vllm serve m --tensor-parallel-size 4"]
+
+
+def test_mkdocs_tabs_hold_fences_indented_by_four():
+    text = ('=== "pip"\n\n    ```bash\n    export A=1\n    ```\n\n=== "docker"\n\n    ```bash\n    vllm serve m\n    ```\n'
+            '\n## Next\n\n```sh\nvllm serve n\n```\n')
+    found = blocks(text)
+    assert [(b.lang, b.indent, [text[lo:hi].strip() for lo, hi in b.lines]) for b in found] == [
+        ("bash", 4, ["export A=1"]), ("bash", 4, ["vllm serve m"]), ("sh", 0, ["vllm serve n"])]
+    assert found[0].section == found[1].section != found[2].section  # the heading starts a new section
+
+
+def test_a_myst_directive_body_is_markdown_and_its_own_section():
+    text = "````{tab-item} Node 0\n```bash\nvllm serve a\n```\n````\n````{tab-item} Node 1\n```bash\nvllm serve b\n```\n````\n"
+    first, second = blocks(text)
+    assert text.count("\n", 0, first.lines[0][0]) == 2 and text.count("\n", 0, second.lines[0][0]) == 7
+    assert first.section != second.section
+
+
+def test_a_fence_marker_in_prose_or_inline_code_is_no_fence():
+    from moecfg.sources.documents.fences import has_fence
+
+    assert has_fence("Run it:\n\n```bash\nvllm serve m\n```\n")
+    assert not has_fence("vllm serve m  # see ```docs``` inline")
+    assert not has_fence("vllm serve m --x 1")

@@ -24,7 +24,8 @@ def test_deep_or_broken_scripts_give_problems_not_tracebacks(text):
 
 
 _KEYS = st.sampled_from(["apiVersion", "kind", "spec", "containers", "command", "args", "env", "name", "value",
-                         "valueFrom", "image", "services", "environment", "entrypoint", "server_cmd", "model", "envs"])
+                         "valueFrom", "image", "services", "environment", "entrypoint", "server_cmd", "model", "envs",
+                         "envFrom", "configMapRef", "secretRef", "prefix", "env_file", "path", "required"])
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20),
                      st.sampled_from(["vllm serve m --tp $(TP)", "bash", "-c", "sh -c 'vllm serve $X", "{{ x }}",
                                       "A=1", "$$", "python -m sglang.launch_server --tp 2"]))

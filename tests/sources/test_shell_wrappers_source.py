@@ -164,3 +164,12 @@ def test_check_of_a_folder_allows_sources_anywhere_inside_it(tmp_path):
     assert folder.kind == "deepep"  # ../common.sh is inside the checked folder
     (named,) = check_paths([os.path.join(tmp_path, "jobs", "run.sh")]).results
     assert "MC023" in [d.code for d in named.diagnostics]  # named alone: only its own folder may be read
+
+
+def test_a_launcher_prefix_held_in_a_variable_still_runs_its_bash_c_script():
+    # Megatron-Bridge examples/models/*/slurm_*.sh: SRUN_CMD built under conditions, then `$SRUN_CMD bash -c "$CMD"`
+    text = ('CMD="torchrun --nproc_per_node=8 run_recipe.py --recipe x"\nif [ -n "$M" ]; then S="srun --x"; fi\n'
+            '$S bash -lc "$CMD"\n$S echo bash -c "$CMD"\n')
+    assert [lf.words() for lf in read_shell(text).launches][0] == ["torchrun", "--nproc_per_node=8", "run_recipe.py",
+                                                                  "--recipe", "x"]
+    assert len(read_shell(text).launches) == 2  # `echo bash -c ...` is not a shell running the script

@@ -8,6 +8,8 @@ downloaded."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -137,3 +139,86 @@ def test_each_xllm_release_cites_its_own_start_up_checks():
             body = cites._git(git, "show", f"{first.commit}:{first.path}").splitlines()
             cited = "\n".join(line for a, b in first.lines for line in body[a - 1:b])
             assert anchor in cited and ("ep_size" in cited or "moe_ep_" in cited or "dp_size" in cited), (release, text)
+
+
+# ---- the generated per-release tables (tools/gen_release_cites.py -> moecfg/frameworks/<name>/cites.json) ----------
+_GEN_SPEC = importlib.util.spec_from_file_location("gen_release_cites",
+                                                   Path(__file__).resolve().parents[2] / "tools/gen_release_cites.py")
+gen = sys.modules["gen_release_cites"] = importlib.util.module_from_spec(_GEN_SPEC)
+_GEN_SPEC.loader.exec_module(gen)
+WHEELS = Path(os.environ.get("MOECFG_WHEELS", "/tmp/fid2wheels"))  # where `pip download` put the LMDeploy wheels
+
+
+def _table(framework: str) -> dict:
+    root = Path(__file__).resolve().parents[2]
+    return json.loads((root / "moecfg/frameworks" / framework / "cites.json").read_text(encoding="utf-8"))
+
+
+def _source(framework: str, row: dict):
+    """(show(path) -> text, name) of the release a row was read from; skips when it is not on this machine."""
+    if "commit" in row:
+        git = cites.snapshot(_table(framework)["repo"])
+        if git is None:
+            pytest.skip(f"no local snapshot of {framework}")
+        return (lambda path: cites._git(git, "show", f"{row['commit']}:{path}")), row["commit"][:8]
+    wheel = WHEELS / row["wheel"]
+    if not wheel.is_file():
+        pytest.skip(f"{row['wheel']} is not in {WHEELS} (pip download --no-deps ...; set MOECFG_WHEELS)")
+    return gen.Wheel(wheel).show, row["wheel"]
+
+
+@pytest.mark.parametrize("framework", sorted(gen.FRAMEWORKS))
+def test_every_generated_citation_opens_at_its_release_and_holds_its_anchor(framework):
+    # each cited part: its first line holds the anchor's first text, its last line the last text
+    anchors, opened = gen.FRAMEWORKS[framework][1], 0
+    for release, row in _table(framework)["releases"].items():
+        show, name = _source(framework, row)
+        for anchor, at in row["cites"].items():
+            if at is None:
+                continue
+            path, _, spans = at.rpartition(":")
+            body = show(path)
+            assert body is not None, f"{framework} {release}: {path} is not at {name}"
+            lines = body.splitlines()
+            cited = [part for part in anchors[anchor][1] if not part[0].startswith("^")]
+            assert len(cited) == len(spans.split(",")), (release, anchor, at)
+            for part, span in zip(cited, spans.split(",")):
+                first, _, last = span.partition("-")
+                assert part[0].lstrip("<") in lines[int(first) - 1], (release, anchor, at)
+                assert part[-1] in lines[int(last or first) - 1], (release, anchor, at)
+                assert int(last or first) - int(first) < 45, (release, anchor, at)  # not a match run away
+            opened += 1
+    assert opened > 0
+
+
+@pytest.mark.parametrize("framework", sorted(gen.FRAMEWORKS))
+def test_the_committed_table_is_what_the_generator_finds(framework):
+    # regenerated from the mirror (and the wheels): an anchor absent at a release (None) is absent there too
+    data = _table(framework)
+    if cites.snapshot(data["repo"]) is None:
+        pytest.skip(f"no local snapshot of {data['repo']}")
+    wheels = [row["wheel"] for row in data["releases"].values() if "wheel" in row]
+    if any(not (WHEELS / w).is_file() for w in wheels):
+        pytest.skip(f"the release wheels are not in {WHEELS}")
+    assert gen.table(framework, cites.MIRRORS, WHEELS) == data
+
+
+def test_an_anchor_a_release_lacks_is_none_there():
+    # the TORCH FusedMoE's dispatch_v2 call arrived in v0.10.0; the fixed 512 MB buffer left with it
+    xllm = _table("xllm")["releases"]
+    assert xllm["0.9.1"]["cites"]["decode_dispatch"] is None and xllm["0.10.0"]["cites"]["decode_dispatch"]
+    assert xllm["0.9.1"]["cites"]["buffer_fixed"] and xllm["0.10.0"]["cites"]["buffer_fixed"] is None
+    assert xllm["0.9.1"]["cites"]["ep2_domain"] is None and xllm["main"]["cites"]["ep2_domain"]
+
+
+def test_a_named_release_and_a_quoted_log_are_not_the_repository_before_them():
+    # `sglang==0.5.23 (.../deepep.py:402)` cites that wheel's file; `Assertion error csrc/deep_ep.cpp:1233` quotes a
+    # crash log: neither is a file of the DeepEP commit cited before them
+    text = ("deepseek-ai/DeepEP@dd758ca csrc/legacy/buffer.hpp:807-811; released sglang==0.5.23 sizes it "
+            "(sglang/srt/layers/moe/token_dispatcher/deepep.py:402). RuntimeError: Failed: Assertion error "
+            "csrc/deep_ep.cpp:1233 'x.size(0) <= n'")
+    found = cites.find(text, "case")
+    assert [(c.repo, c.path, c.lines) for c in found] == [("deepseek-ai/DeepEP", "csrc/legacy/buffer.hpp",
+                                                            ((807, 811),))]
+    quoted_after_a_path = cites.find("X@87e8d6e xllm/xllm.cpp:505; Assertion error csrc/deep_ep.cpp:1", "case")
+    assert [c.path for c in quoted_after_a_path] == ["xllm/xllm.cpp"]

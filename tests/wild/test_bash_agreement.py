@@ -39,7 +39,7 @@ def test_reader_agrees_with_bash(path):
 
 @pytest.mark.parametrize("path", [p for p in CORPUS if not p.name.startswith("reject-")], ids=lambda p: p.name)
 def test_without_bash_the_reader_still_accepts_them(path, monkeypatch):
-    monkeypatch.setattr(shell_repair.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     assert syntax_errors(path.read_text(encoding="utf-8")) == []
 
 

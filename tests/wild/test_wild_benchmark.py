@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -53,3 +54,21 @@ def test_launches_counted_exactly_also_without_an_op_call(tmp_path):
         (tmp_path / name).write_text(text)
     f = wild().measure(str(tmp_path), [sys.executable, "-m", "moecfg"])
     assert f["launches"] == 6  # 1 + 1 + 2 + 2
+
+
+def test_ep_launch_files_by_grep_and_their_states(tmp_path):
+    # an EP launch read, an EP flag in prose-free YAML that is no launch (skipped), a file without EP (not counted)
+    (tmp_path / "serve.sh").write_text("vllm serve org/m --data-parallel-size 4 --enable-expert-parallel\n")
+    (tmp_path / "values.yaml").write_text("engine:\n  ep_size: 8\n")
+    (tmp_path / "plain.sh").write_text("echo deepep\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    f = wild().measure(str(tmp_path), [sys.executable, "-m", "moecfg"], ep=True)
+    assert (f["ep_files"], f["ep_states"], f["ep_missed"]) == (2, {"read": 1, "skipped": 1}, ["values.yaml"])
+
+
+def test_table_shows_before_and_after():
+    before = [{"repo": "r", "files": 3, "launches": 1, "unread": 4, "ep_states": {"read": 1}, "error": {},
+               "warning": {}}]
+    after = [{"repo": "r", "files": 3, "launches": 2, "unread": 3, "ep_files": 2, "ep_states": {"read": 2},
+              "error": {}, "warning": {"MC042": 1}}]
+    assert wild().table(before, after).splitlines()[-1] == "| r | 3 | 1 -> 2 | 4 -> 3 | 2 | 1 -> 2 | 0 | 0 | 0 -> 1 |"

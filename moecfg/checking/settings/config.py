@@ -16,7 +16,7 @@ _KEYS = ("cann_version", "product", "fail_on", "ignore", "per_path_ignores", "se
          "framework_versions", "models", "device", "device_memory_gb", "markdown", "respect_gitignore", "unread",
          "exclude", "extend_exclude")
 FRAMEWORKS = ("vllm-ascend", "vllm", "sglang", "megatron", "mindspeed", "mindie", "vllm-mindspore", "lmdeploy",
-              "xllm")
+              "xllm", "lightllm", "rtp-llm")
 
 
 @record(frozen=True)
@@ -107,12 +107,18 @@ def framework_versions(v) -> dict:
 
             raise ConfigError(f"`framework-versions`: unknown framework {str(name)[:60]!r}{suggest(str(name), FRAMEWORKS)}; "
                               f"known: {', '.join(FRAMEWORKS)}")
-        # `rc` without a number names a release-candidate branch (vllm-ascend's releases/v0.26.0rc)
+        # a PEP 440 version (packaging: `0.23.0.post1`, `v0.26.0rc` -- vllm-ascend's releases/v0.26.0rc branch) or main
         if isinstance(version, bool) or not isinstance(version, (str, int, float)) or \
-                not re.match(r"^v?\d+(\.\d+){0,2}(rc\d*)?$|^main$", str(version).strip()):
+                not (str(version).strip() == "main" or _pep440(str(version))):
             raise ConfigError(f"`framework-versions.{name}` = {str(version)[:60]!r} is not a version such as 0.13.0 or main")
         out[name] = str(version).strip().lstrip("v")
     return out
+
+
+def _pep440(text: str) -> bool:
+    from moecfg.frameworks.versions import parse
+
+    return parse(text, strict=True) is not None
 
 
 def _models(v) -> dict:

@@ -7,6 +7,7 @@ from moecfg.core.record import record
 from moecfg.checking.policy import FileSettings
 from moecfg.checking.settings.config import Config
 from moecfg.checking.settings.discovery import find
+from moecfg.checking.settings.errors import ConfigError
 from moecfg.checking.settings.files import load
 from moecfg.checking.settings.globs import relative_to
 
@@ -56,6 +57,10 @@ class Settings:
         self._found: dict = {}  # folder -> config path, for this run only (an edited config is seen next run)
         self._loaded: dict = {}
         self._explicit = load(cli.config, self._loaded) if cli.config else None
+        # settings files found in the checked tree that cannot be used: path -> the reason. Each is a finding on
+        # that file (MC016, checking/engine.py), the files below it get the defaults: a pull request that adds an
+        # invalid `.moecfg.yaml` must not end the run with no report
+        self.problems: dict[str, str] = {}
 
     def config_for(self, path: str) -> Config:
         if self._explicit is not None:
@@ -65,14 +70,25 @@ class Settings:
         else:
             start = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
         found = find(start, self._found)
-        return load(found, self._loaded) if found else Config()
+        if not found:
+            return Config()
+        try:
+            return load(found, self._loaded)
+        except ConfigError as exc:
+            self.problems.setdefault(os.path.abspath(found), str(exc))
+            self._loaded[os.path.abspath(found)] = Config()  # as if absent from now on (one finding)
+            return self._loaded[os.path.abspath(found)]
 
     def respect_gitignore(self, path: str = ".") -> bool:
-        """Walking honours .gitignore files unless `--no-respect-gitignore` or `respect-gitignore: false`."""
+        """Walking honours .gitignore files unless `--no-respect-gitignore` or `respect-gitignore: false`; with
+        `--config` (the pinned policy of untrusted pull requests) only if that file says `respect-gitignore: true`:
+        a pull request's `.gitignore` holding `*.sh` must not hide its launch scripts."""
         if self.cli.respect_gitignore is not None:
             return self.cli.respect_gitignore
         value = self.config_for(path).respect_gitignore
-        return True if value is None else value
+        if value is None:
+            return self._explicit is None
+        return value
 
     def excludes(self, path: str = "."):
         """What walking `path` leaves out besides hidden folders and .gitignore: (the settings file's folder, the

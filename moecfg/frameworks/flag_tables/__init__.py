@@ -12,17 +12,18 @@ import functools
 import json
 import os
 import re
-from dataclasses import dataclass
 
+from moecfg.core.record import record
 from moecfg.frameworks.flags import FlagSpec
 
 _DIR = os.path.dirname(__file__)
 # moecfg's own code asks for these names; a row naming one of them is stored under it (SGLang's
 # `--tensor-parallel-size` / `--tp-size` row -> "--tp-size", alias "--tensor-parallel-size")
 CANONICAL = {"sglang": ("--tp-size", "--dp-size", "--ep-size", "--pp-size", "--model-path"), "vllm": ()}
+CANONICAL["sglang-kt"] = CANONICAL["sglang"]  # ktransformers' fork of SGLang (its own wheel, `sglang-kt`)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Table:
     framework: str
     release: str  # as published ("0.5.8", "0.11.1")
@@ -73,6 +74,12 @@ def _rows(framework: str) -> tuple:
                  in _data(framework)["rows"])
 
 
+@functools.lru_cache(maxsize=None)
+def all_names(framework: str) -> frozenset:
+    """Every option string any release read defines."""
+    return frozenset(n for row in _rows(framework) for n in row[0])
+
+
 def _spec(framework: str, names: tuple, kind: str) -> FlagSpec:
     canon = next((n for n in CANONICAL[framework] if n in names), names[0])
     return FlagSpec(canon, tuple(n for n in names if n != canon), takes_value=kind not in ("flag", "bool"),
@@ -93,13 +100,13 @@ def table(framework: str, release: str) -> Table:
 
 
 def version_tuple(text: str) -> tuple | None:
-    m = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?post(\d+))?", text.strip())
-    if not m:
-        return None
-    return tuple(int(g or 0) for g in m.groups())
+    """(major, minor, micro, post) of a version as written (packaging.version: frameworks/versions.py)."""
+    from moecfg.frameworks.versions import release_post
+
+    return release_post(text)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pick:
     """The flag table a launch is read with: `known` when the version came from the launch or the settings."""
 

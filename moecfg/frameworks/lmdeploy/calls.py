@@ -8,14 +8,14 @@ expert_token_nums_type 0, shared_expert_rank_num 0. The rows per rank: LMDeploy 
 ceil(max tokens across DP / tp) x tp and splits them over the attention-TP ranks (op_backend.py get_pad_info +
 dlinfer moe.py moe_prepare), and selects MC2 only when max tokens across DP <= the MC2 capacity (releases.py), so a
 rank's x.dim0 is at most capacity / tp. The EP group is created without pg_options
-(lmdeploy/pytorch/distributed.py:268 @1208bf0): the op's window is the process HCCL_BUFFSIZE.
+(lmdeploy/pytorch/distributed.py:218 @1208bf0, `_build_ep_group`): the op's window is the process HCCL_BUFFSIZE.
 """
 from __future__ import annotations
 
 from moecfg.core.launch_rules import PRODUCT_UNKNOWN
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.lmdeploy import dist, rules
-from moecfg.frameworks.lmdeploy.releases import Release
+from moecfg.frameworks.lmdeploy.releases import Release, cite
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
 from moecfg.frameworks.values import finite, integer, refused, size_notes, unknown_buffsize, unreadable_notes
 
@@ -40,7 +40,11 @@ class _Launch:
     def __init__(self, launch, flags, version: str):
         from moecfg.frameworks.lmdeploy.cli import defaults
 
-        self.launch, self.flags, self.defaults = launch, flags, defaults(version)
+        self.launch, self.flags, self.defaults, self.version = launch, flags, defaults(version), version
+
+    def cite(self, anchor: str) -> str:
+        """The release's own lines for `anchor` (every anchor LMDeploy's messages use is in every release read)."""
+        return cite(self.version, anchor)
 
     def span(self, *names) -> tuple:
         return tuple(self.flags.get(n).span for n in names if self.flags.get(n))
@@ -79,13 +83,13 @@ def derive(launch, ctx: LaunchContext, flags, rel: Release, version: str, out: D
         return
     if dp > 1 and tp == 1 and ep == 1:
         out.notes.append(Note(rules.DP_NEEDS_TP_OR_EP.code, f"--dp {dp} with --tp 1 and --ep 1: LMDeploy's launch_server "
-                              "asserts tp > 1 or ep > 1 before starting anything (launch_server.py:120); give the devices "
+                              f"asserts tp > 1 or ep > 1 before starting anything ({c.cite('dp_needs_tp_or_ep')}); give the devices "
                               f"with --tp (e.g. --tp {dp}: --tp / --dp per DP group) or --ep", c.at("--dp")))
         return
     groups, failed = dist.groups(tp, dp, ep)
     if groups is None:
         out.notes.append(Note(rules.DIST_CONFIG.code, f"--tp {tp} --dp {dp} --ep {ep}: LMDeploy's DistConfig stops "
-                              f"every engine process with AssertionError '{failed}' (config.py:176-215); "
+                              f"every engine process with AssertionError '{failed}' ({c.cite('dist_config')}); "
                               f"{dist.fix_for(tp, dp, ep)}", c.at("--tp" if "mlp_tp" in failed else "--dp")))
         return
     out.notes.extend(_nodes(c, dp))
@@ -117,12 +121,12 @@ def _engine_config(c: _Launch) -> list[Note]:
     if value is None or 0 < value < 1:
         return []
     return [Note(rules.ENGINE_CONFIG.code, f"--cache-max-entry-count {f.value}: the PyTorch engine (the one LMDeploy runs "
-                 "on Ascend) asserts 0 < cache_max_entry_count < 1 (messages.py:519-520, 'invalid cache_max_entry_count'); "
-                 "give the fraction of free device memory for the KV cache, e.g. 0.8", f.span)]
+                 f"on Ascend) asserts 0 < cache_max_entry_count < 1 ({c.cite('cache_fraction')}, 'invalid "
+                 "cache_max_entry_count'); give the fraction of free device memory for the KV cache, e.g. 0.8", f.span)]
 
 
 def _unsized(c: _Launch) -> list[Note]:
-    """MC025 for --max-prefill-token-num < 0 (PytorchEngineConfig asserts >= 0, messages.py:516-520); MC023 for an
+    """MC025 for --max-prefill-token-num < 0 (PytorchEngineConfig asserts >= 0, messages.py:516-523); MC023 for an
     integer flag given a value not known statically (`$BS`, `<bs>`: unreadable_notes names texts no int() reads)
     and for a negative batch or draft size, whose scheduling moecfg does not derive."""
     notes = []
@@ -133,7 +137,7 @@ def _unsized(c: _Launch) -> list[Note]:
             notes.append(Note("MC023", f"{name}: the value is not known statically; what depends on it is not "
                               "derived or checked", f.span))
         elif value is not None and value < 0 and name == "--max-prefill-token-num":
-            notes.append(refused(name, value, 0, "LMDeploy's PytorchEngineConfig (messages.py:516-520)", f.span,
+            notes.append(refused(name, value, 0, f"LMDeploy's PytorchEngineConfig ({c.cite('engine_asserts')})", f.span,
                                  "the prefill steps"))
         elif value is not None and value < 0 and name in CAPACITY:
             notes.append(Note("MC023", f"`{name} {value}`: a negative size; LMDeploy's MC2 token capacity is not "
@@ -151,7 +155,7 @@ def _nodes(c: _Launch, dp: int) -> list[Note]:
     if not problem:
         return []
     at = c.at("--node-rank") if "--node-rank" in problem.split(":")[0] else c.at("--nnodes")
-    return [Note(rules.NODES.code, f"{problem} (launch_server.py:123-145); make --dp a multiple of --nnodes and number "
+    return [Note(rules.NODES.code, f"{problem} ({c.cite('dp_per_node')}); make --dp a multiple of --nnodes and number "
                  "the nodes 0 .. nnodes - 1", at)]
 
 
@@ -176,7 +180,7 @@ def capacity(c: _Launch, rel: Release, attn_tp: int) -> tuple[int, str, tuple]:
     cap = -(-tokens // attn_tp) * attn_tp
     factor = f" x (1 + {spec_how})" if rel.spec_capacity else ""
     text = (f"min({how}{factor}, 512) = {tokens}, rounded up to a multiple of TP {attn_tp} = {cap} "
-            f"({rel.ref} init_mc2_token_capacity)")
+            f"({c.cite('mc2_capacity')} init_mc2_token_capacity)")
     return cap, text, c.span("--max-batch-size", "--speculative-num-draft-tokens", "--speculative-algorithm")
 
 
@@ -199,21 +203,21 @@ def _calls(c: _Launch, ctx: LaunchContext, rel: Release, g: dist.Groups, dims) -
     prefill = c.int("--max-prefill-token-num")
     if ctx.product == "A2" and g.dp * g.attn_tp < A2_MIN_WORLD:
         return [OpCall("serve", "none", None, {}, why_none=f"A2, dp {g.dp} x tp {g.attn_tp} = {g.dp * g.attn_tp} < 16: "
-                       f"LMDeploy runs every MoE layer with all-gather, no MC2 op ({rel.ref} select_moe_comm_type)",
+                       f"LMDeploy runs every MoE layer with all-gather, no MC2 op ({c.cite('moe_comm_type')} select_moe_comm_type)",
                        quiet=quiet)]
     other = "all-gather" if ctx.product == "A2" else "all-to-all"
     if ctx.product == "A3" and rel.a3_decode_only:
-        why = f"A3: MC2 for decode steps of up to {cap} tokens per DP rank, {other} for prefill ({rel.ref})"
-        rest = f"A3: prefill steps (any size) run {other}, no MC2 op ({rel.ref} select_moe_comm_type)"
+        why = f"A3: MC2 for decode steps of up to {cap} tokens per DP rank, {other} for prefill ({c.cite('moe_comm_type')})"
+        rest = f"A3: prefill steps (any size) run {other}, no MC2 op ({c.cite('moe_comm_type')} select_moe_comm_type)"
         calls = [_mc2(c, ctx, g, dims, cap, cap_text, cap_src, why)]
         return calls + [OpCall("prefill", "none", None, {}, why_none=rest, quiet=quiet)]
     need = f"dp {g.dp} x tp {g.attn_tp} >= 16 and " if ctx.product == "A2" else ""
-    why = f"{ctx.product}: MC2 when {need}the step's tokens <= {cap} (decode, and prefill chunks that small) ({rel.ref})"
+    why = f"{ctx.product}: MC2 when {need}the step's tokens <= {cap} (decode, and prefill chunks that small) ({c.cite('moe_comm_type')})"
     calls = [_mc2(c, ctx, g, dims, cap, cap_text, cap_src, why)]
     if prefill is None or prefill > cap:
         calls.append(OpCall("prefill", "none", None, {}, why_none=f"{ctx.product}: steps above {cap} tokens "
                             f"({c.said('--max-prefill-token-num', prefill)}) run {other}, no MC2 op "
-                            f"({rel.ref} select_moe_comm_type)", quiet=quiet))
+                            f"({c.cite('moe_comm_type')} select_moe_comm_type)", quiet=quiet))
     return calls
 
 
@@ -229,7 +233,7 @@ def _mc2(c: _Launch, ctx, g: dist.Groups, dims, cap: int, cap_text: str, cap_src
         f"split over the {g.attn_tp} attention-TP ranks (get_pad_info, moe_prepare); capacity = {cap_text}",
         cap_src + c.span("--tp", "--dp", "--ep"))
     put("ep_world_size", g.ep, f"{c.said('--ep', g.ep)}: dlinfer's ep_size = DistConfig.ep (the world of {g.world} "
-        f"devices: --tp {g.tp} per DP group x --dp {g.dp}; pytorch/config.py:176-215 @1208bf0)", c.span("--ep"))
+        f"devices: --tp {g.tp} per DP group x --dp {g.dp}; {c.cite('dist_config')})", c.span("--ep"))
     if dims is not None:
         model = c.span()
         span = (c.flags.positionals[0].span,) if c.flags.positionals else model
@@ -238,11 +242,13 @@ def _mc2(c: _Launch, ctx, g: dist.Groups, dims, cap: int, cap_text: str, cap_src
         put("k", dims.topk, f"top-k of {dims.name}", span)
         local = -(-dims.num_experts // g.ep)
         put("moe_expert_num", local * g.ep, f"{local} local experts x EP {g.ep} ({dims.num_experts} experts of "
-            f"{dims.name}, ceil(E / EP) per rank: ep_expert_list; {DL}:164)", span + c.span("--ep"))
+            f"{dims.name}, ceil(E / EP) per rank: ep_expert_list, {c.cite('ep_expert_list')}; {DL}:164)",
+            span + c.span("--ep"))
     put("quant_mode", 0, f"fixed by dlinfer ({DL}:163)")
     put("global_bs", 0, f"fixed by dlinfer ({DL}:171, 225)")
     put("tp_world_size", 1, f"group_tp = the EP group, tp_world_size 1 ({DL}:181-186)")
-    put("x_active_mask", "1d", f"the rank's real tokens, padding masked (op_backend.py get_pad_info; {DL}:188-191)")
+    put("x_active_mask", "1d", f"the rank's real tokens, padding masked ({c.cite('pad_info')} get_pad_info; "
+        f"{DL}:188-191)")
     put("expert_token_nums_type", 0, f"{DL}:172")
     _env(c, call)
     return call
@@ -269,4 +275,4 @@ def _env(c: _Launch, call: OpCall) -> None:
     call.arguments["env"] = {"HCCL_BUFFSIZE": value}
     call.sources["env.HCCL_BUFFSIZE"] = (e.span,)
     call.derivation["env.HCCL_BUFFSIZE"] = (f"{value} <- HCCL_BUFFSIZE: LMDeploy creates the EP group without "
-                                            "pg_options (distributed.py:268), so MC2 uses the process HCCL buffer")
+                                            f"pg_options ({c.cite('ep_group')}), so MC2 uses the process HCCL buffer")

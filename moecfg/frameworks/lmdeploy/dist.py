@@ -1,14 +1,14 @@
 """How LMDeploy turns `--tp`, `--dp`, `--ep` into process groups, and what it refuses at start-up.
 
 Read in every release 0.12.1 .. 0.18.0 (the same code in all; line numbers of v0.16.0 @1208bf0):
-- lmdeploy/pytorch/config.py:158-263 `DistConfig.__post_init__` (the CLI sets no attn/mlp/moe TP sizes):
+- lmdeploy/pytorch/config.py:158-215 `DistConfig` and its `__post_init__` checks (the CLI sets no attn/mlp/moe TP sizes):
   mlp_tp = tp; moe_tp = 1 when ep > 1 else mlp_tp; world_size = ep when ep > 1 else max(mlp_tp, moe_tp);
   asserts world_size % dp == 0, world_size % mlp_tp == 0; attn_tp = world_size // dp becomes `tp`, and
   mlp_tp > 1 must be a multiple of attn_tp. So with --ep the world is --ep devices (dlinfer's docs: `--tp 16 --dp 2
   --ep 32` = 32 devices, TP 16 per DP group), without it --tp devices.
 - lmdeploy/serve/openai/launch_server.py:104-145 (the CLI's path when --dp > 1, cli/serve.py api_server):
   asserts tp > 1 or ep > 1; starts dp // nnodes API servers per node, DP rank = node_rank x that + i.
-- lmdeploy/messages.py:516-520 `PytorchEngineConfig.__post_init__`: tp, dp, ep >= 1, 0 < cache_max_entry_count < 1,
+- lmdeploy/messages.py:516-523 `PytorchEngineConfig.__post_init__`: tp, dp, ep >= 1, 0 < cache_max_entry_count < 1,
   max_prefill_token_num >= 0.
 """
 from __future__ import annotations

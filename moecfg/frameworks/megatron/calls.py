@@ -135,6 +135,11 @@ def _call(a: _Args, ctx) -> OpCall | None:
         return None
     if not a.flags.get("--num-experts") or a.flags.value("--num-experts") == "0":  # dense: nothing to say (no MC041)
         return OpCall("train", "none", None, {}, why_none="no --num-experts: a dense model, no MoE dispatch", quiet=True)
+    written = a.flags.get("--moe-token-dispatcher-type")
+    if written is not None and written.value is None:  # `--moe-token-dispatcher-type $X`: not Megatron's default
+        a.notes.append(Note("MC023", "--moe-token-dispatcher-type is set to a value not known statically: the "
+                            "dispatcher (and any DeepEP buffer) is not derived", written.span))
+        return None
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
     experts, ep = a.int("--num-experts", lo=0), a.int("--expert-model-parallel-size", 1)

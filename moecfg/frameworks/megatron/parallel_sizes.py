@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from moecfg.frameworks.values import integer
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 MSRUN_DEFAULT_WORKERS = 8
 _MSRUN = "mindspore-ai/mindspore@47c6672 mindspore/python/mindspore/parallel/cluster/run.py:26-31"

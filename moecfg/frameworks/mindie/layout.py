@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from moecfg.frameworks import values
 from moecfg.sources.launch import Launch, Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 A2_DEVICES_PER_NODE = 8  # Atlas 800I A2: 8 NPUs; A3: 8 chips x 2 dies = 16 devices (deepseek_v3.2.md:169)
 

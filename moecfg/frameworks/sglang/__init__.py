@@ -161,7 +161,11 @@ def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
 
     pick = flag_tables.launch_pick(NAME, launch, ctx)
     table = flag_tables.reading_table(NAME, pick)
-    flags = parse_flags(_server_words(launch), table.specs, abbrev=True)
+    words = _server_words(launch)
+    flags = parse_flags(words, table.specs, abbrev=True)
+    fork = _fork_specs(table, flags)
+    if fork:  # a flag only a fork defines (`--kt-method`): the launch runs that fork, read with its flags too
+        flags = parse_flags(words, table.specs + fork, abbrev=True)
     auto = serve_backend(launch)[0] == "auto"
     for w in flags.unknown if not dynamo(launch) else ():  # Dynamo's own flags are not SGLang's: not judged
         note = flag_tables.unknown_note("SGLang", w, table, pick)
@@ -175,3 +179,24 @@ def read_flags(launch: Launch, ctx: LaunchContext, notes: list):
         notes.append(newer)
     notes.extend(normalise(flags))
     return flags, pick
+
+
+# SGLang forks published on the package registry under their own name, with the flag table of their wheel
+# (flag_tables/<fork>.json, tools/gen_flag_tables.py --fork): ktransformers' `sglang-kt` adds the `--kt-*` flags.
+FORKS = ("sglang-kt",)
+
+
+def _fork_specs(table, flags) -> tuple:
+    """The specs a fork adds to upstream SGLang, when a word upstream does not define is one only the fork defines
+    (no upstream release: a flag an older SGLang had is that release's, not a sign of the fork)."""
+    from moecfg.frameworks import flag_tables
+
+    if not flags.unknown:
+        return ()
+    upstream = flag_tables.all_names(NAME)
+    for fork in FORKS:
+        own = flag_tables.table(fork, flag_tables.releases(fork)[-1])
+        only = {n for s in own.specs for n in (s.name, *s.aliases)} - upstream
+        if any((w.value or "").split("=", 1)[0].replace("_", "-") in only for w in flags.unknown):
+            return tuple(s for s in own.specs if not table.has(s.name))
+    return ()

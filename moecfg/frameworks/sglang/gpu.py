@@ -23,7 +23,7 @@ from __future__ import annotations
 
 
 from moecfg.backends.deepep.arguments import sglang_buffer_arguments
-from moecfg.backends.deepep.ops.v1.config_forms import deepep_config_arguments
+from moecfg.backends.deepep.ops.v1.config_forms import KEYWORDS, deepep_config_arguments
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall, budget, image_version
 from moecfg.frameworks.flags import FlagSpec
 from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
@@ -177,6 +177,14 @@ def deepep_config(c: Ctx, notes: list) -> tuple[dict | None, dict | None, str]:
         notes.append(Note("MC021", "--deepep-config must be a JSON object with `normal_dispatch` and `normal_combine` "
                           "objects (SGLang reads both: KeyError otherwise)", flag.span))
         return None, None, "unreadable"
+    refused = [(part, k, v) for part in ("normal_dispatch", "normal_combine") for k, v in data[part].items()
+               if k in KEYWORDS and (isinstance(v, bool) or not isinstance(v, int) or integer(v) is None)]
+    if refused:  # `1e400`, `1.5`, 20 digits: DeepEP's Config(int, ...) refuses them (pybind11 TypeError)
+        part, key, value = refused[0]
+        notes.append(Note("MC025", f"--deepep-config {part}.{clipped(str(key), 40)} = {clipped(str(value), 40)}: "
+                          "SGLang passes it to DeepEP's Config(num_sms, ...), which takes 64-bit integers only and "
+                          "refuses it at start-up; write an integer", flag.span))
+        return None, None, "refused (a value that is not a 64-bit integer)"
     return data["normal_dispatch"], data["normal_combine"], f"--deepep-config {clipped(flag.value, 60)}"
 
 

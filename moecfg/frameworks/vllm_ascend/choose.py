@@ -3,8 +3,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from moecfg.core.record import field, record
 from moecfg.frameworks import Note
 from moecfg.frameworks.vllm_ascend import formulas as F
 from moecfg.frameworks.vllm_ascend.cli import Arg, ServeArgs
@@ -13,7 +12,7 @@ from moecfg.frameworks.vllm_ascend.releases import Release
 MC2, FUSED, ALLTOALL, ALLGATHER = "MC2", "FUSED_MC2", "ALLTOALL", "ALLGATHER"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Fused:
     """The fused-MC2 request and what vllm-ascend makes of it."""
 
@@ -25,7 +24,7 @@ class Fused:
     notes: list[Note] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Setup:
     """What the op choice depends on besides the token count."""
 

@@ -8,13 +8,13 @@ ignored, so MC022 fires only on names vLLM does not define (typos).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from moecfg.core.record import field, record
 from moecfg.frameworks import Note
 from moecfg.frameworks.values import clipped, integer, parse, shape_problems
 from moecfg.frameworks.flags import FlagSpec, Flags, JsonFlagError, json_value, parse_flags
 from moecfg.sources.launch import Launch, Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 # The flag table of each vLLM release is generated from its wheel (tools/gen_flag_tables.py, flag_tables/vllm.json):
 # names, -tp/-dp/-O aliases, --no-X forms of BooleanOptionalAction flags, nargs, JSON flags. FlexibleArgumentParser
@@ -47,7 +47,7 @@ ENTRYPOINTS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_serve
 # components/src/dynamo/vllm/backend_args.py), which moecfg does not list: no MC022 for a Dynamo launch
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Arg:
     """One setting as the launch gives it: its value and the spans of the words that set it."""
 
@@ -59,7 +59,7 @@ class Arg:
         return self.text or default
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ServeArgs:
     """A `vllm serve` launch read for the MoE derivation; `notes` are the reader's findings (MC021-MC023)."""
 
@@ -159,7 +159,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
     flags = parse_flags(words, table.specs + tuple(e for e in extra if not table.has(e.name)), underscores=True,
                         abbrev=True, verbatim=table.json_flags)
     model = _model(flags)
-    args = ServeArgs(model=model, flags=flags, env=dict(launch.env), start=launch.span)
+    args = ServeArgs(model=model, flags=flags, env=launch.env.copy(), start=launch.span)  # copy(): an OpenEnv stays open
     dynamo = launch.words()[start - 1] == "dynamo.vllm"  # Dynamo adds flags of its own: no MC022 there
     for w in flags.unknown if not dynamo else ():
         args.notes.append(_unknown(w, table, pick))
@@ -204,7 +204,7 @@ def read(launch: Launch, pick=None, extra: tuple[FlagSpec, ...] = (), start: int
     return args
 
 
-_TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.*?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
+_TEMPLATED = re.compile(r"\$\{[A-Za-z_][\w-]*\.[\w.-]+\}|\{\{.{0,256}?\}\}")  # `${accelerator.x}`, `{{ .Values.x }}`
 _K8S_VAR = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")  # Kubernetes expands `$(VAR)` in command and args
 _PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>")  # `{"model": <eagle3_model_name>}`: a tutorial's value to fill in
 _BLANKED = re.compile(r"\$\{_{2,}\}|\$_{2,}(?!\w)")  # the same placeholder as the Markdown reader rewrote it
@@ -237,7 +237,7 @@ def _kept_as_string(name: str, value: str, table, context: str) -> bool:
         not substitution(value, context)
 
 
-_PAIR = re.compile(r"\s*([^=,]+?)\s*=\s*(-?\d+)\s*")
+_INT = re.compile(r"-?\d+")
 
 
 def _key_value_pairs(text: str) -> dict | None:
@@ -245,10 +245,11 @@ def _key_value_pairs(text: str) -> dict | None:
     values; vllm==0.9.0.1 vllm/engine/arg_utils.py:53-110); None when the text is not such pairs."""
     out = {}
     for item in text.split(","):
-        m = _PAIR.fullmatch(item)
-        if m is None:
+        key, eq, value = item.partition("=")  # split, not a regex: `\s*(.+?)\s*=` ran quadratic on blanks
+        key, value = key.strip(), value.strip()
+        if not eq or not key or "=" in value or not _INT.fullmatch(value) or len(value) > 4300:
             return None
-        out[m.group(1).lower()] = int(m.group(2))
+        out[key.lower()] = int(value)
     return out
 
 

@@ -78,8 +78,8 @@ def workspace(call) -> list[tuple[str, int, str]]:
     if call.op not in FUSED_OPS:
         return []
     from moecfg import backends
-    from moecfg.checking.launch import LaunchDocument
-    from moecfg.sources.manifests.yaml_source import Span
+    from moecfg.frameworks.op_document import LaunchDocument
+    from moecfg.sources.textmap import Span
 
     analysis = backends.load("ascend").analyze(LaunchDocument(0, call, Span(1, 1, 1, 1)), backends.Options())
     ws = (analysis.derived or {}).get("workspace_bytes")

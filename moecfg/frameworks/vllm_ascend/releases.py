@@ -17,11 +17,11 @@ NEWEST_MINOR = 27
 
 
 def _minor(version: str) -> tuple[int, int] | None:
-    parts = version.strip().lower().lstrip("v").split(".")
-    digits = "".join(ch for ch in (parts[1] if len(parts) > 1 else "") if ch.isdigit()) or None
-    if not parts[0].isdigit() or digits is None or not (parts[1][: len(digits)] == digits):
-        return None
-    return int(parts[0]), int(digits)
+    """(major, minor) of `v0.23.0.post1`, `0.26.0rc`, `0.27` (packaging.version: frameworks/versions.py)."""
+    from moecfg.frameworks.versions import release
+
+    mm = release(version, 2)
+    return (mm[0], mm[1]) if mm else None
 
 
 def match(version: str) -> str | None:

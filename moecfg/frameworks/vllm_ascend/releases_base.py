@@ -6,12 +6,12 @@ repo@commit path:lines of vllm-project/vllm-ascend (and vllm-project/vllm for th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from moecfg.core.record import record
 
 VA = "vllm-project/vllm-ascend"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Release:
     key: str
     ref: str  # tag@commit

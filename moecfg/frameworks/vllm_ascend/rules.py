@@ -196,7 +196,8 @@ def _recv(args, rel, call) -> list[Note]:
            "--max-num-batched-tokens")
     return [Note(RECV_BELOW_SAFE.code, f"max_output_size {a['max_output_size']} < {bound} = bs {a['bs']} x EP {ep} "
                  f"x min(top-k {a['k']}, {a['moe_expert_num']} experts / EP {ep}) rows a rank can receive: tokens "
-                 f"are dropped (vllm-ascend#16914); {fix}", _span(call, "max_output_size", args))]
+                 f"are dropped (vllm-ascend#16914); {fix}", _span(call, "max_output_size", args),
+                 covers=("MC882",))]  # one cause, one finding: the op's generic MC882 says the same bound
 
 
 def _recv_fix(call, balanced: int, written: int):

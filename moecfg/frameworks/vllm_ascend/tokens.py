@@ -3,8 +3,7 @@ tokens per rank the MoE op receives, each as a traced `Arg` (value, the spans th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.frameworks import Note
 from moecfg.frameworks.values import clipped, refused
 from moecfg.frameworks.vllm_ascend import formulas as F
@@ -25,7 +24,7 @@ def spans(*args: Arg) -> tuple:
     return tuple(out)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Tokens:
     """Token arithmetic of one launch (all Args; value None when a needed flag is unknown)."""
 

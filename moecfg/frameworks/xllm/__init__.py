@@ -22,7 +22,7 @@ VERSIONS = ("0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.9.0", "0.9.
 _OWN = frozenset(("master_node_addr", "max_seqs_per_batch", "max_tokens_per_batch", "communication_backend",
                   "expert_parallel_degree", "max_memory_utilization", "enable_schedule_overlap", "rank_tablefile",
                   "npu_kernel_backend", "enable_graph_mode_decode_no_padding", "draft_devices"))
-_UNKNOWN_PART = re.compile(r"\$\{[^}]*\}")
+_UNKNOWN_PART = re.compile(r"\$\{[^}]{0,256}\}")  # bounded: linear on `${` x 40,000
 # gflags defined by the libraries linked into xllm (glog, gflags, brpc): not in xLLM's table, not typos
 _LIBRARY_FLAGS = frozenset(("v", "vmodule", "logtostderr", "alsologtostderr", "minloglevel", "stderrthreshold",
                             "log_dir", "logbuflevel", "max_log_size", "colorlogtostderr", "flagfile", "fromenv",
@@ -117,7 +117,8 @@ def _unknown_notes(c, pinned: bool) -> list[Note]:
         if name in _LIBRARY_FLAGS or name in undefok:
             continue
         elsewhere = [r for r in R.names() if name in R.table(r)]
-        exits = f"gflags stops xLLM at start-up with \"unknown command line flag '{clipped(name)}'\" (xllm.cpp:505)"
+        exits = f"gflags stops xLLM at start-up with \"unknown command line flag '{clipped(name)}'\" " \
+            f"({R.cite(c.release, 'parse_flags')})"
         if elsewhere:
             notes.append(Note("MC022", f"--{clipped(name)} is not a flag of xLLM {c.release} (it is in "
                               f"{', '.join(elsewhere)}): {exits}", w.span, "error" if pinned else "info"))
@@ -144,6 +145,7 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
     from moecfg.frameworks.models import known_moe, resolve_model, unresolved_reason
     from moecfg.frameworks.xllm import calls as C
     from moecfg.frameworks.xllm import op, rules
+    from moecfg.frameworks.xllm import releases as R
 
     count, kind, dev_how = C.devices(c)
     nnodes = c.int("nnodes")
@@ -178,8 +180,9 @@ def _derive(c, ctx: LaunchContext, out: Derivation) -> None:
                                   "in .moecfg.yaml", c.launch.span))
             return
         out.calls.append(op.dispatch_call(c, ctx, dims, ep, why))
+        where = R.cite(c.release, "prefill_allgather")
         out.calls.append(OpCall("prefill", "none", None, {}, why_none="xLLM: a step that is not decode on every DP "
-                                "rank takes the all-gather path, no dispatch_v2 (fused_moe.cpp:1194-1196)"))
+                                f"rank takes the all-gather path, no dispatch_v2 ({where})"))
 
 
 def _on_npu(c, ctx: LaunchContext, kind: str | None) -> bool:
@@ -194,6 +197,7 @@ def _on_npu(c, ctx: LaunchContext, kind: str | None) -> bool:
 
 def _summary(c, world, dev_how: str, nnodes, backend: tuple, why: str) -> str:
     from moecfg.frameworks.xllm import calls as C
+    from moecfg.frameworks.xllm import releases as R
 
     dp, ep = c.int("dp_size"), c.int("ep_size")
     w = "unknown" if world is None else str(world)
@@ -203,8 +207,10 @@ def _summary(c, world, dev_how: str, nnodes, backend: tuple, why: str) -> str:
     moe = f"MoE EP {ep} x TP {world // ep}" if world and ep and world % ep == 0 else f"MoE EP {shown(ep)}"
     if backend[0] == "TORCH":
         buffer = "the dispatch/combine domain gets no buffer size from xLLM (HCCL_BUFFSIZE, HCCL's 200 MB when unset)"
-    else:
+    elif R.modern(c.release):
         buffer = f"the ATB groups' HCCL buffer (moe_ep included) {C.buffer_mb(c)[1]}"
+    else:  # before v0.10.0 MappingNPU sizes only moe_ep (512) and moe_tp (64): the other groups get HCCL's own
+        buffer = f"the moe_ep group's HCCL buffer {C.buffer_mb(c)[1]}"
     return (f"xLLM {c.release}: world {w} ({dev_how} x --nnodes {nnodes if nnodes is not None else 'unknown'}), "
             f"{groups}, {moe}, {c.said('expert_parallel_degree')}, kernel backend {backend[1]}; {buffer}; "
             f"MoE path: {why}")

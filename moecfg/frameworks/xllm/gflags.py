@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from moecfg.sources.launch import Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 _TRUE = frozenset(("true", "yes", "1", "t", "y"))
 _FALSE = frozenset(("false", "no", "0", "f", "n"))

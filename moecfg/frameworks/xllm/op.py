@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from moecfg.frameworks import OpCall
 from moecfg.frameworks.values import integer, unknown_buffsize
-from moecfg.frameworks.xllm.calls import COMM, FUSED_MOE, KNOBS, Ctx
-
-F = FUSED_MOE.rsplit("/", 1)[-1]
+from moecfg.frameworks.xllm.calls import KNOBS, Ctx
+from moecfg.frameworks.xllm.releases import cite
 
 
 def decode_tokens(c: Ctx) -> tuple[int | None, str, tuple]:
@@ -55,7 +54,7 @@ def graph_rows(c: Ctx, seqs: int, per_seq: int) -> tuple[int | None, str]:
     padded = bucket(batch * per_seq)
     return padded, (f"{c.said('enable_graph')}: a decode batch of up to {c.said(name)} sequences is padded to its "
                     f"graph bucket, {batch} x {per_seq} = {batch * per_seq} -> {padded} rows "
-                    "(acl_graph_executor_impl.cpp:486-511,709-726)")
+                    f"({cite(c.release, 'graph_limit')}; {cite(c.release, 'graph_bucket')})")
 
 
 def dispatch_call(c: Ctx, ctx, dims, ep: int, why: str) -> OpCall:
@@ -63,7 +62,7 @@ def dispatch_call(c: Ctx, ctx, dims, ep: int, why: str) -> OpCall:
     a, d, s = call.arguments, call.derivation, call.sources
     d["op"] = f"dispatch_combine_v2 <- {why}"
     a["api"], d["api"] = "aclnn_v2", "aclnn_v2 <- xLLM calls aclnnMoeDistributeDispatchV2 / CombineV2 directly " \
-        "(npu_moe_distribute_dispatch_v2.cpp:178-204)"
+        f"({cite(c.release, 'dispatch_api')})"
     a["product"], d["product"] = ctx.product, f"{ctx.product} <- {ctx.product_source or 'settings'}"
     if ctx.cann:
         a["cann_version"] = ctx.cann
@@ -71,9 +70,10 @@ def dispatch_call(c: Ctx, ctx, dims, ep: int, why: str) -> OpCall:
     a["h"], d["h"], s["h"] = dims.hidden, f"{dims.hidden} <- hidden_size, {dims.how}", model
     a["k"], d["k"], s["k"] = dims.topk, f"{dims.topk} <- num_experts_per_tok, {dims.how}", model
     a["moe_expert_num"], s["moe_expert_num"] = dims.num_experts, model
-    d["moe_expert_num"] = f"{dims.num_experts} <- n_routed_experts ({F}:359,1437: num_total_experts_), {dims.how}"
+    d["moe_expert_num"] = f"{dims.num_experts} <- n_routed_experts ({cite(c.release, 'moe_expert_num')}: " \
+        f"num_total_experts_), {dims.how}"
     a["ep_world_size"], s["ep_world_size"] = ep, c.span("ep_size")
-    d["ep_world_size"] = f"{ep} <- {c.said('ep_size')}: the moe_ep group ({F}:1411,1435)"
+    d["ep_world_size"] = f"{ep} <- {c.said('ep_size')}: the moe_ep group ({cite(c.release, 'ep_world_size')})"
     tokens, text, spans = decode_tokens(c)
     if tokens is not None:
         a["bs"], d["bs"], s["bs"] = tokens, f"{tokens} <- {text}", spans
@@ -81,28 +81,29 @@ def dispatch_call(c: Ctx, ctx, dims, ep: int, why: str) -> OpCall:
     fixed = (("tp_world_size", 0), ("tp_rank_id", 0), ("expert_shard_type", 0), ("shared_expert_num", 1),
              ("shared_expert_rank_num", 0), ("quant_mode", 0), ("expert_token_nums_type", 1))
     for name, value in fixed:
-        a[name], d[name] = value, f"{value} <- fixed in xLLM ({F}:1438-1445)"
-    d["quant_mode"] += "; npu_moe_distribute_dispatch_v2.cpp:109-111 CHECKs it is 0"
-    a["expert_scales"], d["expert_scales"] = True, f"true <- topk weights passed as expert_scales ({F}:1433)"
+        a[name], d[name] = value, f"{value} <- fixed in xLLM ({cite(c.release, 'dispatch_fixed')})"
+    d["quant_mode"] += f"; {cite(c.release, 'quant_mode_check')} CHECKs it is 0"
+    a["expert_scales"], d["expert_scales"] = True, \
+        f"true <- topk weights passed as expert_scales ({cite(c.release, 'expert_scales')})"
     _env(c, call)
     return call
 
 
 def _global_bs(c: Ctx, call: OpCall, tokens: int, ep: int) -> None:
-    dp = c.int("dp_size")
+    dp, where = c.int("dp_size"), cite(c.release, "global_bs_dp")
     if dp is None:  # 0 under DP, rows x EP without: not derived from a default dp 1 (read_notes said MC023)
         call.derivation["global_bs"] = "not derived: --dp_size is not known statically (0 when > 1, rows x EP " \
-            f"when 1, {F}:1413-1420)"
+            f"when 1, {where})"
         call.unknown += ("global_bs",)
         return
     if dp > 1:
         call.arguments["global_bs"] = 0
         call.derivation["global_bs"] = f"0 <- {c.said('dp_size')} > 1: xLLM passes 0 (auto) for uneven DP batches " \
-            f"({F}:1413-1420)"
+            f"({where})"
         call.sources["global_bs"] = c.span("dp_size")
         return
     call.arguments["global_bs"] = tokens * ep
-    call.derivation["global_bs"] = f"{tokens * ep} <- rows {tokens} x EP {ep} ({F}:1413)"
+    call.derivation["global_bs"] = f"{tokens * ep} <- rows {tokens} x EP {ep} ({cite(c.release, 'global_bs')})"
     call.sources["global_bs"] = c.span("max_seqs_per_batch") + c.span("ep_size")
 
 
@@ -110,7 +111,7 @@ def _env(c: Ctx, call: OpCall) -> None:
     """The domain is built with buffer size 0 when moe_ep is the world (always, for EP level 2), so xLLM sets no
     buffer of its own for it: HCCL's, from the process HCCL_BUFFSIZE (200 MB when unset)."""
     e = c.launch.env.get("HCCL_BUFFSIZE")
-    where = f"{COMM.rsplit('/', 1)[-1]}:174-188"
+    where = cite(c.release, "domain_buffer")
     if e is None:
         call.derivation["env.HCCL_BUFFSIZE"] = f"unset: the dispatch/combine domain gets buffer size 0 from xLLM " \
             f"(moe_ep is the whole world, {where}), so HCCL's default applies"

@@ -108,14 +108,15 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
     foreign = sniff.foreign_without_parsing(text)
     if foreign:
         return [Skipped(0, foreign)]
+    pieces = sniff.pieces(text)  # a big stream of Kubernetes objects: only what may hold a launch is parsed
     try:
-        docs = parse_stream(text)
+        docs = parse_stream(text) if pieces is None else _parse_pieces(pieces)
     except YamlProblem as exc:
         return [_not_yaml(_readers(), text, exc, vocabulary)]
-    if not docs:
+    if not docs and not pieces:
         return [FileProblem("MC007", "no YAML document in this file (empty or only comments)", _FILE_START)]
     owned = [is_moecfg_document(d.data, vocabulary) for d in docs]
-    out: list[Classified] = []
+    out: list[Classified] = [Skipped(p.index, f"document {p.index}: {p.why}") for p in pieces or () if p.why]
     for doc, ours in zip(docs, owned):
         if ours or (any(owned) and _stray(doc.data)):
             out.append(Owned(doc))
@@ -123,7 +124,23 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
             out.append(Skipped(doc.index, f"document {doc.index}: {_shape(doc.data)}, not a mapping of settings"))
         else:
             out.append(_yaml_launch(readers or _readers(), doc, text, name, root))
-    return out
+    return sorted(out, key=_document) if pieces else out
+
+
+def _parse_pieces(pieces) -> list[YamlDocument]:
+    """The documents `sniff.pieces` says may hold a launch, each parsed alone at its own lines (positions are the
+    file's) and numbered as in the whole stream."""
+    docs = []
+    for p in pieces:
+        if p.why is None:
+            for doc in parse_stream("\n" * p.line + p.text):
+                doc.index = p.index
+                docs.append(doc)
+    return docs
+
+
+def _document(item: Classified) -> int:
+    return item.doc.index if isinstance(item, Owned) else item.document or 0
 
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
@@ -185,7 +202,7 @@ def _json(text: str, name: str, root: str | None) -> Classified:
     return _launches_or_skipped(lf)
 
 
-_ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n]*)?\}")
+_ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n]{0,256})?\}")  # bounded: linear on `${a:-` x 40,000
 
 
 # What a launch looks like in a template: a framework's words, a workload (pod template, command) or a moecfg kind.
@@ -194,7 +211,7 @@ _ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n]*)?\}")
 @functools.cache
 def _launcher() -> re.Pattern:
     return re.compile(framework_words.TEMPLATE_LAUNCH.pattern
-                      + r"|^\s*-?\s*(?:containers|command|args|entrypoint|server_cmd):"
+                      + r"|^[ \t]*(?:-[ \t]*)?(?:containers|command|args|entrypoint|server_cmd):"
                       r"|\bkind:\s*[\"']?(?:ascend|deepep|tutel|Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job"
                       r"|CronJob|LeaderWorkerSet)\b", re.I | re.M)
 

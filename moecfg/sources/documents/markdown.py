@@ -20,11 +20,13 @@ position is the Markdown file's own line and column.
 """
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
 
 from moecfg.core import launch_rules as L
+from moecfg.core.record import record
 from moecfg.sources import framework_words
+from moecfg.sources.documents import fences
 from moecfg.sources.launch import LaunchFile
 from moecfg.sources.textmap import Decoded, SourceMap
 
@@ -35,10 +37,8 @@ _PROMPTED = frozenset({"console", "shell-session", "shellsession", "sh-session",
 YAML_LANGS = frozenset({"yaml", "yml"})
 MAX_BLOCKS = 2000  # per file: a document with more code blocks than this is not a tutorial (bounds hostile input)
 MAX_YAML_BLOCKS = 200  # each YAML block is parsed with its own line offset
-_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\n]*)$")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
-_CONTAINER = re.compile(r"^[ \t]*:{3,}")  # MyST colon fences (tab-set, tab-item, note)
+_MAX_DEPTH = 8  # nested directive fences / indented bodies parsed again (bounds hostile input)
+_CONTAINER = re.compile(r"[ \t]*:{3,}")  # MyST colon fences (tab-set, tab-item, note): not CommonMark
 _PROMPT = re.compile(r"^([ \t]*(?:\([\w.-]+\)[ \t]*)?[\w.@:~/-]*\$[ \t])")  # `$ `, `(venv) $ `, `user@host:~$ `
 _CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "code-cell")
 _LAUNCH_WORD = framework_words.MARKDOWN_LAUNCH
@@ -49,7 +49,7 @@ _RST_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode):
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>_:.])\1{2,}[ \t]*$")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Block:
     """One code block: its language, the section it belongs to, and its lines as file ranges [lo, hi)."""
 
@@ -90,41 +90,70 @@ def _lang(info: str) -> str:
 
 
 def _md_blocks(text: str) -> list[Block]:
+    """The code blocks of a Markdown text, from markdown-it's block tokens (sources/documents/fences.py); their
+    line maps give each block's file lines. What CommonMark reads as a container of more Markdown is parsed again:
+    a MyST directive fence (```` ````{tab-item} ````) and an indented block (MkDocs `=== "tab"` / `!!! note`
+    bodies hold fences indented by 4)."""
+    ranges = list(_line_ranges(text))
     out: list[Block] = []
-    section, fence, prev_blank = 0, None, True
-    directives: list[tuple[str, int]] = []  # open MyST directive fences (````{tab-item}): their bodies are Markdown
-    for lo, hi in _line_ranges(text):
-        line = text[lo:hi]
-        if fence is None and directives and _closes(line, *directives[-1]):
-            directives.pop()
-            section += 1
-            continue
-        if fence is not None:
-            char, size, block = fence
-            if _closes(line, char, size):
-                fence = None
-                if block is not None:
-                    out.append(block)
-            elif block is not None:
-                block.lines.append((lo, hi))
-            continue
-        m = _FENCE.match(line)
-        if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
-            info = m.group(3).strip()
-            if info.startswith("{") and info[1:].partition("}")[0].strip() not in _CODE_DIRECTIVES:
-                directives.append((m.group(2)[0], len(m.group(2))))  # a MyST directive ({tab-item}, {note})
-                section += 1
-                continue
-            lang = _lang(info)
-            keep = (lang in SHELL_LANGS or lang in YAML_LANGS) and len(out) < MAX_BLOCKS
-            fence = (m.group(2)[0], len(m.group(2)), Block(lang, section, [], len(m.group(1))) if keep else None)
-            continue
-        if _HEADING.match(line) or _CONTAINER.match(line) or (_SETEXT.match(line) and not prev_blank):
-            section += 1
-        prev_blank = not line.strip()
-    if fence is not None and fence[2] is not None:  # unclosed: CommonMark runs it to the end of the document
-        out.append(fence[2])
+    breaks: list[int] = []  # lines that start a new section: headings, directive fences, `:::` containers
+    _walk(text, ranges, 0, len(ranges), 0, out, breaks, 0)
+    breaks.sort()
+    for block in out:
+        block.section = bisect.bisect_right(breaks, block.section)  # section held the fence's line until now
     return out
+
+
+def _walk(text: str, ranges: list, first: int, end: int, dedent: int, out: list, breaks: list, depth: int) -> None:
+    """Lines [first, end) of the file (each without up to `dedent` leading blanks) parsed as Markdown."""
+    lines = [_dedented(text, *ranges[i], dedent) for i in range(first, end)]
+    for tok in fences.tokens("\n".join(lines).replace("\r", " ")):
+        if tok.map is None:
+            continue
+        a, b = tok.map[0] + first, tok.map[1] + first
+        if tok.type == "heading_open":
+            breaks.append(a)
+        elif tok.type == "paragraph_open":  # MyST colon fences (`:::{tab-item}`): CommonMark reads a paragraph
+            breaks.extend(i for i in range(a, b) if _CONTAINER.match(text, *ranges[i]))
+        elif tok.type == "fence":
+            _fence(text, ranges, tok, a, b, end, out, breaks, depth)
+        elif tok.type == "code_block" and depth < _MAX_DEPTH:
+            body = [text[lo:hi] for lo, hi in ranges[a:b] if text[lo:hi].strip()]
+            inner = min((len(x) - len(x.lstrip(" \t")) for x in body), default=0)
+            _walk(text, ranges, a, b, inner, out, breaks, depth + 1)
+
+
+def _fence(text: str, ranges: list, tok, a: int, b: int, end: int, out: list, breaks: list, depth: int) -> None:
+    opener = text[ranges[a][0]:ranges[a][1]]
+    indent = len(opener) - len(opener.lstrip(" \t"))
+    if not opener.lstrip(" \t").startswith(tok.markup):  # inside a block quote: its lines carry `>`
+        return
+    closed = b - 1 > a and _closes(text[ranges[b - 1][0]:ranges[b - 1][1]], tok.markup[0], len(tok.markup))
+    stop = b - 1 if closed else b if tok.level else end  # unclosed: CommonMark runs it to its container's end
+    info = tok.info.strip()
+    if info.startswith("{") and info[1:].partition("}")[0].strip() not in _CODE_DIRECTIVES:
+        breaks.extend((a, stop))  # a MyST directive ({tab-item}, {note}): its body is Markdown
+        if depth < _MAX_DEPTH:
+            _walk(text, ranges, a + 1, stop, indent, out, breaks, depth + 1)
+        return
+    lang = _lang(info)
+    block = Block(lang, a, list(ranges[a + 1:stop]), indent)
+    if (lang in SHELL_LANGS or lang in YAML_LANGS or (not info and _starts_launch(text, block))) \
+            and len(out) < MAX_BLOCKS:
+        out.append(block)
+
+
+def _starts_launch(text: str, block: Block) -> bool:
+    """An untagged fence is read as shell when one of its lines starts a launch (first word, after `VAR=value`
+    assignments and a `$ ` prompt, a launcher's program: rtp-llm's guides write them so)."""
+    pattern = framework_words.LINE_LAUNCH
+    return any(pattern.match(text, lo, hi) for lo, hi in block.lines)
+
+
+def _dedented(text: str, lo: int, hi: int, dedent: int) -> str:
+    line = text[lo:hi]
+    strip = min(dedent, len(line) - len(line.lstrip(" \t")))
+    return line[strip:]
 
 
 def _closes(line: str, char: str, size: int) -> bool:
@@ -251,7 +280,8 @@ def _k8s_like(text: str, block: Block) -> bool:
 
 
 def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
-    """The block parsed as YAML with the lines before it blank, so every position is the file's own."""
+    """The block parsed as YAML from its first line on (parse_stream(first_line=)): every position is the file's
+    own, without a copy padded with a blank line per line before it (a 20 MB Markdown file: 71 s, 1.8 GB)."""
     from moecfg.sources.manifests.documents import read_yaml_document
     from moecfg.sources.manifests.yaml_source import YamlProblem, parse_stream
 
@@ -260,13 +290,12 @@ def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:
     first = block.lines[0][0]
     line_no = text.count("\n", 0, first)
     body = text[first:block.lines[-1][1]]
-    yaml_text = "\n" * line_no + body
     try:
-        docs = parse_stream(yaml_text)
+        docs = parse_stream(body, first_line=line_no)
     except (YamlProblem, RecursionError):
         return  # a YAML snippet with `...` elisions is an illustration, not a file: nothing to report
     for doc in docs:
-        lf = read_yaml_document(doc, yaml_text) if isinstance(doc.data, dict) else None
+        lf = read_yaml_document(doc, body) if isinstance(doc.data, dict) else None
         if lf is not None and lf.launches:
             out.launches.extend(lf.launches)
             out.problems.extend(lf.problems)

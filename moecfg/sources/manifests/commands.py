@@ -30,6 +30,9 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
         cmd = node.get("server_cmd")
         if isinstance(cmd, list) and isinstance(node.get("model"), str):
             found.append(("flags", path))
+        if (isinstance(node.get("server_cmd_template"), list) and isinstance(doc.data, dict)
+                and isinstance(doc.data.get("model"), str)):
+            found.append(("template", path))  # vllm-ascend's external-DP harness: flags, model at the root
     if not found:
         return None
     r = Y.DocReader(doc, text, "yaml")
@@ -51,8 +54,10 @@ def read_yaml_commands(doc: YamlDocument, text: str) -> LaunchFile | None:
                 dec = Decoded(Y.unquoted_newlines_to_spaces(dec.text), dec.map)
             if dec is not None:
                 r.script(dec, variables, make)
-        else:
+        elif how == "flags":
             _server_cmd_flags(r, path, variables, make)
+        else:
+            _server_cmd_template(r, path, variables, make)
     return r.out
 
 
@@ -63,9 +68,18 @@ _COMMAND_KEYS = re.compile(r"(?i)(^|_)(command|commands|cmd|script|scripts|run|a
                            r"serve|server|start|startup|preamble|setup)$|cmd$|command$|script$")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(\S*)\s+")
 _WRAPPERS = re.compile(r"(?:exec|env|nohup|time|sudo|uv\s+run|numactl\s+\S+)\s+")
-_FENCE = re.compile(r"(?m)^\s*(```|~~~)")
 _MD_HEADING = re.compile(r"(?m)^#{1,6} \S")
-_MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^\s*[-*] \S.*`", re.M)
+_MD_INLINE = re.compile(r"\*\*\S|\]\(https?:|^[ \t]*[-*] \S.*`", re.M)
+
+
+def _lines(text: str):
+    """The lines of `text`, one at a time (splitlines() made a list of every line of a 40 MB value first)."""
+    pos = 0
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        yield text[pos:end]
+        pos = end + 1
 
 
 def _is_command(path: tuple, value: str) -> bool:
@@ -77,18 +91,21 @@ def _is_command(path: tuple, value: str) -> bool:
     key = next((p for p in reversed(path) if isinstance(p, str)), "")
     if _COMMAND_KEYS.search(key):
         return True
-    first = next((ln.strip() for ln in value.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    first = next((ln.strip() for ln in _lines(value) if ln.strip() and not ln.lstrip().startswith("#")), "")
+    pos = 0  # positions, not slices: `A= ` x 40,000 would copy the line 40,000 times
     while True:
-        m = _ASSIGNMENT.match(first) or _WRAPPERS.match(first)
+        m = _ASSIGNMENT.match(first, pos) or _WRAPPERS.match(first, pos)
         if not m:
             break
-        first = first[m.end():]
-    return bool(_LAUNCHER.match(first))
+        pos = m.end()
+    return bool(_LAUNCHER.match(first, pos))
 
 
 def _markdown(value: str) -> bool:
     """Fenced code, or headings with Markdown inline syntax (`# start` alone is a shell comment)."""
-    return bool(_FENCE.search(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
+    from moecfg.sources.documents.fences import has_fence  # markdown-it only for a string with a fence marker
+
+    return bool(has_fence(value) or _MD_HEADING.search(value) and _MD_INLINE.search(value))
 
 
 def _embedded_yaml(value: str) -> bool:
@@ -121,6 +138,48 @@ def _server_cmd_flags(r: Y.DocReader, path: tuple, variables: dict, make) -> Non
             dec = r.decoded(p)
             argv.append(r.word(p, _harness_expand(dec, variables) if dec is not None else None))
     r.run(argv, {}, lambda a, env: make(a, {n: EnvEntry(n, v.value, v.span) for n, v in variables.items()}))
+
+
+def _server_cmd_template(r: Y.DocReader, path: tuple, variables: dict, make) -> None:
+    """vllm-ascend's external-DP harness runs `vllm serve <model> <server_cmd_template...>` per rank, `${X}` from the
+    rank's variables (the `config:` entry of the template's node_index) and `$X` from the template's envs
+    (vllm-ascend@182b75e tests/e2e/nightly/multi_node/external_dp/scripts/runtime.py:329-342, 357-377, 48-49).
+    Rank-specific variables (DP_RANK, PORT, LOCAL_RANK ...) stay as written: unknown."""
+    node = Y.get(r.doc.data, path)
+    key_span = r.doc.keys.get(path + ("server_cmd_template",), r.span(path))
+    argv = [Built("vllm", SourceMap(), key_span, False), Built("serve", SourceMap(), key_span, False)]
+    argv.append(r.word(("model",), r.decoded(("model",))))
+    braced = _external_dp_variables(r.doc.data, node.get("node_index"))
+    for p, _ in Y.scalar_items(node.get("server_cmd_template"), path + ("server_cmd_template",)):
+        dec = r.decoded(p)
+        if dec is not None:
+            dec = Y.substitute(dec, _BRACED, lambda m: braced.get(m.group(1), m.group()))
+        if dec is not None:
+            dec = Y.substitute(dec, _UNBRACED, lambda m: variables[m.group(1)].value
+                               if m.group(1) in variables and variables[m.group(1)].value is not None else m.group())
+        argv.append(r.word(p, dec))
+    r.run(argv, {}, lambda a, env: make(a, {n: EnvEntry(n, v.value, v.span) for n, v in variables.items()}))
+
+
+_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # runtime.py:48 TEMPLATE_VAR_RE
+_UNBRACED = re.compile(r"(?<!\$)\$([A-Za-z_][A-Za-z0-9_]*)")  # runtime.py:49 ENV_VAR_RE
+# `${X}` of a rank that one `config:` entry gives (external_dp_config.py:294-300 defaults; runtime.py:357-377)
+_NODE_VARIABLES = (("DP_SIZE", "dp_size", 1), ("DP_SIZE_LOCAL", "dp_size_local", 1),
+                   ("DP_RANK_START", "dp_rank_start", 0), ("TP_SIZE", "tp_size", 1), ("CP_SIZE", "cp_size", 1),
+                   ("PORT_START", "port_start", None), ("DP_RPC_PORT", "dp_rpc_port", None))
+
+
+def _external_dp_variables(data: dict, node_index) -> dict:
+    out = {"MODEL": data["model"]}
+    entry = next((c for c in data.get("config") or () if isinstance(c, dict) and c.get("node_index") == node_index
+                  and node_index is not None), None)
+    if entry is None:
+        return out
+    for name, key, default in _NODE_VARIABLES:
+        value = entry.get(key, default)
+        if isinstance(value, (int, str)) and not isinstance(value, bool) and "$" not in str(value):
+            out[name] = str(value)
+    return out
 
 
 def _harness_expand(dec: Decoded, variables: dict) -> Decoded | None:

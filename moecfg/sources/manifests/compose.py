@@ -6,7 +6,8 @@ import re
 
 from moecfg.sources.shell import reader as S
 from moecfg.sources.manifests import launch as Y
-from moecfg.sources.launch import Launch, LaunchFile
+from moecfg.sources.launch import Launch, LaunchFile, OpenEnv
+from moecfg.sources.manifests import envfiles
 from moecfg.sources.shell.words import Var
 from moecfg.sources.textmap import Decoded
 from moecfg.sources.manifests.yaml_source import YamlDocument
@@ -21,17 +22,20 @@ def is_compose(data) -> bool:
         {"image", "build", "command", "entrypoint"} & set(s) for s in services.values())
 
 
-def read_compose(doc: YamlDocument, text: str) -> LaunchFile:
+def read_compose(doc: YamlDocument, text: str, name: str = "") -> LaunchFile:
+    """`name`: the compose file (its folder is where `env_file:` paths start; envfiles.py)."""
     r = Y.DocReader(doc, text, "compose")
     hints = r.hints()
     found = False
-    for name, svc in doc.data["services"].items():
-        path = ("services", name)
+    for service, svc in doc.data["services"].items():
+        path = ("services", service)
         image = svc.get("image") if isinstance(svc.get("image"), str) else None
-        variables = _compose_env(r, path, svc.get("environment"))
+        from_files, unread = envfiles.service_env_files(r, path, svc.get("env_file"), name)
+        variables = {**from_files, **_compose_env(r, path, svc.get("environment"))}  # environment: wins
 
-        def make(argv, env, image=image, name=name):
-            return Launch(tuple(argv), env, "compose", image, str(name), hints)
+        def make(argv, env, image=image, service=service, unread=unread):
+            env = OpenEnv(env, *unread) if unread else env
+            return Launch(tuple(argv), env, "compose", image, str(service), hints)
 
         for key in ("entrypoint", "command"):
             found |= bool(svc.get(key))

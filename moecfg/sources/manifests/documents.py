@@ -15,13 +15,17 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
     from moecfg.sources.manifests import compose, kubernetes, commands as yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         from moecfg.sources.manifests.crds import read_llm_inference_service
-        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text)
+        return (read_llm_inference_service(doc, text) or kubernetes.read_kubernetes(doc, text, name)
                 or yaml_commands.read_yaml_commands(doc, text))
     if compose.is_compose(doc.data):
-        return compose.read_compose(doc, text)
+        return compose.read_compose(doc, text, name)
     from moecfg.sources.recipes.srt_slurm import read_megatron_test, read_recipe  # flags spelled as keys
     from moecfg.sources.recipes.vllm import read_vllm_recipe  # args lists composed with strategies/*.yaml
     from moecfg.sources.recipes.mindspeed_rl import read_mindspeed_rl  # trainers' configs, settings as keys
     from moecfg.sources.recipes.verl_config import read_verl_config
+    from moecfg.sources.recipes.roll import read_roll_config
+    from moecfg.sources.recipes.areal import read_areal_config
+    from moecfg.sources.recipes.mindspeed_mm import read_mindspeed_mm_config
     return read_vllm_recipe(doc, name, root) or read_recipe(doc) or read_megatron_test(doc) \
-        or read_mindspeed_rl(doc, name, root) or read_verl_config(doc) or yaml_commands.read_yaml_commands(doc, text)
+        or read_mindspeed_rl(doc, name, root) or read_verl_config(doc) or read_roll_config(doc) \
+        or read_areal_config(doc) or read_mindspeed_mm_config(doc) or yaml_commands.read_yaml_commands(doc, text)

@@ -8,7 +8,8 @@ import re
 from moecfg.core import launch_rules as L
 from moecfg.sources.shell import reader as S
 from moecfg.sources.manifests import launch as Y
-from moecfg.sources.launch import Launch, LaunchFile, Problem
+from moecfg.sources.launch import Launch, LaunchFile, OpenEnv, Problem
+from moecfg.sources.manifests import env_from
 from moecfg.sources.shell.words import Var
 from moecfg.sources.textmap import Decoded, SourceMap
 from moecfg.sources.manifests.yaml_source import YamlDocument
@@ -27,7 +28,8 @@ def pod_specs(data) -> list[tuple]:
     return [p for p, node in Y.mappings(data) if isinstance(node.get("containers"), list)]
 
 
-def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
+def read_kubernetes(doc: YamlDocument, text: str, name: str = "") -> LaunchFile | None:
+    """`name`: the manifest (a ConfigMap an `envFrom:` names may be in its folder; env_from.py)."""
     from moecfg.sources.manifests import crds  # container specs outside pod templates (Dynamo, OME runtimes)
 
     specs, loose = pod_specs(doc.data), crds.container_specs(doc.data)
@@ -42,7 +44,7 @@ def read_kubernetes(doc: YamlDocument, text: str) -> LaunchFile | None:
             for i, c in enumerate(spec.get(key) or []):
                 if isinstance(c, dict) and (c.get("command") or c.get("args")):
                     found_command = True
-                    _container(r, spec_path + (key, i), c, hints, _lws_env(r, spec_path))
+                    _container(r, spec_path + (key, i), c, hints, _lws_env(r, spec_path), manifest=name)
     for path in loose:
         found_command = True
         _container(r, path, Y.get(doc.data, path), hints, crds.injected_env(r, path), crds.role_name(path))
@@ -67,14 +69,22 @@ def _lws_env(r: Y.DocReader, spec_path: tuple) -> dict:
 
 
 def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | None = None,
-               role: str | None = None) -> None:
+               role: str | None = None, manifest: str = "") -> None:
     image = c.get("image") if isinstance(c.get("image"), str) else None
     name = role or (c.get("name") if isinstance(c.get("name"), str) else None)
 
+    from_sources, unread = env_from.container_env_from(r, path, c.get("envFrom"), manifest) if c.get("envFrom") else ({}, None)
+
     def make(argv, env):
+        env = OpenEnv(env, unread[0], unread[1], unread[2]) if unread else env
         return Launch(tuple(argv), env, "k8s", image, name, hints)
 
-    variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"))}  # the container's own env wins
+    # envFrom, then env (which may refer to envFrom's names with `$(NAME)`); the container's own env wins
+    env = c.get("env") if isinstance(c.get("env"), list) else []
+    values = [e.get("value") for e in env if isinstance(e, dict)]  # `$(NAME)` of an envFrom name
+    from_sources = Y.open_references(values, from_sources, unread)
+    variables = {**(injected or {}), **_k8s_env(r, path, c.get("env"), from_sources)}
+    variables = Y.open_references([c.get("command"), c.get("args")], variables, unread)
     items = [p for key in ("command", "args") for p, _ in Y.scalar_items(c.get(key), path + (key,))]
     first = r.doc.raw_scalars.get(items[0], "") if items else ""
     via_shell = isinstance(first, str) and first.rsplit("/", 1)[-1] in S._SHELLS
@@ -87,9 +97,10 @@ def _container(r: Y.DocReader, path: tuple, c: dict, hints, injected: dict | Non
         r.run(argv, variables, make)
 
 
-def _k8s_env(r: Y.DocReader, path: tuple, env) -> dict:
-    """Container `env:` in order; `$(NAME)` refers to earlier entries; `valueFrom` is unknown (MC023)."""
-    variables: dict[str, Var] = {}
+def _k8s_env(r: Y.DocReader, path: tuple, env, before: dict | None = None) -> dict:
+    """Container `env:` in order over `before` (envFrom's); `$(NAME)` refers to earlier entries; `valueFrom` is
+    unknown (MC023)."""
+    variables: dict[str, Var] = dict(before or {})
     for i, e in enumerate(env if isinstance(env, list) else []):
         if not isinstance(e, dict) or not isinstance(e.get("name"), str):
             continue

@@ -14,11 +14,11 @@ from moecfg.core import launch_rules as L
 from moecfg.sources.shell import reader as S
 from moecfg.sources.shell import repair as shell_repair
 from moecfg.sources.launch import LaunchFile, Problem
-from moecfg.sources.shell.words import Built, Variables
+from moecfg.sources.shell.words import Built, Var, Variables
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, yaml_scalar_map
 from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 
-_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+
 _HINT = re.compile(r"huawei\.com/ascend[-\w]*|nvidia\.com/gpu[\w.-]*|ascend[-_ ]?(?:910|310|950)\w*|"
                    r"\b910[BC]\d?\b|atlas[- ]?(?:800|900|300)[\w-]*|\bnvidia-(?:h|a|b|gb)\d+[\w-]*", re.I)
 # The device-plugin resource of Atlas A2 and A3 nodes alike (Huawei Cloud CCE, MindCluster): the count a container
@@ -27,16 +27,16 @@ _SHARED_RESOURCE = "huawei.com/ascend-1980"
 
 
 @lru_cache(maxsize=4)
-def line_index(text: str) -> LineIndex:
+def line_index(text: str, first_line: int = 0) -> LineIndex:
     """One index per file text (cached: a multi-document file is indexed once)."""
-    return LineIndex(text)
+    return LineIndex(text, first_line)
 
 
 class DocReader:
     """Shared state for one YAML document: its text, positions, problems and launches."""
 
     def __init__(self, doc: YamlDocument, text: str, context: str):
-        self.doc, self.text, self.lines, self.context = doc, text, line_index(text), context
+        self.doc, self.text, self.lines, self.context = doc, text, line_index(text, doc.first_line), context
         self.out = LaunchFile()
         self.templated = False
 
@@ -48,7 +48,7 @@ class DocReader:
         value = self.doc.raw_scalars.get(path)
         if value is None:
             return None
-        if _TEMPLATE.search(value):
+        if _templated(value):
             self.template(path)
             return None
         return Decoded(value, yaml_scalar_map(self.text, self.lines, self.doc.values[path], value))
@@ -173,3 +173,36 @@ def mappings(data, path: tuple = ()):
             stack.extend((v, p + (k,)) for k, v in reversed(list(node.items())) if isinstance(v, (dict, list)))
         elif isinstance(node, list):
             stack.extend((v, p + (i,)) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list)))
+
+
+def _templated(value: str) -> bool:
+    """`{{ ... }}` or `{% ... %}` (Jinja, Helm, Go templates) anywhere in the value, over lines: two literal
+    searches (the regex `\\{\\{.*?\\}\\}` with re.S restarted its scan at every `{{`: quadratic on `{{` x 40,000)."""
+    for opening, closing in (("{{", "}}"), ("{%", "%}")):
+        at = value.find(opening)
+        if at >= 0 and value.find(closing, at + 2) >= 0:
+            return True
+    return False
+
+
+_REFERENCE = re.compile(r"\$[{(]?([A-Za-z_][A-Za-z0-9_]*)")  # $X, ${X...}, Kubernetes $(X)
+
+
+def open_references(node, variables: dict, unread: tuple | None) -> dict:
+    """`variables` with every `$NAME` the command strings in `node` refer to set to an unknown value when a source
+    that may set any variable was not read (`unread`: its span, why, and the prefix of the names it sets): the
+    script's `${NAME:-16}` is then unknown, not 16."""
+    if not unread:
+        return variables
+    span, prefix = unread[0], unread[2] if len(unread) > 2 else ""
+    out = dict(variables)
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and "$" in item:
+            for name in _REFERENCE.findall(item):
+                if name not in out and name.startswith(prefix):
+                    out[name] = Var(None, span, exported=True)
+    return out

@@ -9,15 +9,24 @@ plain Python data from the node graph itself so that it can
 """
 from __future__ import annotations
 
-import yaml
-
 from moecfg.core.record import field, record
 from moecfg.core.diagnostics import clip
+from moecfg.sources.textmap import Span  # noqa: F401  (re-exported: a position in any source text)
 
-try:
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+# PyYAML is imported on the first parse, not with this module: a launch script, a Markdown file and the records
+# here (YamlDocument, YamlProblem, decode) never need it (~15 ms of a launch check's start-up).
+yaml = _Loader = _SCALAR = None
+
+
+def _load_yaml() -> None:
+    global yaml, _Loader, _SCALAR
+    if yaml is not None:
+        return
+    import yaml as pyyaml
+
+    _Loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)  # the C parser unless PyYAML lacks libyaml
+    _SCALAR = pyyaml.constructor.SafeConstructor()
+    yaml = pyyaml
 
 _MAX_NODES = 200_000  # values built per FILE, aliases and merged entries expanded ("billion laughs")
 _MAX_DEPTH = 500  # nesting levels; libyaml's composer recurses in C and crashes the process near 50 000
@@ -32,16 +41,6 @@ class YamlProblem(Exception):
         super().__init__(message)
         self.message, self.line, self.column = message, line, column
         self.syntax = syntax  # the parser's refusal of the text (not a guard: size, depth, encoding, values)
-
-
-@record(frozen=True, slots=True)
-class Span:
-    """A region of the source text (1-based lines and columns), where a diagnostic points."""
-
-    line: int  # 1-based
-    column: int
-    end_line: int
-    end_column: int
 
 
 def _span(node) -> Span:
@@ -60,6 +59,7 @@ class YamlDocument:
     keys: dict = field(default_factory=dict)  # path -> Span of the key node
     duplicates: list = field(default_factory=list)  # (path, first Span, second Span)
     raw_scalars: dict = field(default_factory=dict)  # path -> source text of scalar values
+    first_line: int = 0  # the text parsed starts after this many lines of its file (parse_stream(first_line=))
 
     def position(self, path: tuple, at_key: bool = False) -> Span:
         """Span of `path`, or of its nearest existing ancestor (a missing key points at its parent)."""
@@ -73,7 +73,6 @@ class YamlDocument:
         return self.start
 
 
-_SCALAR = yaml.constructor.SafeConstructor()
 _Y = "tag:yaml.org,2002:"
 _STR_TAG = _Y + "str"
 _MERGE_TAG = _Y + "merge"
@@ -280,10 +279,31 @@ def _empty(node) -> bool:
         and not node.style
 
 
-def parse_stream(text: str) -> list[YamlDocument]:
-    """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML."""
+def parse_stream(text: str, first_line: int = 0) -> list[YamlDocument]:
+    """All documents of `text`; raises YamlProblem at the parser's position for invalid YAML. `first_line`: `text`
+    starts after that many lines of its file (a Markdown code block); every position is the file's."""
+    docs = _parse_stream(text)
+    if first_line:
+        for doc in docs:
+            _shift(doc, first_line)
+    return docs
+
+
+def _shift(doc: YamlDocument, lines: int) -> None:
+    def moved(s: Span) -> Span:
+        return Span(s.line + lines, s.column, s.end_line + lines, s.end_column)
+
+    doc.first_line = lines
+    doc.start = moved(doc.start)
+    doc.values = {k: moved(v) for k, v in doc.values.items()}
+    doc.keys = {k: moved(v) for k, v in doc.keys.items()}
+    doc.duplicates = [(p, moved(a), moved(b)) for p, a, b in doc.duplicates]
+
+
+def _parse_stream(text: str) -> list[YamlDocument]:
     docs: list[YamlDocument] = []
     budget = _Budget()
+    _load_yaml()
     try:
         _check_depth(text)
         for i, node in enumerate(yaml.compose_all(text, Loader=_Loader)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from moecfg.sources.launch import Word
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 _VAR = re.compile(r"^\$[A-Z_][A-Z0-9_]*$")  # left bare for the shell to fill in (command-synthesis.js:834)
 UNKNOWN = "?"  # the dedupe text of an unknown value (never a flag)

@@ -11,12 +11,12 @@ word unknown, never guessed.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
+from moecfg.core.record import replace
 from moecfg.sources.shell.values import _UNKNOWN, Built, Var
 from moecfg.sources.textmap import SourceMap
 
-_SUBSCRIPTED = re.compile(r"\[[^\]]*\]\+?=")  # ([k]=v): an element with an explicit index
+_SUBSCRIPTED = re.compile(r"\[[^\]]{0,256}\]\+?=")  # ([k]=v): an element with an explicit index
 MAX_ELEMENTS = 10_000  # an array this long is not a launch's argument list; beyond it the array is unknown
 WORD_BUDGET = 1_000_000  # words all `${A[@]}` of one script may produce; beyond it each is one unknown word
 
@@ -108,10 +108,15 @@ def joined_script(walk, node) -> Built | None:
     if not items or len(items) > walk.r.array_budget:
         return None
     walk.r.array_budget -= len(items)
+    from moecfg.sources.budget import VALUE_CHARS
+
+    pieces = [b.value if b.value is not None else b.script or _UNKNOWN for b in items]
+    if sum(map(len, pieces)) + len(pieces) > VALUE_CHARS:  # `B="${A[*]}${A[*]}"; A=("$B" "$B")` doubles it
+        walk.r.budget.value_ok(" " * (VALUE_CHARS + 1), walk.node_span(node))  # the MC023 of a value's budget
+        return None
     here = walk.c.map_of(*walk.c.node_range(node))
     parts, smap = [], SourceMap()
-    for i, b in enumerate(items):
-        piece = b.value if b.value is not None else b.script or _UNKNOWN
+    for i, (b, piece) in enumerate(zip(items, pieces)):
         if i:
             parts.append(" ")
             smap.extend(here.whole(1))

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import replace
 
 from moecfg.core import launch_rules as L
+from moecfg.core.record import replace
 from moecfg.sources.shell import arrays as shell_arrays, repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell.words import _UNKNOWN, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 from moecfg.sources.shell.wrappers import Stripper
-from moecfg.sources.manifests.yaml_source import Span
+from moecfg.sources.textmap import Span
 
 _PARSER = None
 _MAX_RECOVERIES = 50  # re-parses after an unterminated quote swallowed the rest of a script
@@ -38,9 +38,40 @@ def _parser():
     global _PARSER
     if _PARSER is None:
         import tree_sitter
-        import tree_sitter_bash
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(_bash_language()))
     return _PARSER
+
+
+def _bash_language():
+    """tree-sitter-bash's grammar. Its package `__init__` imports importlib.resources (pathlib, tempfile, shutil,
+    random: ~8 ms of a launch check's start-up) for a highlight query moecfg never reads, so the compiled
+    `_binding` module is loaded on its own; the ordinary import when that layout is not there."""
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    binding = sys.modules.get("tree_sitter_bash._binding")
+    if binding is None:
+        package = importlib.util.find_spec("tree_sitter_bash")  # finds the package without running it
+        folder = package.submodule_search_locations if package else None
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES if folder else ():
+            spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", f"{folder[0]}/_binding{suffix}")
+            if spec is not None and spec.origin and _exists(spec.origin):
+                binding = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(binding)
+                break
+    if binding is None:
+        import tree_sitter_bash
+
+        return tree_sitter_bash.language()
+    return binding.language()
+
+
+def _exists(path: str) -> bool:
+    import os
+
+    return os.path.isfile(path)
 
 
 class _Chunk:
@@ -189,6 +220,7 @@ def _line_range(text: str, line: int | None, chunk: _Chunk) -> tuple[int, int] |
 
 
 _MAX_BLANKS = 30  # re-parses of one script while blanking rows tree-sitter cannot parse
+_REPARSE_BYTES = 4 << 20  # and at most this much text re-parsed per chunk (a 2.5 MB installer: once, not 30 times)
 
 
 def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
@@ -196,6 +228,7 @@ def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
     blank the rows of the innermost errors and parse again, so the commands around them are read. `parse(data)`:
     the reader's budgeted parse; tree None when the budget is spent."""
     blanked: set[int] = set()
+    reparsed = 0
     while True:
         tree = parse(chunk.data)
         if tree is None:
@@ -204,7 +237,8 @@ def _parse_around_errors(chunk: _Chunk, budget: list[int], parse):
         if not errors or any(e.open_quote is not None for e in errors):
             return chunk, tree, errors, blanked
         rows = _innermost_rows(tree.root_node, blanked)
-        if not rows or budget[0] <= 0:
+        reparsed += len(chunk.data)
+        if not rows or budget[0] <= 0 or reparsed > _REPARSE_BYTES:
             return chunk, tree, errors, blanked
         budget[0] -= 1
         blanked |= rows
@@ -396,6 +430,8 @@ class _Walk(Words):
                 return name, Var(None, self.node_span(node), exported)
         if not self.r.budget.value_ok(value, self.node_span(node)):  # `A="$A$A"` x 30: unknown past the budget
             value, partial = None, None
+        if partial is not None and not self.r.budget.value_ok(partial.script, self.node_span(node)):
+            partial = None  # known in parts, and the parts double too: unknown as a whole
         return name, Var(value, self.node_span(node), exported=exported, partial=partial)
 
     def assignments(self, node, exported: bool | None) -> None:
@@ -563,6 +599,9 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
+        if name is None and len(argv) > 2 and (argv[1].value or "").rsplit("/", 1)[-1] in _SHELLS and \
+                self.inline_script(argv[1:]):
+            return  # `$SRUN_CMD bash -c "$CMD"`: a launcher prefix held in a variable, then the script it runs
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
             return
         if name in ("source", ".") and len(self.argv) == len(argv):

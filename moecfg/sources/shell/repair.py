@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from contextvars import ContextVar
 
 from moecfg.sources import framework_words
@@ -20,6 +19,8 @@ LAUNCHER = framework_words.SHELL_LAUNCH  # a launch moecfg recognises, as text
 _PLACEHOLDER = re.compile(r"(?<=[\s=\"':])<([A-Za-z][\w.:/-]*)>(?=[\s\"';]|$)", re.M)
 UNKNOWN_NAME = "_moecfg_placeholder_"
 BASH_TIMEOUT = 5.0  # seconds; `bash -n` parses only, a script that takes longer is not judged
+BASH_MAX_CHARS = 1 << 20  # a longer script (an installer with MBs of manifests in heredocs: `bash -n` takes 1.4 s
+                          # on 2.5 MB) is judged as without bash: only an unterminated quote is reported
 
 
 def placeholders(script: Decoded) -> tuple[Decoded, list[tuple[str, int]]]:
@@ -179,7 +180,11 @@ class BashVerdict:
 
 
 def _bash_n(text: str) -> tuple[bool | None, int | None]:
-    bash = shutil.which("bash") if ASK_BASH.get() else None
+    if not ASK_BASH.get() or len(text) > BASH_MAX_CHARS:
+        return None, None
+    import shutil  # only when a script needs repairing (shutil imports bz2, lzma, zlib: start-up)
+
+    bash = shutil.which("bash")
     if bash is None:
         return None, None
     import subprocess

@@ -28,14 +28,16 @@ _PATHS = ("PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "CMAKE_PREFIX_PATH", "LIBRARY
 _KNOWN_SCRIPTS = (
     (re.compile(r"(^|/)bin/activate$"), ("VIRTUAL_ENV", "VIRTUAL_ENV_PROMPT", "PS1", "PYTHONHOME", "_OLD_VIRTUAL_",
                                           "CONDA_") + _PATHS),
-    (re.compile(r"/Ascend/.*set_env\.sh$"), ("ASCEND_", "ATB_", "ASDOPS_", "TOOLCHAIN_HOME") + _PATHS),
+    # `/Ascend/ ... set_env.sh`: a literal search and an end test (a regex `.*` between them ran quadratic)
+    ((lambda path: path.endswith("set_env.sh") and "/Ascend/" in path[:-len("set_env.sh")]),
+     ("ASCEND_", "ATB_", "ASDOPS_", "TOOLCHAIN_HOME") + _PATHS),
 )
 
 
 def installed_script_names(path_text: str) -> tuple[str, ...] | None:
     """The names (or `X_` prefixes) an installed environment script may set; None if not one of them."""
     for pattern, names in _KNOWN_SCRIPTS:
-        if pattern.search(path_text):
+        if pattern(path_text) if callable(pattern) else pattern.search(path_text):
             return names
     return None
 

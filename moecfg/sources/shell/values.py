@@ -2,15 +2,14 @@
 arrays.py both use them, and shell_words calls into shell_arrays, so neither may import the other's types."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from moecfg.core.record import record
 from moecfg.sources.launch import Word
 from moecfg.sources.textmap import SourceMap
 
 _UNKNOWN = "${__moecfg_unknown__}"  # stands for an unknown piece inside a `bash -c` script
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Var:
     value: str | None  # None: unknown
     span: object  # Span of the assignment (or env entry)
@@ -20,7 +19,7 @@ class Var:
     partial: Built | None = None  # an unknown value known in parts (`"cd $DIR; run"`): its text and map
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Built:
     value: str | None
     map: SourceMap

@@ -387,25 +387,3 @@ def _lookup(walk: Words):
         var = walk.lookup(name)
         return None if var is None or not var.is_set else var.value
     return value
-    t = n.type
-    if t == "number":
-        return int(walk.c.node_text(n), 0)
-    if t in ("variable_name", "simple_expansion", "expansion"):
-        text = walk.expansion(n) if t != "variable_name" else (walk.lookup(walk.c.node_text(n)) or Var(None, 0)).value
-        if text is None:
-            raise ValueError
-        return int(text.strip() or "0", 0)
-    if t == "parenthesized_expression":
-        return _eval(n.named_children[0], walk, depth + 1)
-    if t == "unary_expression" and len(n.children) == 2 and n.children[0].type in "-+":
-        v = _eval(n.children[1], walk, depth + 1)
-        return -v if n.children[0].type == "-" else v
-    if t == "binary_expression" and len(n.children) == 3:
-        a, b = _eval(n.children[0], walk, depth + 1), _eval(n.children[2], walk, depth + 1)
-        op = n.children[1].type
-        if op == "/":
-            return int(a / b)
-        if op == "%":
-            return a - b * int(a / b)
-        return {"+": a + b, "-": a - b, "*": a * b}[op]
-    raise ValueError

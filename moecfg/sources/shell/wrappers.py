@@ -14,14 +14,14 @@ ionice), numactl 2.0, Slurm 23 srun, Open MPI 4/5 mpirun and MPICH/Intel hydra m
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from moecfg.core.record import record
 from moecfg.sources.launch import EnvEntry
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Wrapper:
     values: frozenset = frozenset()  # options followed by one value word
     pairs: frozenset = frozenset()  # options followed by two words (mpirun --mca key value)

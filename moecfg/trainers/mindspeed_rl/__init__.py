@@ -8,11 +8,11 @@ engine), mindspeed_rl/models/rollout/vllm_adapter/vllm_parallel_state.py:259-285
 """
 from __future__ import annotations
 
-import os
 import re
 
 from moecfg.frameworks import Derivation, LaunchContext
 from moecfg.sources.launch import Launch
+from moecfg.trainers import config_launch as C
 
 NAME = "mindspeed-rl"
 VERSIONS = ("2.3.0",)
@@ -21,30 +21,15 @@ _ENTRY = re.compile(r"(?:^|/)cli/train_(?:grpo|dapo|ppo|dpo)\w*\.py$")
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return _config(launch) or _script(launch) is not None
-
-
-def _config(launch: Launch) -> bool:
-    return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
-
-
-def _script(launch: Launch) -> int | None:
-    words = launch.words()
-    return next((i for i, w in enumerate(words[:3]) if w and _ENTRY.search(w) and i > 0 and
-                 os.path.basename(words[i - 1] or "").startswith("python")), None)
+    return C.is_config(launch, COMMAND) or C.entry_script(launch, _ENTRY) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
-    from moecfg.trainers import phases
     from moecfg.trainers.mindspeed_rl.calls import derive_phases
 
     out = Derivation(NAME, VERSIONS[-1])
-    if not _config(launch):
-        words = launch.words()
-        i = words.index("--config-name") + 1 if "--config-name" in words else None
-        named = words[i] if i is not None and i < len(words) else None
-        phases.not_derived(out, launch, f"the settings are in the config {named or '(not known statically)'} under "
-                           "configs/: checked as its own file (configs/*.yaml)")
+    if not C.is_config(launch, COMMAND):
+        C.only_named(out, launch, C.named_config(launch, "--config-name"), " under configs/ (configs/*.yaml)")
         return out
     derive_phases(launch, ctx, out)
     return out

@@ -1,4 +1,4 @@
-"""docs/api.md, generated from the public API's signatures and docstrings (`python -m moecfg.render.api_docs`);
+"""docs/api.md, generated from the public API's signatures and docstrings (`python -m moecfg.cli.api_docs`);
 tests/api/test_api_docs.py fails when the page is out of date."""
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def markdown() -> str:
     from moecfg import models
 
     lines = ["# moecfg Python API", "",
-             "Generated from the docstrings by `python -m moecfg.render.api_docs`; do not edit by hand. "
+             "Generated from the docstrings by `python -m moecfg.cli.api_docs`; do not edit by hand. "
              "`import moecfg` loads neither pydantic nor rich: the functions and models load on first use.", "",
              "## Functions", ""]
     for name in FUNCTIONS:

@@ -1,0 +1,33 @@
+"""torchtitan launch rules (MC740-MC741): what torchtitan's ParallelDims refuses at start-up.
+
+pytorch/torchtitan@b5bcd76 torchtitan/distributed/parallel_dims.py:166-191.
+"""
+from __future__ import annotations
+
+from moecfg.core.diagnostics import ERROR
+from moecfg.core.registry import rule
+
+_F = "launch"
+_S = "pytorch/torchtitan@b5bcd76 torchtitan/distributed/parallel_dims.py"
+ERROR_LABELS = {c: "torchtitan's error" for c in ("MC740", "MC741")}
+_OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, Qwen3-30B-A3B shapes)\n"
+       "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 2048\nnum_experts: 128\nnum_topk: 8\n")
+WORLD_PRODUCT = rule(
+    "MC741", "torchtitan-parallel-dims-world", ERROR, "dp_replicate x dp_shard x cp x tp x pp must equal the world "
+    "size", family=_F, source=f"{_S}:177-184 (dp_shard -1 = WORLD_SIZE // (dp_replicate x cp x tp x pp); assert the "
+    "product == WORLD_SIZE)",
+    why="torchtitan lays the ranks out as one mesh of every parallel degree; data_parallel_shard_degree -1 (the "
+    "default) takes the rest of the world, and the product must be the world exactly.",
+    cann_error="AssertionError: Invalid parallel dims: dp_replicate(..) * dp_shard(..) * cp(..) * tp(..) * pp(..) != "
+    "WORLD_SIZE(..)",
+    fail_text="`torchrun --nproc_per_node 8 -m torchtitan.train --parallelism.tensor_parallel_degree 3`.",
+    pass_example=_OK, fix="Use degrees whose product divides the world size (dp_shard -1 takes the rest).")
+EP_SPARSE = rule(
+    "MC740", "torchtitan-ep-divides-dense-region", ERROR, "expert_parallel_degree must divide dp_shard x cp x tp",
+    family=_F, source=f"{_S}:186-191 (raise ValueError 'expert_parallel_degree (..) must divide dp_shard * cp * tp "
+    "(..)')",
+    why="torchtitan's experts borrow their ranks from the FSDP, CP and TP ranks (efsdp = dp_shard x cp x tp / ep); "
+    "an EP degree that does not divide them has no mesh.",
+    cann_error="ValueError: expert_parallel_degree (..) must divide dp_shard * cp * tp (..)",
+    fail_text="`torchrun --nproc_per_node 8 -m torchtitan.train --parallelism.expert_parallel_degree 3`.",
+    pass_example=_OK, fix="Use an expert_parallel_degree that divides dp_shard x cp x tp.")
