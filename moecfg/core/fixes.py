@@ -147,7 +147,7 @@ def place(text: str, pending: Pending) -> Fix | str:
 
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _NEAR = 200  # characters before a value searched for its flag, key or anchor (place() looks as far for the key)
-_ANCHOR = re.compile(r"&([^\s\[\]{},]+)[ \t]+(?:!\S*[ \t]+)?[\"']?$")
+_ANCHOR = re.compile(r"&([^\s\[\]{},&]+)[ \t]+(?:!\S*[ \t]+)?[\"']?$")
 
 
 def _shared_anchor(text: str, starts: list[int], at: int) -> str:
