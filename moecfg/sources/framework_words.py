@@ -118,6 +118,18 @@ PYTHON_M = r"python[0-9.]*[ \t]+(?:-" + _WORD + r"[ \t]+)*-m[ \t]+"  # `python3 
 NAMED_ONLY = r"(?![\"'`])"
 
 
+def _run(script: str) -> str:
+    """A script path as a launch, not a name: an interpreter or launcher before it on the line (`uv run python
+    x.py`, `cmd = ["torchrun", "x.py", ...]`), an option after it (`./x.py --recipe a`), or alone on its line (a word
+    of a multi-line command or of a bash array: `"${ROOT_DIR}/scripts/training/run_recipe.py"`). A Python test's path
+    string (`"scripts/training/run_recipe.py",`), prose (`the run_recipe.py entry point`) and a YAML list of files are
+    names (NVIDIA-NeMo/Megatron-Bridge@067f987 tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py
+    :17,59, skills/nemo-mbridge-mlm-bridge-training/card.yaml:40)."""
+    before = r"\b(?:python[0-9.]*|torchrun|deepspeed|uv[ \t]+run|torch\.distributed\.(?:run|launch))\b[^#\n]*"
+    alone = rf"^[ \t]*[\"']?[\w${{}}./-]*{script}[\"']?[ \t]*\\?[ \t]*$"  # a word of a multi-line command / array
+    return rf"{before}{script}|{script}[\"']?[ \t]+(?:\\|--?\w)|{alone}"
+
+
 class Launcher:
     """One launcher: `name` (as users know it; the summary groups by it), `kind` ("engine" | "trainer"),
     `words` (literal substrings, one of which every launch line of it holds: only lines holding one are searched
@@ -199,14 +211,15 @@ LAUNCHERS = (
     Launcher("AReaL", "trainer", ("areal.",), (r"\bareal\.(?:launcher|infra\.launcher)\.(?:local|ray|slurm)\b",)),
     Launcher("Megatron-Bridge", "trainer",
              ("--recipe", "run_recipe.py", "hf_to_megatron_", "hf_megatron_roundtrip", "megatron.bridge.recipes"),
-             (r"\b(?:pretrain_\w+|finetune_\w+)\.py\b[^\n]*--recipe\b", r"\brun_recipe\.py\b",
-              r"\b(?:hf_to_megatron_\w+|hf_megatron_roundtrip\w*)\.py\b", r"\bmegatron\.bridge\.recipes\.\w+")),
-    Launcher("Megatron-Bridge", "trainer", ("examples/conversion/",), (r"\bexamples/conversion/\w+\.py\b",),
+             (r"\b(?:pretrain_\w+|finetune_\w+)\.py\b[^\n]*--recipe\b", _run(r"\brun_recipe\.py\b"),
+              _run(r"\b(?:hf_to_megatron_\w+|hf_megatron_roundtrip\w*)\.py\b"),
+              r"(?:^|[\s'\"])-m[\s'\",]+megatron\.bridge\.recipes\.\w+")),
+    Launcher("Megatron-Bridge", "trainer", ("examples/conversion/",), (_run(r"\bexamples/conversion/\w+\.py\b"),),
              requires=r"\bmegatron\.bridge\b|Megatron-Bridge|megatron-bridge"),
     Launcher("Megatron-Bridge", "trainer", ("convert.sh", "CONVERT_SH"),
              (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export|roundtrip)\b",)),
     Launcher("Megatron-Bridge", "trainer", ("scripts/performance/",),
-             (r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b",)),
+             (_run(r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b"),)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),
              (r"\btorchtitan[./]train\b", r"--job\.config[_-]file\b")),
     # --- trainers2 engineer: SkyRL's example entry points, ROLL / AReaL config files (dropped where a reader read them)

@@ -52,6 +52,25 @@ CASES = [
     ("Megatron-Bridge", "shell", "uv run python scripts/performance/run_script.py -m qwen -mr qwen3_30b_a3b -ng 16",
      "The scripts/performance/ folder holds the benchmarks."),
     ("Megatron-Bridge", "shell", '"${CONVERT_SH}" roundtrip \\', 'CONVERT_SH="${REPO_ROOT}/scripts/conversion/convert.sh"'),
+    # Megatron-Bridge@067f987: a Python test's path strings, prose and imports name a script, they launch nothing
+    # (tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py:17,59, tests/unit_tests/recipes/qwen/
+    # test_qwen2_recipes.py:240, skills/nemo-mbridge-perf-cuda-graphs/card.yaml:238,
+    # scripts/performance/bootstrap.py:26)
+    ("Megatron-Bridge", "py", 'cmd = ["uv", "run", "python", "scripts/training/run_recipe.py", "--recipe", "x"]',
+     '        "scripts/training/run_recipe.py",'),
+    ("Megatron-Bridge", "py", "uv run python scripts/training/run_recipe.py --model gpt_oss_20b --mode pretrain",
+     "Uses the generic run_recipe.py entry point with wan_1_3b_pretrain_config and wan_step."),
+    ("Megatron-Bridge", "py", "    uv run python examples/conversion/hf_megatron_roundtrip.py \\",
+     'mod = importlib.import_module("megatron.bridge.recipes.qwen.qwen2")'),
+    ("Megatron-Bridge", "py", 'subprocess.run(["python", "-m", "megatron.bridge.recipes.llama.llama3"])',
+     'ENTRYPOINT_RECIPE = "run_recipe.py"'),
+    ("Megatron-Bridge", "yaml", "  python scripts/performance/setup_experiment.py \\",
+     "  cli_path: scripts/performance/run_script.py"),
+    # a word of a bash array on its own line (examples/models/qwen/qwen3_omni/local_train_thinker_full.sh:272)
+    ("Megatron-Bridge", "shell", '    "${ROOT_DIR}/scripts/training/run_recipe.py"',
+     "# scripts/training/run_recipe.py is the entry point"),
+    ("Megatron-Bridge", "yaml", "  uv run python -m torch.distributed.run --nproc_per_node=8 "
+     "examples/conversion/hf_to_megatron_generate_text.py --ep 8", "  - scripts/training/run_recipe.py"),
     ("torchtitan", "shell", "torchrun --nproc_per_node 8 -m torchtitan.train --job.config_file deepseek_v3.toml",
      "torchtitan trains DeepSeek"),
     ("LightLLM", "shell", "python -m lightllm.server.api_server --model_dir /m --tp 8 --enable_ep_moe",

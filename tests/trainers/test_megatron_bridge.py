@@ -145,3 +145,34 @@ def test_the_performance_scripts_runner_is_not_the_training_one():
     (launch,) = read_shell("python scripts/performance/run_recipe.py --model_family_name deepseek -ng 8\n").launches
     module = frameworks.recognise(launch, CTX)
     assert module is None or module.NAME != "megatron-bridge"
+
+
+def test_a_launch_kept_by_read_d_and_run_after_an_unknown_srun_prefix_is_read():
+    # fixture: step35's INNER_SCRIPT (`read -r -d '' ... <<'EOF'`), run as `${SRUN_CMD} --nodes=... bash -c "...;
+    # ${INNER_SCRIPT}"` where SRUN_CMD is unknown (set in a loop): the overrides reach run_recipe.py
+    text = (SCRIPT.parent / "step35_read_heredoc.sh").read_text()
+    (launch,) = [l for l in read_shell(text).launches if any("run_recipe" in (w or "") for w in l.words())]
+    words = launch.words()
+    assert "model.expert_model_parallel_size=8" in words and "step35_196b_a11b_pretrain_config" in words
+    ep = next(w for w in launch.argv if w.value == "model.expert_model_parallel_size=8")
+    # placed in the script held in INNER_SCRIPT, at its `${CLI_OVERRIDES}` (not at `${INNER_SCRIPT}` on the srun line)
+    assert text.splitlines()[ep.span.line - 1].strip() == "${CLI_OVERRIDES}"
+    run = next(w for w in launch.argv if w.value == "scripts/training/run_recipe.py")
+    assert text.splitlines()[run.span.line - 1].startswith("uv run --no-sync python scripts/training/run_recipe.py")
+    module = frameworks.recognise(launch, CTX)
+    assert module.NAME == "megatron-bridge"
+
+
+def test_an_array_launch_whose_folder_is_known_at_run_time_and_its_dry_run_printf():
+    # NVIDIA-NeMo/Megatron-Bridge@067f987 examples/models/qwen/qwen3_omni/local_train_thinker_full.sh:265-299, :441, :449
+    text = ('ROOT_DIR=$(cd -- "$(dirname -- "$0")" && pwd -P)\nCMD=(\n    python -m torch.distributed.run\n'
+            '    --nproc_per_node=8\n    "${ROOT_DIR}/scripts/training/run_recipe.py"\n'
+            '    --recipe qwen3_30b_a3b_pretrain_config\n    model.expert_model_parallel_size=8\n)\n'
+            'printf \'[dry-run] %q \' "${CMD[@]}"\n"${CMD[@]}"\n')
+    launches = read_shell(text).launches
+    recognised = [x for x in launches if frameworks.recognise(x, CTX) is not None]
+    assert [x.argv[0].value for x in recognised] == ["python"]  # the printf shows the launch, it does not run it
+    (call,) = frameworks.recognise(recognised[0], CTX).derive(recognised[0], CTX).calls
+    # qwen3_moe.py's alltoall + deepep, turned flex by apply_flex_dispatcher_backend: DeepEP over the override's EP 8
+    assert (call.kind, call.arguments["num_ranks"]) == ("deepep", 8)
+    assert "[model.expert_model_parallel_size]" in call.derivation["num_ranks"]

@@ -6,7 +6,8 @@ guessed. Words keep a source map into the file (textmap.py), so a word of a `bas
 block scalar still has its own line and column.
 
 Also read: bash arrays (arrays.py), wrappers before the program (wrappers.py), `source FILE` through the
-engine's hook (sourced.py), and a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`).
+engine's hook (sourced.py), a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`), and
+a heredoc `read -r -d '' CMD` keeps in a variable (heredoc_read.py).
 Out of scope: heredoc bodies that are YAML/JSON configs written for a launch (`cat > cfg.yaml <<EOF`): they
 are data, not commands, and are skipped.
 """
@@ -17,10 +18,11 @@ from bisect import bisect_left
 
 from moecfg.core import launch_rules as L
 from moecfg.core.record import replace
-from moecfg.sources.shell import arrays as shell_arrays, repair as shell_repair, sourced
+from moecfg.sources.shell import arrays as shell_arrays, heredoc_read, repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
-from moecfg.sources.shell.words import _UNKNOWN, Var, Variables, Words
+from moecfg.sources.shell.values import Built
+from moecfg.sources.shell.words import _UNKNOWN, _W, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
 from moecfg.sources.shell.wrappers import Stripper
 from moecfg.sources.textmap import Span
@@ -30,6 +32,7 @@ _MAX_RECOVERIES = 50  # re-parses after an unterminated quote swallowed the rest
 _SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
 _REDIRECTS = {"file_redirect", "herestring_redirect", "heredoc_redirect", "comment"}
 _HEREDOC_RUNNERS = _SHELLS | {"sbatch"}  # commands that run a script given on stdin (`sbatch <<EOF`)
+_ESCAPED_BLANK = re.compile(r"[ \t]+(\\[ \t])[ \t]*(?=\n|$)")  # a last word `\ `: one escaped blank
 _OPAQUE = set("Anilu")  # declare flags whose value moecfg does not model
 _BRANCHY = {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement"}
 
@@ -432,7 +435,8 @@ class _Walk(Words):
             value, partial = None, None
         if partial is not None and not self.r.budget.value_ok(partial.script, self.node_span(node)):
             partial = None  # known in parts, and the parts double too: unknown as a whole
-        return name, Var(value, self.node_span(node), exported=exported, partial=partial)
+        held = words[0].map if value_node is not None and words and value and "\n" in value else None
+        return name, Var(value, self.node_span(node), exported=exported, partial=partial, value_map=held)
 
     def assignments(self, node, exported: bool | None) -> None:
         items = node.named_children if node.type == "variable_assignments" else [node]
@@ -505,6 +509,9 @@ class _Walk(Words):
             elif t not in _REDIRECTS:
                 argv.extend(self.word(child))
         self.unset_prefix(saved)
+        blank = self.escaped_blank_after(node) if argv else None
+        if blank is not None:
+            argv.append(blank)
         if self.r.capture is not None:
             self.r.capture.append(argv)
             return
@@ -513,7 +520,22 @@ class _Walk(Words):
         if argv and argv[0].value in shell_arrays.READERS:
             for name in shell_arrays.names_read(argv):
                 self.forget(name, argv[0].span)
+            got = heredoc_read.assigned(self, argv, prefix) if argv[0].value == "read" else None
+            if got:  # `read -r -d '' CMD <<'EOF'`: the body is CMD's value
+                self.vars[got[0]] = got[1]
         _Command(self, argv, prefix).run()
+
+    def escaped_blank_after(self, node):
+        """`cmd -g gb300 \\ ` with a blank after the backslash: bash's last word is that blank and the newline ends the
+        command (NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/performance/README.md:78); tree-sitter drops the word."""
+        a, b = self.c.node_range(node)
+        m = _ESCAPED_BLANK.match(self.c.text, b)
+        if m is None:
+            return None
+        w = _W()
+        self.literal(m.start(1), m.end(1), w, "unquoted")
+        lo, hi, exact = self.c.locate(m.start(1), m.end(1))
+        return Built(w.value, w.map, self.r.span(lo, hi), exact, w.script)
 
     def unset_prefix(self, saved: dict) -> None:
         for name, old in saved.items():
@@ -584,6 +606,15 @@ class _Walk(Words):
 _SCRIPT_OPTS = re.compile(r"^-[a-zA-Z]*c[a-zA-Z]*$")
 
 
+def _shell_after_unknown_prefix(argv: list) -> int | None:
+    """Where `bash -c` starts after a launcher held in an unknown variable and its options (`$SRUN_CMD
+    --nodes=2 bash -c "..."`): the first shell word followed by a `-c` option, or None."""
+    for j in range(1, len(argv) - 2):
+        if (argv[j].value or "").rsplit("/", 1)[-1] in _SHELLS and _SCRIPT_OPTS.match(argv[j + 1].value or ""):
+            return j
+    return None
+
+
 class _Command:
     """One simple command: strip wrappers (wrappers.py), recurse into `sh -c`, read `source`, emit a Launch."""
 
@@ -599,9 +630,9 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
-        if name is None and len(argv) > 2 and (argv[1].value or "").rsplit("/", 1)[-1] in _SHELLS and \
-                self.inline_script(argv[1:]):
-            return  # `$SRUN_CMD bash -c "$CMD"`: a launcher prefix held in a variable, then the script it runs
+        shell_at = _shell_after_unknown_prefix(argv) if name is None else None
+        if shell_at is not None and self.inline_script(argv[shell_at:]):
+            return  # `$SRUN_CMD --nodes=2 bash -c "$CMD"`: a launcher prefix held in a variable, then its script
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
             return
         if name in ("source", ".") and len(self.argv) == len(argv):

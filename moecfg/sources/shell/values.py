@@ -17,6 +17,9 @@ class Var:
     is_set: bool = True
     items: tuple | None = None  # a bash array's elements (Built words, arrays.py); None: not an array
     partial: Built | None = None  # an unknown value known in parts (`"cd $DIR; run"`): its text and map
+    # a known script held in a variable (a multi-line `CMD='...'`, a `read -d ''` heredoc): where each character was
+    # written, so the launch `bash -c "$CMD"` runs is placed inside the script, not at `$CMD`
+    value_map: SourceMap | None = None
 
 
 @record(frozen=True, slots=True)

@@ -165,7 +165,8 @@ class Words:
                 w.add_partial(part.script, part.map if exact else self.c.map_of(a, b).whole(len(part.script)),
                               splittable=not quoted)
                 return
-            w.add(text, self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
+            held = self.script_map(node, text) if text is not None else None
+            w.add(text, held or self.c.map_of(a, b).whole(_width(text)), splittable=not quoted, expanded=True)
         elif t == "arithmetic_expansion":
             value = _arith(node, self)
             text = None if value is None else str(value)
@@ -241,6 +242,14 @@ class Words:
             return var.partial if var is not None and var.value is None else None
         from moecfg.sources.shell.arrays import joined_script
         return joined_script(self, node)
+
+    def script_map(self, node, text: str) -> SourceMap | None:
+        """Where a script held in a variable was written (`$CMD` / `${CMD}` of a multi-line literal or of a heredoc
+        `read -d ''` read), or None."""
+        kids = [c for c in node.children if c.type not in ("${", "}", "$")]
+        var = self.lookup(self.c.node_text(kids[0])) if len(kids) == 1 and kids[0].type == "variable_name" else None
+        held = var.value_map if var is not None and var.value == text else None
+        return held if held is not None and held.length == len(text) else None
 
     def lookup(self, name: str) -> Var | None:
         return self.vars.get(name)

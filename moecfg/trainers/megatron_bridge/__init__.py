@@ -1,7 +1,8 @@
 """Megatron-Bridge (NVIDIA-NeMo/Megatron-Bridge): `torchrun ... scripts/training/run_recipe.py --recipe <name>
 [-tp N -pp N -ep N ...] [model.<field>=<value> ...]` is one launch of a Megatron-LM train: the recipe function sets
 the model (its Hugging Face model, parallel sizes, flex dispatcher; recipes.json, tools/gen_bridge_recipes.py), the
-launch's options and KEY=VALUE overrides go over it.
+launch's options and KEY=VALUE overrides go over it. `scripts/performance/setup_experiment.py -mr -ng -g ...` picks a
+flat performance recipe by name and sets the same fields (perf.py).
 
 Read at NVIDIA-NeMo/Megatron-Bridge@067f987: scripts/training/run_recipe.py:135-153 (COMMON_OVERRIDE_FIELDS),
 :160-261 (its parser), :263-272 (trailing overrides), scripts/training/recipe_runner.py:228-258 (load_recipe).
@@ -17,21 +18,42 @@ NAME = "megatron-bridge"
 VERSIONS = ("0.4.2",)
 # scripts/training/run_recipe.py (not scripts/performance/run_recipe.py: the benchmark runner has its own arguments)
 _ENTRY = re.compile(r"^(?!.*\bperformance/)(?:.*/)?run_recipe\.py$")
+_PRINTERS = {"echo", "printf"}  # `printf '[dry-run] %q ' "${CMD[@]}"` shows the launch, it does not run it
+_SETUP = re.compile(r"(?:^|/)performance/(?:setup_experiment|run_script)\.py$")  # the benchmark launcher (perf.py)
+
+
+def _script_at(launch: Launch, script: re.Pattern) -> int | None:
+    """Index of the script word (after a python / torchrun program), also when its folder is known only at run time
+    (`"${ROOT_DIR}/scripts/training/run_recipe.py"`: the word's pattern), or None."""
+    if launch.argv and launch.argv[0].value in _PRINTERS:
+        return None
+    return next((i for i, w in enumerate(launch.argv) if i > 0 and (w.value or w.pattern) and
+                 script.search(w.value or w.pattern)), None)
 
 
 def entry(launch: Launch) -> int | None:
-    """Index of the run_recipe.py word (after a python / torchrun program), or None."""
-    words = launch.words()
-    return next((i for i, w in enumerate(words) if i > 0 and w and _ENTRY.search(w)), None)
+    """Index of the run_recipe.py word, or None."""
+    return _script_at(launch, _ENTRY)
+
+
+def _setup(launch: Launch) -> int | None:
+    """Index of scripts/performance/setup_experiment.py (perf.py), or None."""
+    return _script_at(launch, _SETUP)
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return entry(launch) is not None
+    return entry(launch) is not None or _setup(launch) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    out = Derivation(NAME, VERSIONS[-1])
+    at = entry(launch)
+    if at is None:
+        from moecfg.trainers.megatron_bridge import perf
+
+        perf.derive(launch, ctx, out, _setup(launch))
+        return out
     from moecfg.trainers.megatron_bridge.calls import derive_train
 
-    out = Derivation(NAME, VERSIONS[-1])
-    derive_train(launch, ctx, out, entry(launch))
+    derive_train(launch, ctx, out, at)
     return out

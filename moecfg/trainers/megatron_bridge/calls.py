@@ -161,9 +161,12 @@ def _text(value) -> str:
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _train(r: _Read, ctx: LaunchContext, out: Derivation, fields: dict[str, Key], at: int) -> None:
+def _train(r: _Read, ctx: LaunchContext, out: Derivation, fields: dict[str, Key], at: int, prefix: list | None = None,
+           runner: str = "run_recipe.py") -> None:
+    """`prefix`: the words that start the ranks (torchrun's own, or those a launcher's settings stand for)."""
     mg = EngineArgs((), r.launch.span)
-    mg.words = list(r.launch.argv[:at]) + [Word("pretrain_gpt.py", r.launch.argv[at].span)]
+    ranks = list(r.launch.argv[:at]) if prefix is None else prefix
+    mg.words = ranks + [Word("pretrain_gpt.py", r.launch.argv[at].span)]
     for field, key in sorted(fields.items()):
         flag = _FIELD_FLAGS.get(field, "--" + field.replace("_", "-"))
         if field.startswith("_") or flag not in _MEGATRON:
@@ -191,7 +194,7 @@ def _train(r: _Read, ctx: LaunchContext, out: Derivation, fields: dict[str, Key]
         if flag not in mg.named:
             mg.flag(flag, Key(f"{hf.name} ({dims.how})", None, hf.span), str(value))
     phases.run_phase(out, "megatron", mg, mg.launch(r.launch), ctx, "train",
-                     f"Megatron-LM (Megatron-Bridge's run_recipe.py, {B})")
+                     f"Megatron-LM (Megatron-Bridge's {runner}, {B})")
     flex = fields.get("moe_token_dispatcher_type")
     if flex is not None and flex.value == "flex" and "by apply_flex" in flex.name and not ctx.device:
         for call in out.calls:

@@ -1,6 +1,7 @@
-"""Megatron-Bridge launch rules (MC735-MC739): what run_recipe.py's own parser refuses.
+"""Megatron-Bridge launch rules (MC735-MC739, MC747): what run_recipe.py's and setup_experiment.py's own parsers refuse.
 
-NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py:168-171, :263-272.
+NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py:168-171, :263-272;
+scripts/performance/argument_parser.py:178-190, :222-227, :686-692.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from moecfg.core.registry import rule
 
 _F = "launch"
 _S = "NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py"
-ERROR_LABELS = {c: "Megatron-Bridge's error" for c in ("MC735", "MC736")}
+ERROR_LABELS = {c: "Megatron-Bridge's error" for c in ("MC735", "MC736", "MC747")}
 _OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, DeepSeek-V3 shapes)\n"
        "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n")
 RECIPE_AND_MODEL = rule(
@@ -28,3 +29,15 @@ NOT_AN_OVERRIDE = rule(
     cann_error="run_recipe.py: error: Expected override in KEY=VALUE form, got 'model.expert_model_parallel_size'",
     fail_text="`run_recipe.py --recipe X model.expert_model_parallel_size 8` (a space, not `=`).", pass_example=_OK,
     fix="Write the override as model.expert_model_parallel_size=8.")
+SETUP_REFUSED = rule(
+    "MC747", "megatron-bridge-setup-arguments", ERROR,
+    "setup_experiment.py needs -m, -mr, -ng and -g, with -g one of its GPUs",
+    family=_F, source="NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/performance/argument_parser.py:178-190 (-m, -mr "
+    "required), :222-227 (-ng required), :686-692 (-g required, choices NUM_GPUS_PER_NODE_MAP :30-38)",
+    why="The performance launcher picks its recipe from the model recipe name, the GPU count and the GPU type; "
+    "argparse refuses a launch without them (or with a GPU it does not list, compared as written: `H100` is not "
+    "`h100`) and exits with status 2 before a job is submitted.",
+    cann_error="setup_experiment.py: error: the following arguments are required: -mr/--model_recipe_name",
+    fail_text="`python scripts/performance/setup_experiment.py --gpu h100 -m llama3 -s 70b -ng 64` (no -mr: the "
+    "README's older --model_size form).", pass_example=_OK,
+    fix="Give -m <family> -mr <recipe> -ng <gpus> -g <gpu> (h100, b200, b300, gb200, gb300, vr200, r100).")
