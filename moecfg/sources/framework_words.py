@@ -125,7 +125,7 @@ def _run(script: str) -> str:
     string (`"scripts/training/run_recipe.py",`), prose (`the run_recipe.py entry point`) and a YAML list of files are
     names (NVIDIA-NeMo/Megatron-Bridge@067f987 tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py
     :17,59, skills/nemo-mbridge-mlm-bridge-training/card.yaml:40)."""
-    before = r"\b(?:python[0-9.]*|torchrun|deepspeed|uv[ \t]+run|torch\.distributed\.(?:run|launch))\b[^#\n]*"
+    before = r"\b(?:python[0-9.]*|torchrun|deepspeed|uv[ \t]+run|torch\.distributed\.(?:run|launch))\b" + _ARGS
     alone = rf"^[ \t]*[\"']?[\w${{}}./-]*{script}[\"']?[ \t]*\\?[ \t]*$"  # a word of a multi-line command / array
     return rf"{before}{script}|{script}[\"']?[ \t]+(?:\\|--?\w)|{alone}"
 
