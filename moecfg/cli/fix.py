@@ -24,12 +24,21 @@ class Change:
 
 
 def fixes_by_file(report) -> dict[str, list]:
-    """file -> the diagnostics with a safe fix in it, in report order."""
+    """file -> the diagnostics with a safe fix in it, in report order. A file given twice (`a.sh ./a.sh`) is one
+    file, and a finding reported for each spelling is one fix (it was counted twice: "Fixed 3 findings in 2 files")."""
     out: dict[str, list] = {}
+    names: dict[str, str] = {}  # normalised path -> the first spelling
+    seen: set = set()
     for r in report.results:
         for d in r.diagnostics:
             if d.fix is not None and getattr(d.fix, "applicability", None) == SAFE:
-                out.setdefault(d.fix.file or r.file, []).append(d)
+                file = d.fix.file or r.file
+                file = names.setdefault(os.path.normpath(file), file)
+                key = (file, d.code, tuple((e.line, e.column, e.end_line, e.end_column, e.replacement)
+                                           for e in d.fix.edits))
+                if key not in seen:
+                    seen.add(key)
+                    out.setdefault(file, []).append(d)
     return out
 
 
@@ -47,8 +56,16 @@ def inside(file: str, roots) -> str:
     for root in roots:
         top = os.path.realpath(root)
         if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
-            return ""
+            return _read_only(file)
     return "outside the checked paths"
+
+
+def _read_only(file: str) -> str:
+    """The owner made it read-only: a rename over it would still work (and does, for root), so it is said instead."""
+    try:
+        return "" if os.stat(file).st_mode & 0o222 else "read-only (not written; make it writable to fix it)"
+    except OSError:
+        return ""  # reading it says why (change())
 
 
 def change(file: str, diagnostics: list, roots) -> Change:
@@ -101,7 +118,10 @@ def _offsets(text: str, starts: list[int], e) -> tuple[int, int, str] | None:
 def diff(c: Change) -> str:
     import difflib
 
-    name = os.path.normpath(c.file).lstrip("/")
+    from moecfg.render.escape import text
+
+    # a name is untrusted: a line break in it would start a header or a hunk of its own (`git apply` reads them)
+    name = text(os.path.normpath(c.file).lstrip("/"))
     lines = difflib.unified_diff(c.before.splitlines(keepends=True), c.after.splitlines(keepends=True),
                                  f"a/{name}", f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)

@@ -131,11 +131,14 @@ def place(text: str, pending: Pending) -> Fix | str:
             continue
         hits.update(m.start() for m in token.finditer(text, a, b))
     if len(hits) > 1:  # `--additional-config '{"a": 100, "b": 100}'`: the one after the knob's own key
-        key = re.compile(re.escape(s.knob.strip('"\'')) + r"""["']?(?:\s*[:=]\s*|\s+)["']?$""")
+        key = re.compile(r"(?<![\w.-])" + re.escape(s.knob.strip('"\'')) + r"""["']?(?:\s*[:=]\s*|\s+)["']?$""")
         hits = {h for h in hits if key.search(text, max(0, h - 200), h)}
     if len(hits) != 1:
         return f"{s.knob} = {old} is not written as one literal at {_written(text, starts, pending)}"
     at = hits.pop()
+    shared = _shared_anchor(text, starts, at)
+    if shared:
+        return f"{s.knob} = {old} is written at {shared}: set the value there if each of them should change"
     line, column = position(starts, at)
     end_line, end_column = position(starts, at + len(old))
     edit = Edit(line, column, end_line, end_column, new, old)
@@ -143,6 +146,19 @@ def place(text: str, pending: Pending) -> Fix | str:
 
 
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_NEAR = 200  # characters before a value searched for its flag, key or anchor (place() looks as far for the key)
+_ANCHOR = re.compile(r"&([^\s\[\]{},&]+)[ \t]+(?:!\S*[ \t]+)?[\"']?$")
+
+
+def _shared_anchor(text: str, starts: list[int], at: int) -> str:
+    """'' unless the literal at `at` is a YAML anchor's value (`buf: &buf 400`) that more than one alias reads:
+    editing it would change every key that reads `*buf`, not only the one the finding is about."""
+    line_start = starts[position(starts, at)[0] - 1]
+    m = _ANCHOR.search(text, max(line_start, at - _NEAR), at)
+    if not m:
+        return ""
+    aliases = len(re.findall(r"\*" + re.escape(m.group(1)) + r"(?![^\s\[\]{},])", text))
+    return f"the anchor &{m.group(1)} that {aliases} aliases read" if aliases > 1 else ""
 
 
 @record(frozen=True, slots=True)
@@ -236,7 +252,8 @@ def human(text: str, starts: list[int], edit: Edit, s: Suggestion, document: boo
     if document:
         return f"{'.'.join(str(p) for p in s.path)}: {value}"
     line = text[starts[edit.line - 1]:starts[edit.line] if edit.line < len(starts) else len(text)]
-    before = line[:edit.column - 1]
+    before = line[max(0, edit.column - 1 - _NEAR):edit.column - 1]  # the patterns below retry at each `-`: a
+    # 20,000-character value before the edit cost 6 s; the flag or key is right before it
     if ENV_NAME.fullmatch(s.knob):
         return f"export {s.knob}={value}" if re.match(r"\s*export\s", line) else f"{s.knob}={value}"
     flag = re.search(r"""(?<![\w-])(--?[\w-]+)[ =]["']?$""", before)  # from a word's start: linear

@@ -47,6 +47,12 @@ def shell_script(argv: list[str]) -> str | None:
     """The script a shell runs from a file (`bash start.sh`, `sh -e run.sh`: the most common container command),
     read from this machine; None when argv is not that form or the file cannot be read. `bash -c` needs no help:
     the shell reader reads every option form of it from the command line itself."""
+    path = script_path(argv)
+    return None if path is None else read_small(path, SCRIPT_CAP)
+
+
+def script_path(argv: list[str]) -> str | None:
+    """The file of `bash FILE` (None: argv is not that form)."""
     if not argv or os.path.basename(argv[0]) not in _SHELLS:
         return None
     i = 1
@@ -57,7 +63,7 @@ def shell_script(argv: list[str]) -> str | None:
     i += i < len(argv) and argv[i] == "--"
     if i >= len(argv):
         return None
-    return read_small(argv[i], SCRIPT_CAP)
+    return argv[i]
 
 
 def _words(script: str) -> list[str]:
@@ -94,6 +100,9 @@ def judge(argv: list[str], env: dict, facts: Facts, product: str | None, cann: s
     product_from = "--product" if product and product != facts.product and "product" not in used else \
         (".moecfg.yaml" if "product" in used else facts.product_from)
     script = launch_text(argv)
+    if script_path(argv) is not None and shell_script(argv) is None:  # a FIFO, a device, > 1 MiB, binary: said
+        facts.unread.append(f"script {script_path(argv)}: not read (not a regular text file of at most 1 MiB): "
+                            "the launch it runs is not checked")
     words = _words(script)
     words += [inner for w in words[:MAX_WORDS] if any(c in w for c in " \t\n") for inner in _words(w)]  # bash -c
     models = model_configs(words)

@@ -96,13 +96,23 @@ SHELL, YAML, MARKDOWN, PY = "shell", "yaml", "markdown", "py"
 ALL = frozenset((SHELL, YAML, MARKDOWN, PY))
 # The start of a command: line start (a Markdown `$ ` prompt, `VAR=x` prefixes, a wrapper) or after `;`/`&&`/`|`,
 # or inside a quoted string / YAML list item (`command: ["trtllm-serve", ...]`, `cmd = "megatron sft ..."`).
+# A word of the prefix (`VAR=value`, a wrapper's `-option`) never runs across a character a command may start
+# after (`;&|(["'` and backquote) except inside one quoted string: each start is then scanned to its own command word
+# only, and a line of 4,096 `;a=` costs what its length does (tests/hardening/test_round4_sniffing.py); `\S*`
+# there made every start scan the rest of the line (quadratic).
+_PLAIN = r"[^\s;&|(\[\"'`]"
+_WORD = _PLAIN + r"*(?:\"[^\"\n]*\"|'[^'\n]*')?"  # `A=x`, `A="0,1"`, `--opt='v'`: nothing after a quoted part
 AT_COMMAND = (r"(?:^[ \t]*(?:[-*>][ \t]+|--[ \t]+)?(?:\$[ \t]+)?|[;&|(][ \t]*|[\"'`][ \t]*|\[[ \t]*)"
-              r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"
-              r"(?:(?:sudo|nohup|exec|time|env|srun|mpirun|uv[ \t]+run|poetry[ \t]+run)[ \t]+(?:-\S+[ \t]+)*)*")
+              r"(?:[A-Za-z_][A-Za-z0-9_]*=" + _WORD + r"[ \t]+)*"
+              r"(?:(?:sudo|nohup|exec|time|env|srun|mpirun|uv[ \t]+run|poetry[ \t]+run)[ \t]+(?:-" + _WORD
+              + r"[ \t]+)*)*")
+# The arguments between a command word and its script: never across `;&|` (another command) and at most 512
+# characters (each start scans at most that far: linear on any line; 141 is the longest in the measurement corpus)
+_ARGS = r"[^#\n;&|]{0,512}"
 # A file that sets expert parallelism (what makes a generic torchrun launch worth listing).
 EP_FLAGS = (r"--ep\b|--ep[-_]size\b|expert[-_]model[-_]parallel|enable[-_]expert[-_]parallel|expert[-_]parallel[-_]size"
             r"|\bep_size\b|moe[-_]a2a[-_]backend")
-PYTHON_M = r"python[0-9.]*[ \t]+(?:-\S+[ \t]+)*-m[ \t]+"  # `python3 -u -m <module>`
+PYTHON_M = r"python[0-9.]*[ \t]+(?:-" + _WORD + r"[ \t]+)*-m[ \t]+"  # `python3 -u -m <module>`
 # A command's name quoted on its own (`pgrep -f "vllm serve"`, `wait_url_ready "vllm serve" ...`, vllm-ascend@182b75e
 # tests/e2e/doctests/001-quickstart-test.sh:43,53) names the process, it does not start it
 NAMED_ONLY = r"(?![\"'`])"
@@ -115,7 +125,7 @@ def _run(script: str) -> str:
     string (`"scripts/training/run_recipe.py",`), prose (`the run_recipe.py entry point`) and a YAML list of files are
     names (NVIDIA-NeMo/Megatron-Bridge@067f987 tests/functional_tests/test_groups/diffusion/flux/test_flux_pretrain.py
     :17,59, skills/nemo-mbridge-mlm-bridge-training/card.yaml:40)."""
-    before = r"\b(?:python[0-9.]*|torchrun|deepspeed|uv[ \t]+run|torch\.distributed\.(?:run|launch))\b[^#\n]*"
+    before = r"\b(?:python[0-9.]*|torchrun|deepspeed|uv[ \t]+run|torch\.distributed\.(?:run|launch))\b" + _ARGS
     alone = rf"^[ \t]*[\"']?[\w${{}}./-]*{script}[\"']?[ \t]*\\?[ \t]*$"  # a word of a multi-line command / array
     return rf"{before}{script}|{script}[\"']?[ \t]+(?:\\|--?\w)|{alone}"
 
@@ -169,7 +179,8 @@ LAUNCHERS = (
                                                AT_COMMAND + r"sglang[ \t]+serve\b" + NAMED_ONLY),
              reason="SGLang launch not read"),
     Launcher("Megatron-LM", "trainer", ("pretrain_", "posttrain_"),
-             (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b[^#\n]*\b(?:pretrain|posttrain)_\w+\.py\b",
+             (AT_COMMAND + r"(?:torchrun|python[0-9.]*|deepspeed|msrun)\b" + _ARGS
+              + r"\b(?:pretrain|posttrain)_\w+\.py\b",
               AT_COMMAND + r"(?:[\w${}./-]*/)?(?:pretrain|posttrain)_\w+\.py[ \t]+(?:\\|--?\w)"),
              reason="Megatron launch not read"),
     Launcher("LMDeploy", "engine", ("lmdeploy",), (AT_COMMAND + r"lmdeploy[ \t]+serve[ \t]+api_server\b",),
@@ -183,7 +194,8 @@ LAUNCHERS = (
     Launcher("verl", "trainer", ("actor_rollout_ref",), (r"^actor_rollout_ref[ \t]*:",), surfaces=frozenset((YAML,)),
              reason="RL trainer config not read: verl"),
     Launcher("slime", "trainer", ("train.py", "train_async.py"),
-             (AT_COMMAND + r"(?:python[0-9.]*|ray[ \t]+job[ \t]+submit\b[^\n]*?)[^#\n]*?\btrain(?:_async)?\.py\b",),
+             (AT_COMMAND + r"(?:python[0-9.]*|ray[ \t]+job[ \t]+submit\b)" + _ARGS.replace("}", "}?")
+              + r"\btrain(?:_async)?\.py\b",),
              requires=r"--(?:sglang|rollout)-[a-z]"),
     Launcher("slime", "trainer", ("execute_train(",), (r"\bexecute_train\(",), surfaces=frozenset((PY,)),
              requires=r"--(?:sglang|rollout)-[a-z]"),  # slime's tests: command_utils.execute_train(train_args=...)
@@ -192,7 +204,8 @@ LAUNCHERS = (
     Launcher("ms-swift", "trainer", ("swift",), (AT_COMMAND + r"swift[ \t]+(?:rlhf|sft|pt)\b",)),
     Launcher("MindSpeed-RL", "trainer", ("cli/train_",),  # the script run (not a path in a list of files,
              # MindSpeed-RL@05a90d7 tests/run_coverage.sh:230-233 `"$BASE_DIR/cli/train_ppo.py"`)
-             (r"\b(?:python[0-9.]*|torchrun|msrun|deepspeed)\b[^#\n]*\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
+             (r"\b(?:python[0-9.]*|torchrun|msrun|deepspeed)\b" + _ARGS
+              + r"\bcli/train_(?:grpo|ppo|dapo|dpo)\w*\.py\b",)),
     Launcher("ROLL", "trainer", ("_pipeline.py",), (r"\bstart_\w+_pipeline\.py\b",)),
     Launcher("SkyRL", "trainer", ("skyrl",), (r"\bskyrl[_.]train\.entrypoints\.\w+",)),
     Launcher("AReaL", "trainer", ("areal.",), (r"\bareal\.(?:launcher|infra\.launcher)\.(?:local|ray|slurm)\b",)),
