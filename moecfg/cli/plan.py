@@ -308,7 +308,7 @@ def _plan_launch_file(path, product, cann, output, fmt, emit, **ignored) -> None
     from moecfg.render import escape
 
     _write(escape.terminal(text) if fmt != "json" else text, output)
-    sys.exit(0 if plans and all(p.ok for p in plans) else 1)
+    sys.exit(0 if plans.plans and not plans.fails else 1)
 
 
 def _plan_ascend(product, model, model_config, cann, redundant, sets, output, ep, bs, buffer_mb, comm_alg, fmt, emit):

@@ -42,7 +42,7 @@ def _plan(doc, cann, codes) -> LaunchPlan | None:
     judged = problem.verdict(ep, bs, have)
     failing = sorted({d.code for d in judged.diagnostics if d.code in codes})
     plan = LaunchPlan(doc.start.line, "moecfg", f"document {doc.index}", "ascend", not failing, failing,
-                      style="document")
+                      style="document", document=doc.index)
     plan.buffer = Knob("env.HCCL_BUFFSIZE", None if written is None else str(written), smallest.buffer_mb,
                        smallest.next_value if smallest.next_verdict and not smallest.next_verdict.ok else None)
     plan.batches = [Knob("bs", str(bs), largest.bs, largest.next_value)]

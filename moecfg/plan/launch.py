@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from moecfg.plan.answers import Knob, LaunchPlan
+from moecfg.plan.answers import FilePlan, Knob, LaunchPlan, NotPlanned
 
 # the knob that sizes the buffer, by kind and framework: the first one the launch sets, else the first
 BUFFER_KNOBS = {"ascend": ("DEEPEP_HCCL_BUFFSIZE", "HCCL_BUFFSIZE"),
@@ -145,10 +145,11 @@ def largest_batch(judge: Judge, launch, flag: str) -> Knob:
     return Knob(flag, written, found, found + 1)
 
 
-def plan_file(path: str, options, settings) -> list[LaunchPlan]:
-    """One LaunchPlan per recognised launch with an expert-parallel op call."""
+def plan_file(path: str, options, settings) -> FilePlan:
+    """One LaunchPlan per recognised launch with an expert-parallel op call (the first MAX_LAUNCHES), each judged
+    as written by `moecfg check` itself (run once on the file); every other launch named with why."""
     from moecfg import frameworks
-    from moecfg.checking.engine import vocabulary
+    from moecfg.checking.engine import check_entry, vocabulary
     from moecfg.checking.launch import _with_hints
     from moecfg.sources.documents import classify as D
     from moecfg.sources.budget import per_file
@@ -163,16 +164,75 @@ def plan_file(path: str, options, settings) -> list[LaunchPlan]:
     with per_file(keep=True):
         _, items = D.classify_bytes(read(entry), path, vocabulary(), entry.root)
     judge = Judge(path, options, policy)
-    plans = []
+    checked = CheckedFile(check_entry(entry, options, settings))  # the verdicts: check's own, once
+    out = FilePlan()
     if any(isinstance(item, D.Owned) for item in items):  # moecfg documents: the solver, in their own keys
         from moecfg.plan.document import plan_documents
 
-        plans += plan_documents(read(entry).decode("utf-8", "replace"), judge.options.cann, judge.codes)
+        for plan in plan_documents(read(entry).decode("utf-8", "replace"), judge.options.cann, judge.codes):
+            checked.judge(plan, checked.of_document(plan.document), judge.codes)
+            out.plans.append(plan)
     for item in items:
         for launch in item.launch_file.launches if isinstance(item, D.Launches) else ():
-            if len(plans) < MAX_LAUNCHES and frameworks.recognise(launch, _with_hints(judge.ctx, launch)):
-                plans.extend(_plan_launch(judge, launch))
-    return plans
+            if not frameworks.recognise(launch, _with_hints(judge.ctx, launch)):
+                continue  # not a framework launch (check does not read it either)
+            if len(out.plans) >= MAX_LAUNCHES:
+                out.more += 1
+                continue
+            planned = _plan_launch(judge, launch)
+            for plan in planned:
+                checked.judge(plan, checked.of_launch(launch.span.line), judge.codes)
+            out.plans += planned
+            if not planned:
+                out.not_planned.append(checked.not_planned(launch.span.line, judge.results(launch)))
+    out.not_planned += [NotPlanned(u.line, u.launcher, f"seen, not read: {u.reason}") for u in checked.unread]
+    out.elsewhere = checked.rest()
+    return out
+
+
+class CheckedFile:
+    """`moecfg check`'s outcome on the file, taken launch by launch (by the launch's line) or document by index;
+    what no plan took is the file's errors elsewhere (launches past the cap, file-level findings)."""
+
+    WHY = ("MC023", "MC042", "MC041")  # value not known statically, launch unresolved, no expert-parallel op
+
+    def __init__(self, checked):
+        self.results, self.unread, self.taken = checked.results, checked.unread, set()
+
+    def _take(self, keep) -> list:
+        found = [(i, r) for i, r in enumerate(self.results) if keep(r)]
+        self.taken.update(i for i, _ in found)
+        return [r for _, r in found]
+
+    def of_launch(self, line: int) -> list:
+        return self._take(lambda r: (r.launch or {}).get("line") == line)
+
+    def of_document(self, index) -> list:
+        return self._take(lambda r: r.launch is None and r.document == index)
+
+    @staticmethod
+    def errors(results) -> list[str]:
+        from moecfg.core.diagnostics import ERROR
+
+        return sorted({d.code for r in results for d in r.diagnostics if d.severity == ERROR})
+
+    def judge(self, plan: LaunchPlan, results, codes) -> None:
+        plan.failing = self.errors(results)
+        plan.ok, plan.unsized = not plan.failing, [c for c in plan.failing if c not in codes]
+
+    def not_planned(self, line: int, derived) -> NotPlanned:
+        results = self.of_launch(line)
+        about = next((r.launch for r in results if r.launch), None) or next((r.launch for r in derived if r.launch), {})
+        notes = [d for r in results for d in r.diagnostics if d.code in self.WHY]
+        notes.sort(key=lambda d: self.WHY.index(d.code))
+        kinds = sorted({r.kind for r in derived if r.kind})
+        why = (f"{notes[0].code}: {notes[0].message}" if notes else
+               f"its op calls ({', '.join(kinds)}) have no buffer knob plan sizes" if kinds else
+               "no expert-parallel op call derived")
+        return NotPlanned(line, about.get("framework", ""), why, self.errors(results))
+
+    def rest(self) -> list[str]:
+        return self.errors(r for i, r in enumerate(self.results) if i not in self.taken)
 
 
 def _plan_launch(judge: Judge, launch) -> list[LaunchPlan]:
@@ -187,12 +247,20 @@ def _plan_launch(judge: Judge, launch) -> list[LaunchPlan]:
     knob = next((n for n in names if n in launch.env), names[-1])
     if r.kind == "deepep" and plan.framework != "sglang":
         knob = None  # the DeepEP buffer of other engines is not sized by one variable moecfg knows
+    unknown = None
     if knob:
         plan.buffer = smallest_buffer(judge, launch, knob)
+        entry = launch.env.get(knob)
+        if entry is not None and entry.value is None:  # `HCCL_BUFFSIZE=$BUF`: set, to a value not known
+            plan.buffer.unknown, unknown = True, knob
         at = with_env(launch, knob, plan.buffer.answer) if plan.buffer.answer else launch
         budget = next((x.derived.get("memory_budget") for x in judge.results(at) if x.derived.get("memory_budget")),
                       None)
         if budget:
             plan.headroom_bytes, plan.device = budget.get("headroom_bytes"), budget.get("device_memory", "")
-    plan.batches = [largest_batch(judge, launch, f) for f in BATCH_FLAGS.get(plan.framework, ())]
+    flags = BATCH_FLAGS.get(plan.framework, ())
+    if unknown:  # no batch is judged against a buffer not known: said, not searched
+        plan.batches = [Knob(f, flag_value(launch, f), None, note=f"{unknown} is not known statically") for f in flags]
+    else:
+        plan.batches = [largest_batch(judge, launch, f) for f in flags]
     return [plan]
