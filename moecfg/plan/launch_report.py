@@ -30,7 +30,7 @@ def plan_text(path: str, planned) -> str:
         f"{path}: no launch with an expert-parallel op call to plan (a moecfg document: `moecfg plan --ep N --bs N` "
         "with its fields as --set)"]
     for n in planned.not_planned:
-        fails = f"; as written: {_verdict(path, n.failing, n.failing)}" if n.failing else ""
+        fails = f"; moecfg check fails it: {', '.join(n.failing)}" if n.failing else ""
         out.append(f"{path}:{n.line}: {n.framework or 'launch'}: not planned: {n.why}{fails}")
     if planned.more:
         out.append(f"{path}: {planned.more} more launch{'es' if planned.more > 1 else ''} past the first "

@@ -134,7 +134,11 @@ def test_plan_on_hostile_launches(tmp_path):
     rc, out, _ = run("plan", "--product", "A3", "p.sh", cwd=tmp_path)
     planned = [int(line.split(":")[1]) for line in out.splitlines() if "as written" in line]
     # the launches whose values are numbers moecfg reads (10**0 .. 10**18 on lines 3..21); 1e400, -5 and
-    # --max-num-seqs past 64 bits derive no op call, so there is nothing to plan (said by `check`: MC023, MC025)
-    assert rc == 0 and planned == list(range(3, 22))
+    # --max-num-seqs past 64 bits derive no op call, so there is nothing to plan: each is named, with why (MC023)
+    assert planned == list(range(3, 22))
+    not_planned = [int(line.split(":")[1]) for line in out.splitlines() if ": not planned: MC023: " in line]
+    assert not_planned == [2, *range(22, 203)]
+    # as `check` judges the file: the 10**23 MB buffer fails MC950 on every launch, -5 fails MC025 (issue 37)
+    assert rc == 1 and "as written: fails MC950 (moecfg check p.sh says why)" in out
     rc, _, err = run("plan", "fifo.sh", cwd=tmp_path)
     assert rc == 2 and "not a regular file" in err
