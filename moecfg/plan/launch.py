@@ -173,25 +173,26 @@ def plan_file(path: str, options, settings) -> FilePlan:
             checked.judge(plan, checked.of_document(plan.document), judge.codes)
             out.plans.append(plan)
     for item in items:
-        for launch in item.launch_file.launches if isinstance(item, D.Launches) else ():
-            if not frameworks.recognise(launch, _with_hints(judge.ctx, launch)):
-                continue  # not a framework launch (check does not read it either)
+        launches = item.launch_file.launches if isinstance(item, D.Launches) else ()
+        recognised = [x for x in launches if frameworks.recognise(x, _with_hints(judge.ctx, x))]  # check reads these
+        for ordinal, launch in enumerate(recognised):  # check's `launch.index`: two launches may share a line
+            at = (launch.span.line, ordinal)
             if len(out.plans) >= MAX_LAUNCHES:
                 out.more += 1
                 continue
             planned = _plan_launch(judge, launch)
             for plan in planned:
-                checked.judge(plan, checked.of_launch(launch.span.line), judge.codes)
+                checked.judge(plan, checked.of_launch(*at), judge.codes)
             out.plans += planned
             if not planned:
-                out.not_planned.append(checked.not_planned(launch.span.line, judge.results(launch)))
+                out.not_planned.append(checked.not_planned(at, judge.results(launch)))
     out.not_planned += [NotPlanned(u.line, u.launcher, f"seen, not read: {u.reason}") for u in checked.unread]
     out.elsewhere = checked.rest()
     return out
 
 
 class CheckedFile:
-    """`moecfg check`'s outcome on the file, taken launch by launch (by the launch's line) or document by index;
+    """`moecfg check`'s outcome on the file, taken launch by launch (its line and ordinal) or document by index;
     what no plan took is the file's errors elsewhere (launches past the cap, file-level findings)."""
 
     WHY = ("MC023", "MC042", "MC041")  # value not known statically, launch unresolved, no expert-parallel op
@@ -204,8 +205,8 @@ class CheckedFile:
         self.taken.update(i for i, _ in found)
         return [r for _, r in found]
 
-    def of_launch(self, line: int) -> list:
-        return self._take(lambda r: (r.launch or {}).get("line") == line)
+    def of_launch(self, line: int, ordinal: int) -> list:
+        return self._take(lambda r: r.launch is not None and (r.launch.get("line"), r.launch.get("index")) == (line, ordinal))
 
     def of_document(self, index) -> list:
         return self._take(lambda r: r.launch is None and r.document == index)
@@ -220,8 +221,8 @@ class CheckedFile:
         plan.failing = self.errors(results)
         plan.ok, plan.unsized = not plan.failing, [c for c in plan.failing if c not in codes]
 
-    def not_planned(self, line: int, derived) -> NotPlanned:
-        results = self.of_launch(line)
+    def not_planned(self, at: tuple[int, int], derived) -> NotPlanned:
+        results = self.of_launch(*at)
         about = next((r.launch for r in results if r.launch), None) or next((r.launch for r in derived if r.launch), {})
         notes = [d for r in results for d in r.diagnostics if d.code in self.WHY]
         notes.sort(key=lambda d: self.WHY.index(d.code))
@@ -229,7 +230,7 @@ class CheckedFile:
         why = (f"{notes[0].code}: {notes[0].message}" if notes else
                f"its op calls ({', '.join(kinds)}) have no buffer knob plan sizes" if kinds else
                "no expert-parallel op call derived")
-        return NotPlanned(line, about.get("framework", ""), why, self.errors(results))
+        return NotPlanned(at[0], about.get("framework", ""), why, self.errors(results))
 
     def rest(self) -> list[str]:
         return self.errors(r for i, r in enumerate(self.results) if i not in self.taken)

@@ -110,3 +110,11 @@ def test_an_error_past_the_cap_still_fails_the_plan(tree):
     assert "MC950" in check_errors(path)[34]
     got = invoke("plan", str(path))
     assert got.exit_code == 1 and "moecfg check also fails" in got.stdout and "MC950" in got.stdout.splitlines()[-1]
+
+
+def test_two_launches_on_one_line_each_get_their_own_verdict(tree):
+    path = tree / "one.sh"
+    path.write_text(f"#!/bin/bash\nHCCL_BUFFSIZE=200 {VLLM} & HCCL_BUFFSIZE=999999999 {VLLM}\n")
+    got = invoke("plan", str(path))
+    verdicts = [line.split("as written: ")[1] for line in got.stdout.splitlines() if "as written" in line]
+    assert verdicts == ["passes", f"fails MC950 (moecfg check {path} says why)"] and got.exit_code == 1
