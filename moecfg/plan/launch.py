@@ -206,7 +206,8 @@ class CheckedFile:
         return [r for _, r in found]
 
     def of_launch(self, line: int, ordinal: int) -> list:
-        return self._take(lambda r: r.launch is not None and (r.launch.get("line"), r.launch.get("index")) == (line, ordinal))
+        at = (line, ordinal)
+        return self._take(lambda r: r.launch is not None and (r.launch.get("line"), r.launch.get("index")) == at)
 
     def of_document(self, index) -> list:
         return self._take(lambda r: r.launch is None and r.document == index)
