@@ -20,7 +20,6 @@ _COMMAND = re.compile(r"[\\'\"`$#()<\n]")
 _NEXT = {"": _COMMAND, "(": _COMMAND, "`": _COMMAND, "a": re.compile(r"[\\'\"`$()\n]"),
          '"': re.compile(r"[\\\"`$]"), "{": re.compile(r"[\\'\"`$}\n]")}
 _WORD_START = set(" \t\n;&|()<>")  # a `#` after one of these starts a comment (bash: at the start of a word)
-_ANSI = re.compile(r"(?:[^'\\]|\\[\s\S])*'")  # the rest of $'...' (backslash escapes)
 # `<<` (not `<<<`), optional `-`, blanks, then the delimiter word with its quotes
 _HEREDOC = re.compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")
 
@@ -104,10 +103,23 @@ def _in_double_quotes(text: str, i: int, c: str, stack: list) -> int:
 
 def _single_quote(text: str, i: int) -> int:
     if i > 0 and text[i - 1] == "$":
-        m = _ANSI.match(text, i + 1)
-        return m.end() if m else len(text)
+        return _ansi_end(text, i + 1)
     j = text.find("'", i + 1)
     return len(text) if j < 0 else j + 1
+
+
+def _ansi_end(text: str, i: int) -> int:
+    """Past the `'` closing a $'...' string, whose backslashes escape (`$'it\\'s'`)."""
+    while True:
+        j = text.find("'", i)
+        if j < 0:
+            return len(text)
+        k = j
+        while k > i and text[k - 1] == "\\":
+            k -= 1
+        if (j - k) % 2 == 0:
+            return j + 1
+        i = j + 1
 
 
 def _comment(text: str, i: int, ctx: str) -> int:
