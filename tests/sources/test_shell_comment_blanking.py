@@ -110,3 +110,21 @@ def test_suppression_directives_in_blanked_comment_lines_still_apply(tmp_path):
     for directive in ("# moecfg: disable=MC501 -- sized by the operator", "  # moecfg: disable-file=MC501 -- r"):
         codes = _codes(tmp_path, BAD.format(c=directive + "\n"))
         assert "MC501" not in codes and "MC014" not in codes  # applied, and not reported unused
+
+
+def test_a_placeholder_in_a_comment_is_not_a_value_to_fill_in():
+    # SkyRL's `# export WANDB_API_KEY=<your_key_here>`, ms-swift's `# ... tokens like '<think>' ...`: comments,
+    # which the shell never reads; only the launch's own placeholder is noted (MC023)
+    text = "# export WANDB_API_KEY=<your_key_here>\n# tokens like '<think>'\nvllm serve m --host <host_ip>\n"
+    notes = [p.message for p in read_shell(text).problems if "placeholder" in p.message]
+    assert len(notes) == 1 and "`<host_ip>`" in notes[0] and "your_key_here" not in notes[0]
+
+
+@pytest.mark.parametrize("unit", ["$'\\'", " <<A", "$(${`\"", "'\n#'\n", "a#b ", "cat <<A\n# x\nA\n", "  # x\n"])
+def test_the_scan_is_linear_on_hostile_text(unit):
+    import time
+
+    text = "cat" + unit * (2_000_000 // len(unit)) + "\n#\n"
+    start = time.process_time()
+    assert len(blank_comments(text)) == len(text)
+    assert time.process_time() - start < 3  # 0.9 s at most on these 2 MB (1.9 s on 4 MB: linear)
