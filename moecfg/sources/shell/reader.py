@@ -18,7 +18,8 @@ from bisect import bisect_left
 
 from moecfg.core import launch_rules as L
 from moecfg.core.record import replace
-from moecfg.sources.shell import arrays as shell_arrays, heredoc_read, repair as shell_repair, sourced
+from moecfg.sources.shell import arrays as shell_arrays, comments as shell_comments, heredoc_read, \
+    repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
 from moecfg.sources.launch import EnvEntry, Launch, Problem
 from moecfg.sources.shell.values import Built
@@ -137,6 +138,7 @@ class ShellReader:
         unterminated quote (which swallows the rest of the text) reading resumes on the next line; rows
         tree-sitter cannot parse are blanked and the rest re-read (repair.py)."""
         self.depth = depth
+        script = Decoded(shell_comments.blank_comments(script.text), script.map)  # same length: the map fits
         script, found = shell_repair.placeholders(script)
         self.placeholders.extend((p, self.span(*script.map.locate(o, o + 1)[:2])) for p, o in found)
         script = shell_repair.literal_dollars(script)
