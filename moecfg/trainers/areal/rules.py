@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.registry import rule
+from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _S = "inclusionAI/AReaL@4aef98d areal/api/alloc_mode.py"
 ERROR_LABELS = {c: "AReaL's error" for c in ("MC742", "MC743", "MC744")}
-_OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, Qwen3-30B-A3B shapes)\n"
-       "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 2048\nnum_experts: 128\nnum_topk: 8\n")
+_OK = PASS_EXAMPLE
 HYBRID_WORLD = rule(
     "MC742", "areal-attn-ffn-world", ERROR, "the attn and ffn parts of a hybrid MoE allocation must cover the same "
     "GPUs", family=_F, source=f"{_S}:1002-1031 (AllocationValidationError 'Cannot derive expert dp', "

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.registry import rule
+from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _S = "Ascend/MindSpeed-MM@57069cd"
 ERROR_LABELS = {c: "MindSpeed-MM's error" for c in ("MC745", "MC746")}
-_OK = ("# the rule is about the config, not an op: any op document that passes (DeepEP, Qwen3-30B-A3B shapes)\n"
-       "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 2048\nnum_experts: 128\nnum_topk: 8\n")
+_OK = PASS_EXAMPLE
 TP_UNSUPPORTED = rule(
     "MC745", "mindspeed-mm-fsdp2-tensor-parallel", ERROR, "MindSpeed-MM's FSDP2 trainer takes no tensor parallelism",
     family=_F, source=f"{_S} mindspeed_mm/fsdp/params/parallel_args.py:149-150 (raise ValueError('Tensor parallel size "

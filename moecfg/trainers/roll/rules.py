@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.registry import rule
+from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _R = "alibaba/ROLL@8eb27cc"
 ERROR_LABELS = {c: "ROLL's error" for c in ("MC730", "MC731", "MC732")}
-_OK = ("# the rule is about the config, not an op: any op document that passes (DeepEP, Qwen3-30B-A3B shapes)\n"
-       "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 2048\nnum_experts: 128\nnum_topk: 8\n")
+_OK = PASS_EXAMPLE
 DEVICES_INDIVISIBLE = rule(
     "MC730", "roll-device-mapping-indivisible", ERROR, "a worker's device_mapping must hold a multiple of its GPUs "
     "per worker", family=_F, source=f"{_R} roll/configs/worker_config.py:311-316 (assert len(device_mapping) % "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.registry import rule
+from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _S = "NovaSky-AI/SkyRL@a956457 skyrl/train/utils/utils.py"
 ERROR_LABELS = {c: "SkyRL's error" for c in ("MC737", "MC738", "MC739")}
-_OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, Qwen3-30B-A3B shapes)\n"
-       "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 2048\nnum_experts: 128\nnum_topk: 8\n")
+_OK = PASS_EXAMPLE
 ROLLOUT_EP = rule(
     "MC737", "skyrl-rollout-ep-is-dp-times-tp", ERROR, "generator.inference_engine.expert_parallel_size > 1 must "
     "equal data_parallel_size x tensor_parallel_size", family=_F,

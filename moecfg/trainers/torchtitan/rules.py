@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from moecfg.core.diagnostics import ERROR
 from moecfg.core.registry import rule
+from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _S = "pytorch/torchtitan@b5bcd76 torchtitan/distributed/parallel_dims.py"
 ERROR_LABELS = {c: "torchtitan's error" for c in ("MC740", "MC741")}
-_OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, Qwen3-30B-A3B shapes)\n"
-       "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 2048\nnum_experts: 128\nnum_topk: 8\n")
+_OK = PASS_EXAMPLE
 WORLD_PRODUCT = rule(
     "MC741", "torchtitan-parallel-dims-world", ERROR, "dp_replicate x dp_shard x cp x tp x pp must equal the world "
     "size", family=_F, source=f"{_S}:177-184 (dp_shard -1 = WORLD_SIZE // (dp_replicate x cp x tp x pp); assert the "
