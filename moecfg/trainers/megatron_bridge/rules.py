@@ -10,7 +10,7 @@ from moecfg.core.registry import rule
 
 _F = "launch"
 _S = "NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py"
-ERROR_LABELS = {c: "Megatron-Bridge's error" for c in ("MC735", "MC736", "MC747")}
+ERROR_LABELS = {c: "Megatron-Bridge's error" for c in ("MC727", "MC735", "MC736", "MC747")}
 _OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, DeepSeek-V3 shapes)\n"
        "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n")
 RECIPE_AND_MODEL = rule(
@@ -41,3 +41,16 @@ SETUP_REFUSED = rule(
     fail_text="`python scripts/performance/setup_experiment.py --gpu h100 -m llama3 -s 70b -ng 64` (no -mr: the "
     "README's older --model_size form).", pass_example=_OK,
     fix="Give -m <family> -mr <recipe> -ng <gpus> -g <gpu> (h100, b200, b300, gb200, gb300, vr200, r100).")
+CONVERSION_REFUSED = rule(
+    "MC727", "megatron-bridge-conversion-arguments", ERROR,
+    "convert.sh / the inference scripts refuse sizes and resources their own checks reject",
+    family=_F, source="NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/conversion/setup_conversion.py:66-131 "
+    "(_validate_args), scripts/inference/text_generation.py:97-98",
+    why="convert.sh runs setup_conversion.py, which checks the parallel sizes against the job before it submits "
+    "anything: TP/PP/EP/ETP at least 1, one node with the local executor, the CPU backend (the default of import and "
+    "export) only with TP=PP=EP=ETP=1, --gpus-per-node on the GPU backend, and nodes x gpus-per-node a multiple of "
+    "TP x PP and of ETP x EP x PP; text_generation.py needs --use-coordinator for EP above 1. Each raises ValueError.",
+    cann_error="ValueError: CPU conversion requires TP=PP=EP=ETP=1.",
+    fail_text="`./scripts/conversion/convert.sh import --hf-model Qwen/Qwen3-30B-A3B --megatron-path /ckpt --ep 8` "
+    "(no --device gpu: the CPU backend).", pass_example=_OK,
+    fix="Add --device gpu --gpus-per-node 8 (a multiple of TP x PP and ETP x EP x PP), or drop the sizes.")
