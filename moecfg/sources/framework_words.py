@@ -28,6 +28,11 @@ COMMANDS = (
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
                   r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
+# Megatron-Bridge's launchers (trainers/megatron_bridge; bridge3): read in YAML strings under a command key (its
+# model verification cards' `command: >` / `commands:`) and in Markdown blocks
+BRIDGE_COMMANDS = (r"\bscripts/conversion/convert\.sh\s+(?:import|export|roundtrip)\b",
+                   r"\bscripts/inference/infer\.sh\b", r"\bscripts/training/run_recipe\.py\b",
+                   r"\bscripts/performance/(?:setup_experiment|run_script)\.py\b", r"\bexamples/conversion/[\w/]+\.py\b")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -45,7 +50,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
-                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b") + BRIDGE_COMMANDS
 
 
 # Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
@@ -54,7 +59,8 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
 # (tests/sources/test_sniff.py checks that each list above is covered).
 MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
-                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py")
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py",
+                  "convert.sh", "infer.sh", "run_recipe.py", "scripts/performance/", "examples/conversion/")  # bridge3
 # (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 
@@ -68,8 +74,8 @@ _PATTERNS = {
     # shell syntax repair: a broken region matters only if it holds one of these
     "SHELL_LAUNCH": lambda: (_either(COMMANDS + TRAINING_SCRIPTS), 0),
     # a YAML string value is a command when it holds one of these (and its first line starts with one)
-    "YAML_LAUNCH": lambda: (_either(COMMANDS + (r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)),
-                            0),
+    "YAML_LAUNCH": lambda: (_either(COMMANDS + BRIDGE_COMMANDS + (
+        r"\bpython[0-9.]*\s+-m\s+(?:" + _either(PYTHON_MODULES) + r")\b",)), 0),
     "TEMPLATE_LAUNCH": lambda: (r"\b(?:" + _either(TEMPLATE_WORDS) + r")\b", re.I),
     # a template is worth an info (MC024) only when it holds a launch command written out, not a framework's name
     "TEMPLATE_COMMAND": lambda: (_either(COMMANDS + TRAINING_SCRIPTS + (

@@ -54,6 +54,7 @@ class Script:
     what: str
     sizes_at: str | None
     dispatches: bool
+    etp: bool = True  # it takes --etp (else the provider's expert-TP: not known)
 
 
 SCRIPTS = (
@@ -75,6 +76,13 @@ SCRIPTS = (
            "src/megatron/bridge/inference/text_generation.py:446-449", True),
     Script(re.compile(r"(?:^|/)scripts/inference/vlm_generation\.py$"), "VLM generation",
            "scripts/inference/vlm_generation.py:421-424", True),
+    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni\.py$"),
+           "omni generation", "examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni.py"
+           ":1005-1008", True),
+    # no --etp (:342-344): the expert-TP is the provider's, not known here
+    Script(re.compile(r"(?:^|/)examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl\.py$"),
+           "VLM generation", "examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl.py:342-344", True,
+           etp=False),
 )
 # infer.sh --task -> the script it runs (scripts/inference/setup_inference.py:33-39; default text-generation, :66-69)
 _TASKS = {"text-generation": "scripts/inference/text_generation.py",
@@ -295,6 +303,8 @@ def _script(launch: Launch, out: Derivation, at: int) -> None:
 def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options, world: int | None, how: str,
                  name: str, where: Span) -> None:
     sizes = _sizes(opts, _SCRIPT_SIZES) if script.sizes_at else {k: (1, None) for k in ("tp", "pp", "ep", "etp")}
+    if not script.etp:
+        sizes["etp"] = (None, None)
     if script.name.search("scripts/inference/text_generation.py") and not opts.hidden:
         ep = sizes["ep"][0]
         if ep and ep > 1 and not {"--use-coordinator", "--use-legacy-generation"} & opts.switches:
