@@ -32,7 +32,9 @@ PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglan
 # model verification cards' `command: >` / `commands:`) and in Markdown blocks
 BRIDGE_COMMANDS = (r"\bscripts/conversion/convert\.sh\s+(?:import|export|roundtrip)\b",
                    r"\bscripts/inference/infer\.sh\b", r"\bscripts/training/run_recipe\.py\b",
-                   r"\bscripts/performance/(?:setup_experiment|run_script)\.py\b", r"\bexamples/conversion/[\w/]+\.py\b")
+                   r"\bscripts/performance/(?:setup_experiment|run_script)\.py\b",
+                   r"\bexamples/conversion/[\w/]+\.py\b", r"\bscripts/inference/\w+_generation\.py\b",
+                   r"\bexamples/models/[\w/]+/hf_to_megatron_generate_\w+\.py\b")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -60,7 +62,8 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
 MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
                   "torch.distributed", "verl", "recipe.", "train.py", "train_async.py",
-                  "convert.sh", "infer.sh", "run_recipe.py", "scripts/performance/", "examples/conversion/")  # bridge3
+                  "convert.sh", "infer.sh", "run_recipe.py", "scripts/performance/", "examples/conversion/",
+                  "scripts/inference/", "hf_to_megatron_generate_")  # bridge3
 # (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 

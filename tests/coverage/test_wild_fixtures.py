@@ -12,8 +12,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 CASES = [
     ("slime-test-launch.py", [(8, "slime")]),
-    ("megatron-bridge-convert.md", [(5, "Megatron-Bridge")]),
-    ("megatron-bridge-generate.sh", [(2, "Megatron-Bridge")]),  # the script, not the generic torchrun entry
 ]
 
 
@@ -32,7 +30,21 @@ READ_BY_TRAINERS = [
     ("verl-recipe.md", [(3, "verl", "train engine not derived: actor_rollout_ref.actor.strategy = not known statically "
                                     "(a config moecfg has not read)"),  # recipe.dapo.main_dapo: its own config
                         (3, "verl", "rollout engine not derived: actor_rollout_ref.rollout.name = not known statically")]),
+    # Megatron-Bridge's inference script (trainers/megatron_bridge/conversion.py, bridge3): read, the provider's
+    # dispatcher listed
+    ("megatron-bridge-generate.sh", [(2, "megatron-bridge", "inference dispatcher not derived: text generation "
+                                     "(hf_to_megatron_generate_text.py) over EP 8 runs the model provider's "
+                                     "moe_token_dispatcher_type, set in Python by the model's bridge (provider_bridge): "
+                                     "not read")]),
 ]
+
+
+def test_the_bridge_readme_export_without_its_required_paths_is_refused():
+    """megatron-bridge-convert.md (listed as unread until bridge3): `convert.sh export` without --megatron-path and
+    --hf-path, which its parser requires (scripts/conversion/arguments.py:165, :267)."""
+    report = check_paths([str(FIXTURES / "megatron-bridge-convert.md")])
+    assert [d.code for r in report.results for d in r.diagnostics if d.severity == "error"] == ["MC727"]
+    assert report.unread == []
 
 
 @pytest.mark.parametrize("name, expected", READ_BY_TRAINERS, ids=[c[0] for c in READ_BY_TRAINERS])

@@ -2,9 +2,9 @@
 [-tp N -pp N -ep N ...] [model.<field>=<value> ...]` is one launch of a Megatron-LM train: the recipe function sets
 the model (its Hugging Face model, parallel sizes, flex dispatcher; recipes.json, tools/gen_bridge_recipes.py), the
 launch's options and KEY=VALUE overrides go over it. `scripts/performance/setup_experiment.py -mr -ng -g ...` picks a
-flat performance recipe by name and sets the same fields (perf.py). `scripts/conversion/convert.sh import|export|roundtrip`,
-`scripts/inference/infer.sh` and the conversion / generation scripts torchrun starts (examples/conversion/*.py) are a
-Megatron model's conversion or inference phase (conversion.py).
+flat performance recipe by name and sets the same fields (perf.py). `scripts/conversion/convert.sh import|export|
+roundtrip`, `scripts/inference/infer.sh` and the conversion / generation scripts torchrun starts (examples/conversion/
+*.py) are a Megatron model's conversion or inference phase (conversion.py).
 
 Read at NVIDIA-NeMo/Megatron-Bridge@067f987: scripts/training/run_recipe.py:135-153 (COMMON_OVERRIDE_FIELDS),
 :160-261 (its parser), :263-272 (trailing overrides), scripts/training/recipe_runner.py:228-258 (load_recipe).

@@ -199,8 +199,8 @@ def _convert(launch: Launch, out: Derivation, at: int) -> None:
     per = integer(per_at[0]) if per_at and per_at[0] is not None else None
     known = not opts.hidden
     where = launch.argv[at].span
-    if known and _convert_refused(out, sub, sizes, device_value, device, executor, nodes, nodes_at, per, per_at,
-                                  where):
+    if known and _convert_refused(out, opts, sub, sizes, device_value, device, executor, nodes, nodes_at, per,
+                                  per_at, where):
         return
     world = nodes * per if device_value == "gpu" and nodes and per and known else None
     how = f"--nodes {nodes} x --gpus-per-node {per} (one rank per GPU, setup_conversion.py:152, :173)" if world else \
@@ -216,9 +216,19 @@ def _convert(launch: Launch, out: Derivation, at: int) -> None:
         why_none=f"checkpoint conversion (convert.sh {sub}): no token dispatch, no dispatcher buffer", quiet=True))
 
 
-def _convert_refused(out, sub, sizes, device_value, device, executor, nodes, nodes_at, per, per_at, where) -> bool:
+def _convert_refused(out, opts, sub, sizes, device_value, device, executor, nodes, nodes_at, per, per_at,
+                     where) -> bool:
     """setup_conversion.py's _validate_args (scripts/conversion/setup_conversion.py:66-131) on values known."""
     S = "scripts/conversion/setup_conversion.py"
+    required = {"import": ("--hf-model", "--megatron-path"), "export": ("--hf-model", "--megatron-path", "--hf-path"),
+                "roundtrip": ("--hf-model",)}[sub]  # arguments.py:160, :165, :195-200, :267 (required=True)
+    alias = {"--hf-model": ("--hf-model-id",)} if sub == "roundtrip" else {}
+    missing = [r for r in required if opts.get(r, *alias.get(r, ())) is None]
+    if missing:
+        out.notes.append(Note(rules.CONVERSION_REFUSED.code, f"convert.sh {sub} without {', '.join(missing)}: its "
+                              f"parser exits 2 ({B} scripts/conversion/arguments.py:160, :165, :195-200, :267, "
+                              "required=True); add them", where))
+        return True
     for size, (value, span) in sizes.items():
         if value is not None and value < 1:
             _refused(out, f"--{size} {value}", f"{S}:77-79 (--{size} must be at least 1)", span or where,
@@ -296,7 +306,11 @@ def _script(launch: Launch, out: Derivation, at: int) -> None:
     text = _path(launch.argv[at])
     script = next(s for s in SCRIPTS if s.name.search(text))
     opts = _Options(list(launch.argv[at + 1:]), _SCRIPT_SWITCHES)
-    w = P.world(launch, at + 1, absent_known=False)
+    # `uv run python -m torch.distributed.run ...`: the launcher's words start at the python / torchrun word
+    k = next((i for i, x in enumerate(launch.argv[:at]) if re.match(r"(?:.*/)?(?:python[0-9.]*|torchrun)$",
+                                                                   x.value or "")), 0)
+    view = Launch(launch.argv[k:], launch.env, launch.context, launch.image, launch.container, launch.hints)
+    w = P.world(view, at - k + 1, absent_known=False)
     _rank_script(launch, out, script, opts, w.size, w.how, text.rsplit("/", 1)[-1], launch.argv[at].span)
 
 
@@ -320,8 +334,8 @@ def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options
     ranks = f"{world} ({how})" if world else f"not known statically ({how})"
     derivation = {"engine": f"Megatron-Bridge {script.what} ({name}, {B})", "ranks": ranks, "parallel": _grid(sizes)}
     if not script.dispatches:
-        derivation["token dispatch"] = ("none: a conversion loads, converts and saves weights and runs no forward pass, "
-                                        "so it needs no dispatcher buffer")
+        derivation["token dispatch"] = ("none: a conversion loads, converts and saves weights and runs no forward "
+                                        "pass, so it needs no dispatcher buffer")
         out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}): no token "
                                 "dispatch, no dispatcher buffer", quiet=True))
         return
@@ -331,9 +345,9 @@ def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options
         out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}) with EP 1",
                                 quiet=True))
         return
-    phases.not_derived(out, launch, f"inference dispatcher not derived: {script.what} ({name}) over "
-                       f"{_grid(sizes)} runs the model provider's moe_token_dispatcher_type, which each model's bridge "
-                       f"sets in Python ({B} src/megatron/bridge/models/*/*_bridge.py provider_bridge), not read")
+    phases.not_derived(out, launch, f"inference dispatcher not derived: {script.what} ({name}) over EP "
+                       f"{ep if ep is not None else '(not known statically)'} runs the model provider's "
+                       "moe_token_dispatcher_type, set in Python by the model's bridge (provider_bridge): not read")
 
 
 def _megatron_world(world: int | None, how: str, sizes: dict, where: Span) -> Note | None:
