@@ -55,6 +55,8 @@ class Script:
     sizes_at: str | None
     dispatches: bool
     etp: bool = True  # it takes --etp (else the provider's expert-TP: not known)
+    defaults: tuple[int, int, int, int] = (1, 1, 1, 1)  # --tp, --pp, --ep, --etp when not written
+    gone: str | None = None  # not in the release read: the commit that removed it (its last version is read)
 
 
 SCRIPTS = (
@@ -83,6 +85,30 @@ SCRIPTS = (
     Script(re.compile(r"(?:^|/)examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl\.py$"),
            "VLM generation", "examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl.py:342-344", True,
            etp=False),
+    Script(re.compile(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_benchmark\.py$"), "round-trip benchmark",
+           "examples/conversion/hf_megatron_roundtrip_benchmark.py:160-163", False),
+    Script(re.compile(r"(?:^|/)examples/conversion/adapter/export_adapter\.py$"), "adapter export",
+           "examples/conversion/adapter/export_adapter.py:125-128", False),
+    Script(re.compile(r"(?:^|/)examples/peft/merge_lora\.py$"), "LoRA merge", "examples/peft/merge_lora.py:97-99",
+           False, etp=False),
+    # verify_adapter.py runs forward passes (:94-96); no --etp (:82-84)
+    Script(re.compile(r"(?:^|/)examples/conversion/adapter/verify_adapter\.py$"), "adapter verification",
+           "examples/conversion/adapter/verify_adapter.py:82-84", True, etp=False),
+    # the quantization examples: calibration and generation run forward passes; export.py is not read further
+    Script(re.compile(r"(?:^|/)examples/quantization/(?:quantize|quantize_vlm|ptq_generate|ptq_generate_vlm|export)"
+                      r"\.py$"), "quantization", "examples/quantization/quantize_utils.py:256-259", True),
+    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/cord_v2_inference\.py$"), "CORD-v2 inference",
+           "examples/models/nemotron/nemotron_3_omni/cord_v2_inference.py:278-281", True, defaults=(4, 1, 2, 1)),
+    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference\.py$"),
+           "VALOR32K inference", "examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference.py:481-484", True),
+    # removed by c8344d0f4 (feat(conversion): add shared checkpoint launcher), which added convert.sh: the versioned
+    # docs (docs/fern/versions/0.4.2) still launch them; read as their last version, c8344d0f4^
+    Script(re.compile(r"(?:^|/)examples/conversion/convert_checkpoints\.py$"), "conversion", None, False,
+           gone="c8344d0f4 (its last version c8344d0f4^ examples/conversion/convert_checkpoints.py:223-256: one "
+                "process)"),
+    Script(re.compile(r"(?:^|/)examples/conversion/convert_checkpoints_multi_gpu\.py$"), "conversion",
+           "c8344d0f4^ examples/conversion/convert_checkpoints_multi_gpu.py:271-275", False,
+           gone="c8344d0f4 (its last version c8344d0f4^ examples/conversion/convert_checkpoints_multi_gpu.py)"),
 )
 # infer.sh --task -> the script it runs (scripts/inference/setup_inference.py:33-39; default text-generation, :66-69)
 _TASKS = {"text-generation": "scripts/inference/text_generation.py",
@@ -157,9 +183,10 @@ _SCRIPT_SWITCHES = {"--trust-remote-code", "--use-legacy-generation", "--use-coo
                     "-h", "--help"}
 
 
-def _sizes(opts: _Options, names: dict[str, str]) -> dict[str, tuple[int | None, Span | None]]:
-    """tp / pp / ep / etp -> (value, where set); 1 (the parsers' default) where not written, None when not known."""
-    out: dict[str, tuple[int | None, Span | None]] = {k: (1, None) for k in ("tp", "pp", "ep", "etp")}
+def _sizes(opts: _Options, names: dict[str, str], defaults=(1, 1, 1, 1)) -> dict[str, tuple]:
+    """tp / pp / ep / etp -> (value, where set); the parser's default where not written, None when not known."""
+    out: dict[str, tuple[int | None, Span | None]] = dict(zip(("tp", "pp", "ep", "etp"),
+                                                              ((d, None) for d in defaults)))
     for size in out:
         got = opts.get(*[n for n, s in names.items() if s == size])
         if got is not None:
@@ -316,7 +343,8 @@ def _script(launch: Launch, out: Derivation, at: int) -> None:
 
 def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options, world: int | None, how: str,
                  name: str, where: Span) -> None:
-    sizes = _sizes(opts, _SCRIPT_SIZES) if script.sizes_at else {k: (1, None) for k in ("tp", "pp", "ep", "etp")}
+    sizes = _sizes(opts, _SCRIPT_SIZES, script.defaults) if script.sizes_at else \
+        {k: (1, None) for k in ("tp", "pp", "ep", "etp")}
     if not script.etp:
         sizes["etp"] = (None, None)
     if script.name.search("scripts/inference/text_generation.py") and not opts.hidden:
@@ -326,13 +354,15 @@ def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options
                      "text_generation.py:97-98 (--use-coordinator is required when --ep is greater than 1)",
                      sizes["ep"][1] or where, "add --use-coordinator, or --use-legacy-generation")
             return
-    note = None if opts.hidden else _megatron_world(world, how, sizes, where)
+    note = None if opts.hidden or script.gone else _megatron_world(world, how, sizes, where)
     if note is not None:
         out.notes.append(note)
         return
     role = "infer" if script.dispatches else "convert"
     ranks = f"{world} ({how})" if world else f"not known statically ({how})"
-    derivation = {"engine": f"Megatron-Bridge {script.what} ({name}, {B})", "ranks": ranks, "parallel": _grid(sizes)}
+    release = f"Megatron-Bridge before {script.gone}" if script.gone else B
+    derivation = {"engine": f"Megatron-Bridge {script.what} ({name}, {release})", "ranks": ranks,
+                  "parallel": _grid(sizes)}
     if not script.dispatches:
         derivation["token dispatch"] = ("none: a conversion loads, converts and saves weights and runs no forward "
                                         "pass, so it needs no dispatcher buffer")
