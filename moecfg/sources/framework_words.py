@@ -44,7 +44,10 @@ TEMPLATE_WORDS = (r"vllm", r"sglang", r"launch_server", r"pretrain_\w+\.py", r"t
 # A line that starts a launch (its first word, after `VAR=value` assignments and a `$ ` prompt, is a launcher's
 # program): a Markdown fence with no language tag is read as shell when one of its lines does (rtp-llm's guides).
 LINE_STARTS = (r"(?:\S*/)?python[0-9.]*\s+-m\s+(?:" + "|".join(PYTHON_MODULES) + r")\b",
-               r"(?:\S*/)?(?:vllm|sglang|lmdeploy|vllm-mindspore)\s+serve\b", r"(?:\S*/)?trtllm-serve\b")
+               r"(?:\S*/)?(?:vllm|sglang|lmdeploy|vllm-mindspore)\s+serve\b", r"(?:\S*/)?trtllm-serve\b",
+               # Megatron-Bridge's scripts (bridge3): `python Megatron-Bridge/examples/conversion/x.py import ...`
+               r"(?:\S*/)?python[0-9.]*\s+\S*(?:examples/conversion/|scripts/(?:training|performance|inference)/)"
+               r"[\w/]+\.py\b", r"\S*scripts/conversion/convert\.sh\s+(?:import|export|roundtrip)\b")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",

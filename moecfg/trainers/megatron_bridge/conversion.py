@@ -233,14 +233,17 @@ def _convert(launch: Launch, out: Derivation, at: int) -> None:
     how = f"--nodes {nodes} x --gpus-per-node {per} (one rank per GPU, setup_conversion.py:152, :173)" if world else \
         "not known statically" if device_value != "cpu" else "one CPU process"
     grid = _grid(sizes)
+    backend = "scripts/conversion/cpu_backend.py:46-134" if device_value == "cpu" else \
+        "scripts/conversion/gpu_backend.py:272-476"
     out.calls.append(OpCall(
         "convert", "none", None, {},
         {"engine": f"Megatron-Bridge checkpoint conversion (convert.sh {sub} -> scripts/conversion/run_conversion.py "
                    f"on {device_value}, {B})",
          "ranks": f"{world} ({how})" if world else how, "parallel": grid,
          "token dispatch": "none: a conversion loads, converts and saves weights and runs no forward pass "
-                           f"(scripts/conversion/gpu_backend.py:272-476), so it needs no dispatcher buffer"},
-        why_none=f"checkpoint conversion (convert.sh {sub}): no token dispatch, no dispatcher buffer", quiet=True))
+                           f"({backend}), so it needs no dispatcher buffer"},
+        why_none=f"checkpoint conversion (convert.sh {sub}, {grid}, ranks {world or how}): it runs no forward pass "
+                 f"({backend}), so no token dispatch and no dispatcher buffer"))
 
 
 def _convert_refused(out, opts, sub, sizes, device_value, device, executor, nodes, nodes_at, per, per_at,
@@ -366,14 +369,15 @@ def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options
     if not script.dispatches:
         derivation["token dispatch"] = ("none: a conversion loads, converts and saves weights and runs no forward "
                                         "pass, so it needs no dispatcher buffer")
-        out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}): no token "
-                                "dispatch, no dispatcher buffer", quiet=True))
+        out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}, {_grid(sizes)}"
+                                f", ranks {world or 'not known statically'}{', ' + release if script.gone else ''}): "
+                                "it runs no forward pass, so no token dispatch and no dispatcher buffer"))
         return
     ep = sizes["ep"][0]
     if ep == 1:
         derivation["token dispatch"] = "EP 1: no expert-parallel dispatch"
-        out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}) with EP 1",
-                                quiet=True))
+        out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}) with EP 1: no "
+                                "expert-parallel dispatch"))
         return
     phases.not_derived(out, launch, f"inference dispatcher not derived: {script.what} ({name}) over EP "
                        f"{ep if ep is not None else '(not known statically)'} runs the model provider's "
