@@ -91,6 +91,9 @@ class Launch:
     # files the script sourced before the command (`source /usr/local/Ascend/ascend-toolkit/set_env.sh`), read
     # or not: the path as written (expanded where known) and the `source` line
     sourced: tuple[tuple[str, Span], ...] = ()
+    # the same command read with one branch of an earlier `if` / `case` taken, where that branch sets the variables
+    # it uses (shell/branches.py): (the branch, e.g. `case "$MODEL_SIZE" in 35B-A3B) (line 64)`, that launch)
+    alternatives: tuple = ()
 
     @property
     def span(self) -> Span:

@@ -56,10 +56,13 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     from moecfg.sources.manifests.yaml_source import Span
     out = LaunchFile()
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
+    reader.forks = []
     start = Span(1, 1, 1, 1)
     env = {str(k): Var(str(v), start, exported=True) for k, v in (environment or {}).items()}
     reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
     out.launches = reader.launches
+    if reader.forks and out.launches and not reader.budget.spent:
+        _branch_alternatives(text, include, env, reader)
     out.data_regions = reader.data_heredocs
     if reader.placeholders and out.launches:
         out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))
@@ -67,6 +70,24 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     if not out.launches and not out.problems:
         out.skipped = "shell script without commands"
     return out
+
+
+def _branch_alternatives(text: str, include, env: dict, reader) -> None:
+    """A launch after an `if` / `case` that sets its variables per branch: the same launch read with each branch
+    taken (shell/branches.py), in `Launch.alternatives`; each re-read has its own reading budget."""
+    from moecfg.sources.budget import per_file
+    from moecfg.sources.manifests.launch import line_index
+    from moecfg.sources.shell import branches, reader as shell
+    from moecfg.sources.textmap import SourceMap
+
+    def read_with(chosen: dict):
+        with per_file():
+            again = shell.ShellReader(line_index(text), [], "shell", include=include)
+            again.forced = chosen
+            again.read(shell.Decoded(text, SourceMap.identity(len(text))), dict(env))
+            return None if again.budget.spent else again.launches
+
+    branches.alternatives(reader.launches, read_with, reader.forks)
 
 
 def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:

@@ -128,6 +128,10 @@ class ShellReader:
         # heredoc bodies fed to a command as data (`kubectl apply -f - <<EOF`, `cat > cfg.yaml <<EOF`): their
         # (first line, last line, command), so a launch written inside one is listed with that reason (coverage)
         self.data_heredocs: list[tuple[int, int, str]] = []
+        # `if` / `case` branches setting variables to literal values (branches.py): collected when a list (a file's
+        # read), and the branch a re-read takes at each
+        self.forks: list | None = None
+        self.forced: dict = {}
 
     def span(self, lo: int, hi: int):
         return self.lines.span(lo, hi)
@@ -389,6 +393,16 @@ class _Walk(Words):
         self.vars.restore(saved)
 
     def branches(self, node) -> None:
+        if node.type in ("if_statement", "case_statement") and (self.r.forced or self.r.forks is not None):
+            from moecfg.sources.shell import branches as shell_branches  # a file's launches may have alternatives
+            chosen = shell_branches.forced(self, node, self.r.forced) if self.r.forced else None
+            if chosen is not None:  # a re-read taking one branch (branches.py): its values stand
+                for child in chosen.statements:
+                    self.statements(child)
+                return
+            found = shell_branches.fork(self, node) if self.r.forks is not None else None
+            if found is not None:
+                self.r.forks.append(found)
         before = dict(self.vars)
         if node.type in ("for_statement", "c_style_for_statement"):
             var = node.child_by_field_name("variable")

@@ -67,7 +67,38 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 
         perf.derive(launch, ctx, out, _setup(launch))
         return out
-    from moecfg.trainers.megatron_bridge.calls import derive_train
+    from moecfg.trainers.megatron_bridge.calls import _Read, derive_train
 
+    recipe = _Read(launch, at + 1).options.get("--recipe")
+    if launch.alternatives and recipe is not None and recipe.value is None:
+        return _branches(launch, ctx, out)
     derive_train(launch, ctx, out, at)
+    return out
+
+
+def _branches(launch: Launch, ctx: LaunchContext, out: Derivation) -> Derivation:
+    """A recipe chosen in the script's `if` / `case` (sources/shell/branches.py): each branch's launch derived on its
+    own; what holds in one branch only is said for it (an error there becomes a warning naming the branch)."""
+    from moecfg.core import registry
+    from moecfg.core.record import replace
+
+    said = set()
+    for label, alternative in launch.alternatives:
+        d = derive(alternative, ctx)
+        out.version = d.version
+        for call in d.calls:  # the branch in the phase's name (explain-launch's title, JSON launch.role)
+            call.role = f"{call.role} [{label}]"
+            call.condition = f"{label}" + (f", and {call.condition}" if call.condition else "")
+            out.calls.append(call)
+        for note in d.notes:
+            if note.code == "MC040":
+                if note.code not in said:
+                    said.add(note.code)
+                    out.notes.append(note)
+                continue
+            rule = registry.get(note.code)
+            error = (note.severity or (rule.severity if rule else "")) == "error"
+            out.notes.append(replace(note, message=f"if {label}: {note.message}",
+                                     severity="warning" if error else note.severity))
+        out.unread.extend(replace(u, reason=f"{u.reason} ({label})") for u in d.unread)
     return out

@@ -243,7 +243,7 @@ def _convert(launch: Launch, out: Derivation, at: int) -> None:
          "token dispatch": "none: a conversion loads, converts and saves weights and runs no forward pass "
                            f"({backend}), so it needs no dispatcher buffer"},
         why_none=f"checkpoint conversion (convert.sh {sub}, {grid}, ranks {world or how}): it runs no forward pass "
-                 f"({backend}), so no token dispatch and no dispatcher buffer"))
+                 f"({backend}), so no token dispatch and no dispatcher buffer", quiet=sizes["ep"][0] == 1))
 
 
 def _convert_refused(out, opts, sub, sizes, device_value, device, executor, nodes, nodes_at, per, per_at,
@@ -371,13 +371,14 @@ def _rank_script(launch: Launch, out: Derivation, script: Script, opts: _Options
                                         "pass, so it needs no dispatcher buffer")
         out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}, {_grid(sizes)}"
                                 f", ranks {world or 'not known statically'}{', ' + release if script.gone else ''}): "
-                                "it runs no forward pass, so no token dispatch and no dispatcher buffer"))
+                                "it runs no forward pass, so no token dispatch and no dispatcher buffer",
+                                quiet=sizes["ep"][0] == 1))
         return
     ep = sizes["ep"][0]
     if ep == 1:
         derivation["token dispatch"] = "EP 1: no expert-parallel dispatch"
         out.calls.append(OpCall(role, "none", None, {}, derivation, why_none=f"{script.what} ({name}) with EP 1: no "
-                                "expert-parallel dispatch"))
+                                "expert-parallel dispatch", quiet=True))
         return
     phases.not_derived(out, launch, f"inference dispatcher not derived: {script.what} ({name}) over EP "
                        f"{ep if ep is not None else '(not known statically)'} runs the model provider's "
