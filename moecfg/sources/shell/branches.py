@@ -84,7 +84,7 @@ def _if(walk, node) -> list[Branch] | None:
     out, has_else = [], False
     for clause in [node] + [c for c in node.named_children if c.type in ("elif_clause", "else_clause")]:
         conditions = [clause.children[i] for i in range(clause.child_count)
-                      if clause.field_name_for_child(i) == "condition"]
+                      if clause.field_name_for_child(i) == "condition" and clause.children[i].is_named]
         if clause.type == "elif_clause":  # its condition is its first named child (no field name)
             conditions = clause.named_children[:1]
         body = tuple(c for c in clause.named_children
@@ -138,13 +138,15 @@ def _literal(walk, value) -> str | None:
 
 def alternatives(base: list, read_with, forks: list[Fork]) -> None:
     """Re-read the file once per branch of the first fork a launch after it depends on (a launch past it with a word
-    not known statically); `read_with(forced)` reads the file with {fork key: branch index} and returns its
-    launches. A launch whose words differ in a branch gets (label, that launch) in `Launch.alternatives`."""
+    not known statically that a branch makes known); `read_with(forced)` reads the file with {fork key: branch
+    index} and returns its launches. A launch whose words differ in a branch gets (label, that launch) in
+    `Launch.alternatives`."""
     for f in forks:
         after = [launch for launch in base if (launch.span.line, launch.span.column) > f.key
                  and any(w.value is None for w in launch.argv)]
         if not after:
             continue
+        found = False
         for i, branch in enumerate(f.branches):
             launches = read_with({f.key: i})
             # the same command in both reads: the same place (the branches' own commands are read in one only)
@@ -154,7 +156,9 @@ def alternatives(base: list, read_with, forks: list[Fork]) -> None:
                 if theirs is not None and [w.value for w in mine.argv] != [w.value for w in theirs.argv]:
                     label = f"{branch.label} (line {f.key[0]})"
                     mine.alternatives = mine.alternatives + ((label, theirs),)
-        return
+                    found = True
+        if found:  # one fork per file: the first the launches depend on
+            return
 
 
 def forced(walk, node, chosen: dict) -> Branch | None:

@@ -70,10 +70,17 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.trainers.megatron_bridge.calls import _Read, derive_train
 
     recipe = _Read(launch, at + 1).options.get("--recipe")
-    if launch.alternatives and recipe is not None and recipe.value is None:
-        return _branches(launch, ctx, out)
     derive_train(launch, ctx, out, at)
+    if launch.alternatives and recipe is not None and recipe.value is None and not _refused(out):
+        return _branches(launch, ctx, Derivation(NAME, out.version))
     return out
+
+
+def _refused(out: Derivation) -> bool:
+    """The launch as read is refused whatever the branch (run_recipe.py's parser: MC735, MC736)."""
+    from moecfg.trainers.megatron_bridge import rules
+
+    return any(n.code in (rules.RECIPE_AND_MODEL.code, rules.NOT_AN_OVERRIDE.code) for n in out.notes)
 
 
 def _branches(launch: Launch, ctx: LaunchContext, out: Derivation) -> Derivation:

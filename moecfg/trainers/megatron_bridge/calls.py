@@ -83,8 +83,9 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -
                           f"({B}, the newest read)", launch.span))
     if "--recipe" in r.options and "--model" in r.options:
         m = r.options["--model"]
-        out.notes.append(Note(rules.RECIPE_AND_MODEL.code, f"--recipe {r.options['--recipe'].value} with --model "
-                              f"{m.value}: run_recipe.py's parser refuses both and exits 2 ({B} "
+        unknown = "(not known statically)"
+        out.notes.append(Note(rules.RECIPE_AND_MODEL.code, f"--recipe {r.options['--recipe'].value or unknown} with "
+                              f"--model {m.value or unknown}: run_recipe.py's parser refuses both and exits 2 ({B} "
                               "scripts/training/run_recipe.py:169-171); keep one", m.span))
         return
     if r.refused is not None and not r.hidden:
