@@ -87,7 +87,7 @@ def _branch_alternatives(text: str, include, env: dict, reader) -> None:
             again.read(shell.Decoded(text, SourceMap.identity(len(text))), dict(env))
             return None if again.budget.spent else again.launches
 
-    branches.alternatives(reader.launches, read_with, reader.forks)
+    branches.pending(reader.launches, read_with, reader.forks)
 
 
 def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None,

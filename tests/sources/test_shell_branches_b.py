@@ -8,6 +8,7 @@ qwen35_vl_case_sft.sh.
 from __future__ import annotations
 
 from moecfg.sources.readers import read_shell
+from moecfg.sources.shell import branches
 
 CASE = """MODEL_SIZE="${1:?}"
 case "$MODEL_SIZE" in
@@ -32,7 +33,7 @@ def _launch(text: str, program: str = "python"):
 
 
 def _alternatives(launch) -> list[tuple[str, str | None]]:
-    return [(label, alt.argv[-1].value) for label, alt in launch.alternatives]
+    return [(label, alt.argv[-1].value) for label, alt in branches.of(launch)]
 
 
 def test_each_case_branch_that_goes_on_is_an_alternative():
@@ -50,21 +51,27 @@ def test_an_if_without_else_keeps_the_value_set_before_as_an_alternative():
     assert [v for _, v in _alternatives(_launch(with_else))] == ["one", "two", "three"]
 
 
+def test_the_branches_are_read_again_only_when_asked():
+    launch = _launch(CASE)
+    assert isinstance(launch.alternatives, branches.Pending)  # nothing re-read yet
+    assert len(branches.of(launch)) == 2 and isinstance(launch.alternatives, tuple)
+
+
 def test_a_branch_that_runs_a_command_or_expands_a_variable_gives_no_alternatives():
-    assert _launch(CASE.replace('RECIPE="r_2b"', 'RECIPE="r_2b"; ls')).alternatives == ()
-    assert _launch(CASE.replace('RECIPE="r_2b"', 'RECIPE="$OTHER"')).alternatives == ()
+    assert branches.of(_launch(CASE.replace('RECIPE="r_2b"', 'RECIPE="r_2b"; ls'))) == ()
+    assert branches.of(_launch(CASE.replace('RECIPE="r_2b"', 'RECIPE="$OTHER"'))) == ()
 
 
 def test_branches_setting_the_same_values_and_launches_before_them_have_none():
-    assert _launch(CASE.replace("r_35b", "r_2b")).alternatives == ()  # the value is known without them
+    assert branches.of(_launch(CASE.replace("r_35b", "r_2b"))) == ()  # the value is known without them
     before = "python run.py --recipe $RECIPE\n" + CASE.replace("python run.py --recipe $RECIPE\n", "")
-    assert _launch(before).alternatives == ()
+    assert branches.of(_launch(before)) == ()
 
 
 def test_more_branches_than_the_limit_give_none():
     items = "".join(f"    s{i})\n        RECIPE=r{i}\n        ;;\n" for i in range(17))
     text = f'case "$S" in\n{items}esac\npython run.py --recipe $RECIPE\n'
-    assert _launch(text).alternatives == ()
+    assert branches.of(_launch(text)) == ()
     fewer = "".join(f"    s{i})\n        RECIPE=r{i}\n        ;;\n" for i in range(15))  # + no pattern matching: 16
     # (no pattern matching leaves RECIPE as before, unknown: the same launch, no alternative of its own)
-    assert len(_launch(f'case "$S" in\n{fewer}esac\npython run.py --recipe $RECIPE\n').alternatives) == 15
+    assert len(branches.of(_launch(f'case "$S" in\n{fewer}esac\npython run.py --recipe $RECIPE\n'))) == 15

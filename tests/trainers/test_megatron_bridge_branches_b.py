@@ -12,6 +12,7 @@ from moecfg import frameworks
 from moecfg.checking.engine import check_paths
 from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_shell
+from moecfg.sources.shell import branches
 from moecfg.trainers.megatron_bridge import entry
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "megatron_bridge" / "qwen35_vl_case_sft.sh"
@@ -26,7 +27,7 @@ def _derive(text: str):
 
 def test_the_qwen35_vl_case_gives_one_train_phase_per_moe_branch():
     launch, d = _derive(FIXTURE.read_text())
-    assert len(launch.alternatives) == 8  # the eight sizes; `*)` exits
+    assert len(branches.of(launch)) == 8  # the eight sizes; `*)` exits
     roles = [c.role for c in d.calls]
     assert roles == ['train [case "$MODEL_SIZE" in 35B-A3B) (line 5)]', 'train [case "$MODEL_SIZE" in 122B-A10B) '
                      '(line 5)]', 'train [case "$MODEL_SIZE" in 397B-A17B) (line 5)]']  # the dense sizes: no EP

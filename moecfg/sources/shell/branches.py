@@ -9,7 +9,8 @@ unchanged: a framework that wants the alternatives reads them; the others see wh
 
 Only a branch made of literal assignments (and `echo` / `printf` / `:`) is read this way; a branch ending in `exit` or
 `return` is no way the script goes on. One `if` / `case` per file (the first that matters to a launch), at most
-MAX_BRANCHES branches; the file's own read is never changed.
+MAX_BRANCHES branches; the file's own read is never changed. The re-reads cost a read each: they are made when a
+framework asks for a launch's alternatives (`of(launch)`), not for every script with an `if`.
 """
 from __future__ import annotations
 
@@ -136,29 +137,74 @@ def _literal(walk, value) -> str | None:
     return None
 
 
-def alternatives(base: list, read_with, forks: list[Fork]) -> None:
+def _place(launch) -> tuple:
+    """The same command in two reads of the file: the same place, the same words (a copy of the launch too)."""
+    return launch.span, tuple(w.value for w in launch.argv)
+
+
+def alternatives(base: list, read_with, forks: list[Fork]) -> dict:
     """Re-read the file once per branch of the first fork a launch after it depends on (a launch past it with a word
     not known statically that a branch makes known); `read_with(forced)` reads the file with {fork key: branch
-    index} and returns its launches. A launch whose words differ in a branch gets (label, that launch) in
-    `Launch.alternatives`."""
+    index} and returns its launches. Returns {_place(launch): ((label, that branch's launch), ...)} for each launch
+    whose words differ in some branch."""
+    out: dict = {}
     for f in forks:
         after = [launch for launch in base if (launch.span.line, launch.span.column) > f.key
                  and any(w.value is None for w in launch.argv)]
         if not after:
             continue
-        found = False
         for i, branch in enumerate(f.branches):
             launches = read_with({f.key: i})
-            # the same command in both reads: the same place (the branches' own commands are read in one only)
+            # the branches' own commands are read in one read only: match by place, not by order
             by_place = {} if launches is None else {(x.span, len(x.argv)): x for x in launches}
             for mine in after:
                 theirs = by_place.get((mine.span, len(mine.argv)))
                 if theirs is not None and [w.value for w in mine.argv] != [w.value for w in theirs.argv]:
                     label = f"{branch.label} (line {f.key[0]})"
-                    mine.alternatives = mine.alternatives + ((label, theirs),)
-                    found = True
-        if found:  # one fork per file: the first the launches depend on
-            return
+                    out[_place(mine)] = out.get(_place(mine), ()) + ((label, theirs),)
+        if out:  # one fork per file: the first the launches depend on
+            return out
+    return out
+
+
+class Pending:
+    """`Launch.alternatives` before anyone asked: the file is re-read once, for all its launches, on first use.
+    Pendings compare equal (two reads of the same text give equal launches)."""
+
+    __slots__ = ("compute", "found")
+
+    def __init__(self, compute):
+        self.compute, self.found = compute, None
+
+    def results(self) -> dict:
+        if self.found is None:
+            self.found = self.compute()
+        return self.found
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Pending)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "Pending()"
+
+
+def pending(base: list, read_with, forks: list[Fork]) -> None:
+    """Each launch of the file gets one shared Pending."""
+    marker = Pending(lambda: alternatives(base, read_with, forks))
+    for launch in base:
+        launch.alternatives = marker
+
+
+def of(launch) -> tuple:
+    """The launch's alternatives: (branch label, launch) pairs, computed on first use (a copy of a launch finds its
+    original's by place and words)."""
+    got = launch.alternatives
+    if isinstance(got, Pending):
+        launch.alternatives = got.results().get(_place(launch), ())
+    return launch.alternatives
 
 
 def forced(walk, node, chosen: dict) -> Branch | None:

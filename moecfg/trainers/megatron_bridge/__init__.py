@@ -71,9 +71,15 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 
     recipe = _Read(launch, at + 1).options.get("--recipe")
     derive_train(launch, ctx, out, at)
-    if launch.alternatives and recipe is not None and recipe.value is None and not _refused(out):
+    if recipe is not None and recipe.value is None and not _refused(out) and _alternatives(launch):
         return _branches(launch, ctx, Derivation(NAME, out.version))
     return out
+
+
+def _alternatives(launch: Launch) -> tuple:
+    from moecfg.sources.shell import branches
+
+    return branches.of(launch)
 
 
 def _refused(out: Derivation) -> bool:
@@ -90,7 +96,7 @@ def _branches(launch: Launch, ctx: LaunchContext, out: Derivation) -> Derivation
     from moecfg.core.record import replace
 
     said = set()
-    for label, alternative in launch.alternatives:
+    for label, alternative in _alternatives(launch):
         d = derive(alternative, ctx)
         out.version = d.version
         for call in d.calls:  # the branch in the phase's name (explain-launch's title, JSON launch.role)
