@@ -34,7 +34,7 @@ BRIDGE_COMMANDS = (r"\bscripts/conversion/convert\.sh\s+(?:import|export|roundtr
                    r"\bscripts/inference/infer\.sh\b", r"\bscripts/training/run_recipe\.py\b",
                    r"\bscripts/performance/(?:setup_experiment|run_script)\.py\b",
                    r"\bexamples/conversion/[\w/]+\.py\b", r"\bscripts/inference/\w+_generation\.py\b",
-                   r"\bexamples/models/[\w/]+/hf_to_megatron_generate_\w+\.py\b")
+                   r"\bexamples/models/[\w/]+/hf_to_megatron_generate_\w+\.py\b", r"\bscripts/training/train\.sh\b")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -47,7 +47,8 @@ LINE_STARTS = (r"(?:\S*/)?python[0-9.]*\s+-m\s+(?:" + "|".join(PYTHON_MODULES) +
                r"(?:\S*/)?(?:vllm|sglang|lmdeploy|vllm-mindspore)\s+serve\b", r"(?:\S*/)?trtllm-serve\b",
                # Megatron-Bridge's scripts (bridge3): `python Megatron-Bridge/examples/conversion/x.py import ...`
                r"(?:\S*/)?python[0-9.]*\s+\S*(?:examples/conversion/|scripts/(?:training|performance|inference)/)"
-               r"[\w/]+\.py\b", r"\S*scripts/conversion/convert\.sh\s+(?:import|export|roundtrip)\b")
+               r"[\w/]+\.py\b", r"\S*scripts/conversion/convert\.sh\s+(?:import|export|roundtrip)\b",
+               r"\S*scripts/training/train\.sh\b")
 # Words that make a Markdown code block worth reading as a script.
 MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", r"\bmsrun\b", r"\bpretrain_\w+",
                   r"\bposttrain_\w+", r"\blaunch_server\b", r"\bdeepspeed\b",
@@ -66,7 +67,7 @@ MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", 
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
                   "torch.distributed", "verl", "recipe.", "train.py", "train_async.py",
                   "convert.sh", "infer.sh", "run_recipe.py", "scripts/performance/", "examples/conversion/",
-                  "scripts/inference/", "hf_to_megatron_generate_")  # bridge3
+                  "scripts/inference/", "hf_to_megatron_generate_", "scripts/training/")  # bridge3
 # (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 
@@ -230,6 +231,9 @@ LAUNCHERS = (
              requires=r"\bmegatron\.bridge\b|Megatron-Bridge|megatron-bridge"),
     Launcher("Megatron-Bridge", "trainer", ("convert.sh", "CONVERT_SH"),
              (r"(?:\bconversion/convert\.sh|\$\{?CONVERT_SH\}?)\"?[ \t]+(?:import|export|roundtrip)\b",)),
+    # bridge3: scripts/training/train.sh (trainers/megatron_bridge/train_sh.py)
+    Launcher("Megatron-Bridge", "trainer", ("scripts/training/train.sh",),
+             (r"\bscripts/training/train\.sh[\"']?(?:[ \t]+(?:\\|--?\w)|[ \t]*$)",)),
     Launcher("Megatron-Bridge", "trainer", ("scripts/performance/",),
              (_run(r"\bscripts/performance/(?:run_script|setup_experiment)\.py\b"),)),
     Launcher("torchtitan", "trainer", ("torchtitan", "--job.config"),

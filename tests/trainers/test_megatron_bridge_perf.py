@@ -108,9 +108,13 @@ def test_gpus_not_a_multiple_of_the_node_leave_the_ranks_per_node_unknown():
 
 
 def test_the_training_setup_experiment_is_not_the_performance_one():
-    (launch,) = read_shell("python scripts/training/setup_experiment.py --recipe x\n").launches
+    # scripts/training/setup_experiment.py (train_sh.py, bridge3) forwards --recipe to run_recipe.py; the performance
+    # parser would refuse the launch (no -m/-mr/-ng/-g, MC747)
+    (launch,) = read_shell("python scripts/training/setup_experiment.py --gpus-per-node 8 --recipe x\n").launches
     module = frameworks.recognise(launch, LaunchContext())
-    assert module is None or module.NAME != "megatron-bridge"
+    d = module.derive(launch, LaunchContext())
+    assert [n.code for n in d.notes if n.code != "MC040"] == []
+    assert [u.reason.split(":")[0] for u in d.unread] == ["train engine not derived"] and "recipe x" in d.unread[0].reason
 
 
 @pytest.mark.parametrize("args, said", [

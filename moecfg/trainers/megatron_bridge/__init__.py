@@ -4,7 +4,8 @@ the model (its Hugging Face model, parallel sizes, flex dispatcher; recipes.json
 launch's options and KEY=VALUE overrides go over it. `scripts/performance/setup_experiment.py -mr -ng -g ...` picks a
 flat performance recipe by name and sets the same fields (perf.py). `scripts/conversion/convert.sh import|export|
 roundtrip`, `scripts/inference/infer.sh` and the conversion / generation scripts torchrun starts (examples/conversion/
-*.py) are a Megatron model's conversion or inference phase (conversion.py).
+*.py) are a Megatron model's conversion or inference phase (conversion.py); `scripts/training/train.sh` submits
+run_recipe.py over --nodes x --gpus-per-node ranks (train_sh.py).
 
 Read at NVIDIA-NeMo/Megatron-Bridge@067f987: scripts/training/run_recipe.py:135-153 (COMMON_OVERRIDE_FIELDS),
 :160-261 (its parser), :263-272 (trailing overrides), scripts/training/recipe_runner.py:228-258 (load_recipe).
@@ -49,13 +50,25 @@ def _conversion(launch: Launch) -> tuple[str, int] | None:
     return conversion.find(launch)
 
 
+def _train_sh(launch: Launch) -> int | None:
+    from moecfg.trainers.megatron_bridge import train_sh
+
+    return train_sh.entry(launch)
+
+
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return entry(launch) is not None or _setup(launch) is not None or _conversion(launch) is not None
+    return entry(launch) is not None or _setup(launch) is not None or _train_sh(launch) is not None or \
+        _conversion(launch) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     out = Derivation(NAME, VERSIONS[-1])
     at = entry(launch)
+    if at is None and _train_sh(launch) is not None:
+        from moecfg.trainers.megatron_bridge import train_sh
+
+        train_sh.derive(launch, ctx, out, _train_sh(launch))
+        return out
     if at is None and _setup(launch) is None:
         from moecfg.trainers.megatron_bridge import conversion
 

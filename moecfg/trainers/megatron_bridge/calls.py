@@ -135,7 +135,24 @@ def _fields(r: _Read, out: Derivation) -> dict[str, Key] | None:
         if option in r.options:
             fields[field] = r.options[option]
     fields.update(r.model)
+    _expert_tp(fields, r)
     return fields
+
+
+def _expert_tp(fields: dict[str, Key], r: _Read) -> None:
+    """An expert-TP nobody sets is not Megatron's (TP): Megatron-Bridge's TransformerConfig.finalize sets 1 when EP is
+    above 1 (src/megatron/bridge/models/transformer_config.py:80-88, called at :176); with EP not known, not known."""
+    if "expert_tensor_parallel_size" in fields:
+        return
+    ep = fields.get("expert_model_parallel_size")
+    at = f"{B} src/megatron/bridge/models/transformer_config.py:80-88, :176"
+    if ep is not None and ep.value is not None and ep.value.isdigit() and int(ep.value) > 1:
+        fields["expert_tensor_parallel_size"] = Key(f"expert_tensor_parallel_size 1 (not set: Megatron-Bridge's "
+                                                    f"finalize sets 1 with EP {ep.value}, {at})", "1", ep.span)
+    elif ep is None or ep.value is None:
+        span = ep.span if ep is not None else r.launch.span
+        fields["expert_tensor_parallel_size"] = Key(f"expert_tensor_parallel_size (not set: 1 when EP > 1, else TP, "
+                                                    f"{at}; EP not known)", None, span)
 
 
 def ctx_device(r: _Read) -> str | None:

@@ -43,13 +43,14 @@ SETUP_REFUSED = rule(
     fix="Give -m <family> -mr <recipe> -ng <gpus> -g <gpu> (h100, b200, b300, gb200, gb300, vr200, r100).")
 CONVERSION_REFUSED = rule(
     "MC727", "megatron-bridge-conversion-arguments", ERROR,
-    "convert.sh / the inference scripts refuse sizes and resources their own checks reject",
+    "convert.sh, train.sh and the inference scripts refuse sizes and resources their own checks reject",
     family=_F, source="NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/conversion/setup_conversion.py:66-131 "
-    "(_validate_args), scripts/inference/text_generation.py:97-98",
+    "(_validate_args), scripts/inference/text_generation.py:97-98, scripts/training/setup_experiment.py:189-194",
     why="convert.sh runs setup_conversion.py, which checks the parallel sizes against the job before it submits "
     "anything: TP/PP/EP/ETP at least 1, one node with the local executor, the CPU backend (the default of import and "
     "export) only with TP=PP=EP=ETP=1, --gpus-per-node on the GPU backend, and nodes x gpus-per-node a multiple of "
-    "TP x PP and of ETP x EP x PP; text_generation.py needs --use-coordinator for EP above 1. Each raises ValueError.",
+    "TP x PP and of ETP x EP x PP; text_generation.py needs --use-coordinator for EP above 1; train.sh needs "
+    "--gpus-per-node. Each raises ValueError.",
     cann_error="ValueError: CPU conversion requires TP=PP=EP=ETP=1.",
     fail_text="`./scripts/conversion/convert.sh import --hf-model Qwen/Qwen3-30B-A3B --megatron-path /ckpt --ep 8` "
     "(no --device gpu: the CPU backend).", pass_example=_OK,
