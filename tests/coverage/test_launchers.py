@@ -84,6 +84,9 @@ CASES = [
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
+    # bridge3: Megatron-Bridge's training launcher (scripts/training/README.md:6 names it in prose too)
+    ("Megatron-Bridge", "shell", "./scripts/training/train.sh --nodes 2 --gpus-per-node 8 --recipe x",
+     "`scripts/training/train.sh` invokes `setup_experiment.py` on a Slurm login node"),
 ]
 
 
