@@ -222,8 +222,8 @@ def _deepep(a, ctx, experts, ep, etp, hidden, btext) -> OpCall | None:
 def _tokens(a) -> tuple[int | None, str]:
     seq, mbs, cp = a.int("--seq-length"), a.int("--micro-batch-size", 1), a.int("--context-parallel-size", 1)
     tp = a.int("--tensor-model-parallel-size", 1)
-    if seq is None or mbs is None or cp is None or tp is None:
-        return None, "--seq-length not given"
+    if seq is None or mbs is None or cp is None or tp is None:  # written but not known: a.int said so (MC023)
+        return None, "--seq-length not given" if a.flags.get("--seq-length") is None else ""
     sp = tp if a.flags.boolean("--sequence-parallel") and tp > 1 else 1
     tokens = -(-seq * mbs // (cp * sp))
     return tokens, f"--seq-length {seq} x {a.said('--micro-batch-size', mbs)} / CP {cp}" + \
@@ -234,8 +234,9 @@ def _hybridep(a, ctx, experts, ep, etp, hidden, btext) -> OpCall | None:
     ranks, group, src = _common(a, experts, ep, etp, hidden)
     tokens, ttext = _tokens(a)
     if tokens is None:
-        a.notes.append(Note("MC042", f"{ttext}: HybridEP sizes its buffer by the tokens of the first batch; give "
-                            "--seq-length and --micro-batch-size", a.launch.span))
+        if ttext:
+            a.notes.append(Note("MC042", f"{ttext}: HybridEP sizes its buffer by the tokens of the first batch; give "
+                                "--seq-length and --micro-batch-size", a.launch.span))
         return None
     doc = hybridep_document(ranks, hidden, tokens, experts // ep)
     args = {k: v for k, v in doc.items() if k != "kind"}

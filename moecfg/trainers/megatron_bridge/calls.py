@@ -35,6 +35,11 @@ _VALUED = {"--model", "--recipe", "--mode", "--step-func", "--step_func", "--dat
            "--save_dir", "--load_dir", "--save_interval"} | set(_COMMON)
 _SWITCHES = {"--dry-run", "--dry_run", "--deterministic", "--dump-env", "--dump_env", "-h", "--help"}
 _FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
+# the first batch's tokens (a HybridEP buffer): run_recipe.py's -sl sets dataset.seq_length, which the runner copies to
+# model.seq_length, -mb sets train.micro_batch_size (scripts/training/run_recipe.py:33-39, :137-139)
+_BATCH = {"dataset.seq_length": "seq_length", "train.micro_batch_size": "micro_batch_size"}
+_BATCH_OPTIONS = {"-sl": "seq_length", "--seq_length": "seq_length", "-mb": "micro_batch_size",
+                  "--micro_batch_size": "micro_batch_size"}
 # compute capability major of the GPUs moecfg names (settings `device:`); apply_flex_dispatcher_backend keeps DeepEP on
 # majors 8 / 9 and B200 / B300, HybridEP on 8 / 9 / 10 (flex_dispatcher_backend.py:59-78), else falls back to alltoall
 _MAJOR = {"A100": 8, "A800": 8, "H100": 9, "H800": 9, "H200": 9, "H20": 9, "B200": 10, "B300": 10, "GB200": 10,
@@ -48,6 +53,7 @@ class _Read:
 
     def __init__(self, launch: Launch, start: int):
         self.launch, self.options, self.model, self.hidden, self.refused = launch, {}, {}, [], None
+        self.batch: dict[str, Key] = {}  # train.micro_batch_size= / dataset.seq_length= overrides (the tokens)
         words = list(launch.argv[start:])
         i = 0
         while i < len(words):
@@ -70,6 +76,8 @@ class _Read:
             elif eq and not text.startswith("-"):
                 if name.startswith("model."):
                     self.model[name[len("model."):]] = Key(name, known_value(value), w.span)
+                elif name in _BATCH:
+                    self.batch[_BATCH[name]] = Key(name, known_value(value), w.span)
             elif not text.startswith("-") and self.refused is None:
                 self.refused = w  # argparse would refuse it (scripts/training/run_recipe.py:263-272)
             i += 1
@@ -136,7 +144,22 @@ def _fields(r: _Read, out: Derivation) -> dict[str, Key] | None:
             fields[field] = r.options[option]
     fields.update(r.model)
     _expert_tp(fields, r)
+    _batch(fields, r)
     return fields
+
+
+def _batch(fields: dict[str, Key], r: _Read) -> None:
+    """The sequence length and micro-batch the launch writes (its options, then its overrides); else the recipe's,
+    which moecfg does not read: not known (never Megatron's defaults)."""
+    given = {field: r.options[o] for o, field in _BATCH_OPTIONS.items() if o in r.options}
+    given.update(getattr(r, "batch", {}))
+    for field in ("seq_length", "micro_batch_size"):
+        if field in given:
+            fields[field] = given[field]
+        elif field not in fields:
+            recipe = r.options.get("--recipe")
+            whose = f"recipe {recipe.value}'s" if recipe is not None and recipe.value else "the recipe's"
+            fields[field] = Key(f"{field} ({whose}: not read)", None, recipe.span if recipe else r.launch.span)
 
 
 def _expert_tp(fields: dict[str, Key], r: _Read) -> None:
