@@ -36,6 +36,10 @@ def test_the_qwen35_vl_case_gives_one_train_phase_per_moe_branch():
     # h100/qwen35_vl.py:50, :60), on a GPU that takes it
     assert (moe35.kind, moe35.arguments["num_ranks"]) == ("deepep", 8) and "case" in moe35.condition
     assert [c.kind for c in d.calls[1:]] == ["none", "none"]  # alltoall recipes
+    # the first batch: dataset.seq_length=4096 x train.micro_batch_size=4 (the launch's overrides, fixture :100-109),
+    # not Megatron's micro-batch default 1
+    assert moe35.arguments["max_num_of_tokens_per_rank"] == 4096 * 4
+    assert "[train.micro_batch_size] 4" in moe35.derivation["max_num_of_tokens_per_rank"]
     assert not any("not known statically" in u.reason for u in d.unread)
 
 
