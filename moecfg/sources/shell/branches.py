@@ -14,24 +14,30 @@ framework asks for a launch's alternatives (`of(launch)`), not for every script 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 MAX_BRANCHES = 16
 _LITERAL = {"word", "number", "raw_string"}
 _HARMLESS = {"echo", "printf", ":"}
 _LEAVE = {"exit", "return"}
 
 
-@dataclass(frozen=True, slots=True)
 class Branch:
-    label: str  # `case "$MODEL_SIZE" in 35B-A3B)`, `if [ "$X" = a ]`, `else`
-    statements: tuple  # the tree-sitter nodes it runs
+    """`label`: `case "$MODEL_SIZE" in 35B-A3B)`, `if [ "$X" = a ]`, `else`; `statements`: the tree-sitter nodes it
+    runs. (Plain classes: a script read imports no dataclasses.)"""
+
+    __slots__ = ("label", "statements")
+
+    def __init__(self, label: str, statements: tuple):
+        self.label, self.statements = label, statements
 
 
-@dataclass(frozen=True, slots=True)
 class Fork:
-    key: tuple[int, int]  # (line, column) of the `if` / `case`: the same node in every read of the file
-    branches: tuple[Branch, ...]  # the branches after which the script goes on
+    """`key`: (line, column) of the `if` / `case`, the same node in every read of the file; `branches`: the branches
+    after which the script goes on."""
+
+    __slots__ = ("key", "branches")
+
+    def __init__(self, key: tuple[int, int], branches: tuple):
+        self.key, self.branches = key, branches
 
 
 def key(walk, node) -> tuple[int, int]:

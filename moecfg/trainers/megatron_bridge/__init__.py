@@ -45,15 +45,15 @@ def _setup(launch: Launch) -> int | None:
 
 
 def _conversion(launch: Launch) -> tuple[str, int] | None:
-    from moecfg.trainers.megatron_bridge import conversion
+    from moecfg.trainers.megatron_bridge import entries
 
-    return conversion.find(launch)
+    return entries.find(launch)
 
 
 def _train_sh(launch: Launch) -> int | None:
-    from moecfg.trainers.megatron_bridge import train_sh
+    from moecfg.trainers.megatron_bridge import entries  # recognition: regular expressions only
 
-    return train_sh.entry(launch)
+    return entries.train_sh(launch)
 
 
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
@@ -72,7 +72,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     if at is None and _setup(launch) is None:
         from moecfg.trainers.megatron_bridge import conversion
 
-        kind, where = conversion.find(launch)
+        kind, where = _conversion(launch)
         conversion.derive(launch, ctx, out, kind, where)
         return out
     if at is None:

@@ -18,14 +18,13 @@ Read at NVIDIA-NeMo/Megatron-Bridge@067f987:
 - infer.sh execs setup_inference.py (scripts/inference/infer.sh:27), which runs the --task's script
   (setup_inference.py:33-39) as gpus-per-node tasks on each of --nodes (:194-204) with the words it does not know
   (parse_known_args, :247-249);
-- Megatron (Bridge's pin NVIDIA/Megatron-LM@2a75ac1) refuses a world size that is not a multiple of TP x PP x CP or of
-  ETP x EP x PP (megatron/core/parallel_state.py:822-823, :881-884), reached through the provider's
-  initialize_model_parallel (src/megatron/bridge/models/model_provider.py:306-323).
+- the provider's initialize_model_parallel (src/megatron/bridge/models/model_provider.py:306-323) runs Megatron's
+  (Bridge's pin NVIDIA/Megatron-LM@2a75ac1), which refuses a world size that is not a multiple of TP x PP x CP or of
+  ETP x EP x PP (megatron/core/parallel_state.py:822-823, :881-884).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.values import integer
@@ -33,114 +32,21 @@ from moecfg.sources.launch import Launch, Word
 from moecfg.sources.textmap import Span
 from moecfg.trainers import phases
 from moecfg.trainers.megatron_bridge import releases, rules
+from moecfg.trainers.megatron_bridge.entries import SCRIPTS, Script, _path
 
 B = releases.BRIDGE
 MEGATRON = "NVIDIA/Megatron-LM@2a75ac1"  # 3rdparty/Megatron-LM at Megatron-Bridge@067f987
-CONVERT = re.compile(r"(?:^|/)scripts/conversion/convert\.sh$")
-INFER = re.compile(r"(?:^|/)scripts/inference/infer\.sh$")
-_SUBCOMMANDS = ("import", "export", "roundtrip")
 _SIZE_NAMES = {"-tp": "tp", "--tp": "tp", "--tensor-parallel-size": "tp", "-pp": "pp", "--pp": "pp",
                "--pipeline-parallel-size": "pp", "-ep": "ep", "--ep": "ep", "--expert-parallel-size": "ep",
                "-etp": "etp", "--etp": "etp", "--expert-tensor-parallel-size": "etp"}  # arguments.py:108-143
 _SCRIPT_SIZES = {"--tp": "tp", "--pp": "pp", "--ep": "ep", "--etp": "etp"}  # the examples' own parsers
 
 
-@dataclass(frozen=True, slots=True)
-class Script:
-    """A rank-local script: what it does, where its --tp/--pp/--ep/--etp are (None: it takes none), and whether it
-    runs forward passes (token dispatch)."""
-
-    name: re.Pattern
-    what: str
-    sizes_at: str | None
-    dispatches: bool
-    etp: bool = True  # it takes --etp (else the provider's expert-TP: not known)
-    defaults: tuple[int, int, int, int] = (1, 1, 1, 1)  # --tp, --pp, --ep, --etp when not written
-    gone: str | None = None  # not in the release read: the commit that removed it (its last version is read)
-
-
-SCRIPTS = (
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_multi_gpu\.py$"), "round-trip conversion",
-           "examples/conversion/hf_megatron_roundtrip_multi_gpu.py:355-358", False),
-    Script(re.compile(r"(?:^|/)examples/conversion/(?:hf_megatron_roundtrip|convert_megatron_mimo)\.py$"),
-           "conversion", None, False),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_text\.py$"), "text generation",
-           "examples/conversion/hf_to_megatron_generate_text.py:420-427", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_vlm\.py$"), "VLM generation",
-           "examples/conversion/hf_to_megatron_generate_vlm.py:434-437", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_omni_lm\.py$"), "omni generation",
-           "examples/conversion/hf_to_megatron_generate_omni_lm.py:456-459", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_audio_lm\.py$"), "audio generation",
-           "examples/conversion/hf_to_megatron_generate_audio_lm.py:431-434", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/compare_hf_and_megatron/compare\.py$"), "HF / Megatron comparison",
-           "examples/conversion/compare_hf_and_megatron/compare.py:1076-1079", True),
-    Script(re.compile(r"(?:^|/)scripts/inference/text_generation\.py$"), "text generation",
-           "src/megatron/bridge/inference/text_generation.py:446-449", True),
-    Script(re.compile(r"(?:^|/)scripts/inference/vlm_generation\.py$"), "VLM generation",
-           "scripts/inference/vlm_generation.py:421-424", True),
-    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni\.py$"),
-           "omni generation", "examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni.py"
-           ":1005-1008", True),
-    # no --etp (:342-344): the expert-TP is the provider's, not known here
-    Script(re.compile(r"(?:^|/)examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl\.py$"),
-           "VLM generation", "examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl.py:342-344", True,
-           etp=False),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_benchmark\.py$"), "round-trip benchmark",
-           "examples/conversion/hf_megatron_roundtrip_benchmark.py:160-163", False),
-    Script(re.compile(r"(?:^|/)examples/conversion/adapter/export_adapter\.py$"), "adapter export",
-           "examples/conversion/adapter/export_adapter.py:125-128", False),
-    Script(re.compile(r"(?:^|/)examples/peft/merge_lora\.py$"), "LoRA merge", "examples/peft/merge_lora.py:97-99",
-           False, etp=False),
-    # verify_adapter.py runs forward passes (:94-96); no --etp (:82-84)
-    Script(re.compile(r"(?:^|/)examples/conversion/adapter/verify_adapter\.py$"), "adapter verification",
-           "examples/conversion/adapter/verify_adapter.py:82-84", True, etp=False),
-    # the quantization examples: calibration and generation run forward passes; export.py is not read further
-    Script(re.compile(r"(?:^|/)examples/quantization/(?:quantize|quantize_vlm|ptq_generate|ptq_generate_vlm|export)"
-                      r"\.py$"), "quantization", "examples/quantization/quantize_utils.py:256-259", True),
-    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/cord_v2_inference\.py$"), "CORD-v2 inference",
-           "examples/models/nemotron/nemotron_3_omni/cord_v2_inference.py:278-281", True, defaults=(4, 1, 2, 1)),
-    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference\.py$"),
-           "VALOR32K inference", "examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference.py:481-484", True),
-    # removed by c8344d0f4 (feat(conversion): add shared checkpoint launcher), which added convert.sh: the versioned
-    # docs (docs/fern/versions/0.4.2) still launch them; read as their last version, c8344d0f4^
-    Script(re.compile(r"(?:^|/)examples/conversion/convert_checkpoints\.py$"), "conversion", None, False,
-           gone="c8344d0f4 (its last version c8344d0f4^ examples/conversion/convert_checkpoints.py:223-256: one "
-                "process)"),
-    Script(re.compile(r"(?:^|/)examples/conversion/convert_checkpoints_multi_gpu\.py$"), "conversion",
-           "c8344d0f4^ examples/conversion/convert_checkpoints_multi_gpu.py:271-275", False,
-           gone="c8344d0f4 (its last version c8344d0f4^ examples/conversion/convert_checkpoints_multi_gpu.py)"),
-)
 # infer.sh --task -> the script it runs (scripts/inference/setup_inference.py:33-39; default text-generation, :66-69)
 _TASKS = {"text-generation": "scripts/inference/text_generation.py",
           "legacy-full-prefix-generation": "examples/conversion/hf_to_megatron_generate_text.py",
           "vlm-generation": "scripts/inference/vlm_generation.py",
           "model-comparison": "examples/conversion/compare_hf_and_megatron/compare.py"}
-
-
-def _path(w: Word) -> str:
-    return w.value or w.pattern or ""
-
-
-def find(launch: Launch) -> tuple[str, int] | None:
-    """("convert" | "infer" | "script", index of the word) for a launch of these, or None. `"${CONVERT_SH}" roundtrip
-    --hf-model ...` (the examples' slurm_conversion.sh: the variable's default is convert.sh, but it may be set from
-    outside) is convert.sh's subcommand and its required --hf-model after a program not known statically."""
-    argv = launch.argv
-    if not argv or argv[0].value in ("echo", "printf"):
-        return None
-    for i, w in enumerate(argv):
-        text = _path(w)
-        if CONVERT.search(text) and i + 1 < len(argv) and argv[i + 1].value in _SUBCOMMANDS:
-            return "convert", i
-        if INFER.search(text):
-            return "infer", i
-        if i and any(s.name.search(text) for s in SCRIPTS):
-            return "script", i
-    words = [w.value for w in argv]
-    if argv[0].value is None and len(argv) > 2 and words[1] in _SUBCOMMANDS and \
-            any(v in ("--hf-model", "--hf-model-id") for v in words[2:]):
-        return "convert", 0
-    return None
 
 
 class _Options:

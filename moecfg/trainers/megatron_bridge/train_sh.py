@@ -19,7 +19,6 @@ from moecfg.sources.launch import Launch, Word
 from moecfg.trainers.megatron_bridge import releases, rules
 
 B = releases.BRIDGE
-ENTRY = re.compile(r"(?:^|/)scripts/training/(?:train\.sh|setup_experiment\.py)$")
 _S = "scripts/training/setup_experiment.py"
 # setup_experiment.py's own options (:65-139): those taking a value, then its switches; `--x=v` forms too
 _VALUED = {"--nodes", "--gpus-per-node", "--gpus_per_node", "--account", "--partition", "--time", "--gres",
@@ -27,13 +26,6 @@ _VALUED = {"--nodes", "--gpus-per-node", "--gpus_per_node", "--account", "--part
            "--srun-arg", "-lmc", "--peak-mem-clk", "--peak_mem_clk", "--experiment-name"}
 _SWITCHES = {"--no-gpu-resource-request", "--submission-dry-run", "--dry-run", "--wait"}
 _SYNOPSIS = re.compile(r"^\[|\]$|^<[^<>]*>$")  # scripts/training/README.md:6 `train.sh [launch options] ...`
-
-
-def entry(launch: Launch) -> int | None:
-    if launch.argv and launch.argv[0].value in ("echo", "printf"):
-        return None
-    return next((i for i, w in enumerate(launch.argv) if (w.value or w.pattern) and ENTRY.search(w.value or w.pattern)
-                 and (i > 0 or (w.value or "").endswith(".sh"))), None)
 
 
 def derive(launch: Launch, ctx: LaunchContext, out: Derivation, at: int) -> None:
