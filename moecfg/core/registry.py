@@ -38,6 +38,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.roll.rules",
     "moecfg.trainers.megatron_bridge.rules",
     "moecfg.trainers.skyrl.rules",
+    "moecfg.trainers.nemo_rl.rules",
     "moecfg.trainers.torchtitan.rules",
     "moecfg.trainers.areal.rules",
     "moecfg.trainers.mindspeed_mm.rules",

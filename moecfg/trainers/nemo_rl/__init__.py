@@ -1,0 +1,55 @@
+"""NVIDIA NeMo-RL: `uv run python examples/run_grpo.py --config <config>.yaml [key.path=value ...]` (run_sft, run_dpo,
+run_distillation, run_eval, run_vlm_grpo, examples/nemo_gym/run_grpo_nemo_gym.py, ...), or a NeMo-RL config file
+itself (read by sources/recipes/nemo_rl.py as `nemo-rl --config <file> key=value ...`): one launch of a Megatron-LM
+train phase (policy.megatron_cfg.*, through Megatron-Bridge) and a vLLM or SGLang rollout phase (policy.generation.*).
+
+Read at NVIDIA-NeMo/RL@7ea279abf: examples/run_grpo.py:58-95 (`--config`, then Hydra overrides over it),
+nemo_rl/utils/config.py (inheritance, overrides, resolvers), nemo_rl/models/megatron/setup.py:858-1019 (what the
+Megatron provider gets), nemo_rl/models/generation/vllm/vllm_worker.py:318-322, :566-583 (the vLLM engine's
+arguments), nemo_rl/models/generation/sglang/sglang_worker.py:376-438 (SGLang's ServerArgs), nemo_rl/algorithms/grpo.py:
+759-1052 (the clusters).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from moecfg.frameworks import Derivation, LaunchContext
+from moecfg.sources.launch import Launch
+
+NAME = "nemo-rl"
+VERSIONS = ("0.6.0",)
+COMMAND = "nemo-rl"  # sources/recipes/nemo_rl.py
+SCRIPT = re.compile(r"(?:^|/)examples/(?:nemo_gym/)?run_\w+\.py$")
+_RUNNERS = re.compile(r"^(?:python(\d+(\.\d+)?)?|uv|run|coverage)$")
+
+
+def script_index(launch: Launch) -> int | None:
+    """Index of the word running NeMo-RL's entry script, after `python`, `uv run` or `coverage run`."""
+    if launch.context == "yaml" and launch.argv and launch.argv[0].value == COMMAND:
+        return None
+    for i, w in enumerate(launch.argv[:24]):
+        text = w.value if w.value is not None else w.pattern
+        if i > 0 and text and SCRIPT.search(text) and any(
+                _RUNNERS.match(os.path.basename(p.value or "")) for p in launch.argv[:i]):
+            return i
+    return None
+
+
+def is_config(launch: Launch) -> bool:
+    return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
+
+
+def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
+    return is_config(launch) or script_index(launch) is not None
+
+
+def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
+    from moecfg.trainers.nemo_rl import calls, launch_keys
+
+    out = Derivation(NAME, VERSIONS[-1])
+    keys = launch_keys.from_config(launch) if is_config(launch) else launch_keys.from_shell(
+        launch, script_index(launch), out)
+    if keys is not None:
+        calls.derive_phases(keys, ctx, out)
+    return out
