@@ -232,6 +232,9 @@ LAUNCHERS = (
              (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
              surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
+    # --- nemorl engineer: NVIDIA NeMo-RL's entry scripts (trainers/nemo_rl reads them; listed where it did not:
+    # a command held in a string, NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878)
+    Launcher("NeMo-RL", "trainer", ("run_",), (_run(r"\bexamples/(?:nemo_gym/)?run_\w+\.py\b"),)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

@@ -30,7 +30,8 @@ SECTIONS = ("policy", "cluster", "generation", "teacher", "on_policy_distillatio
 MAX_DEPTH = 12
 MAX_KEYS = 4000
 UNKNOWN = object()  # an interpolation moecfg does not resolve
-_ALGORITHMS = ("grpo", "sft", "dpo", "distillation", "checkpointing", "logger", "cluster", "loss_fn")
+_ALGORITHMS = ("grpo", "sft", "dpo", "distillation", "checkpointing", "logger", "cluster", "loss_fn", "eval",
+               "generation")
 
 
 def is_nemo_rl_config(data) -> bool:

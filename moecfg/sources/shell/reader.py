@@ -625,6 +625,18 @@ def _shell_after_unknown_prefix(argv: list) -> int | None:
     return None
 
 
+def _ray_job_shell(argv: list) -> int | None:
+    """`ray job submit [options] -- bash -c "script"`: where the entrypoint's shell starts (Ray runs the words after
+    `--` as the job's command), or None. Only a shell entrypoint: a `python ...` one stays the launch it is."""
+    words = [w.value for w in argv[:64]]
+    if words[1:3] != ["job", "submit"] or "--" not in words:
+        return None
+    j = words.index("--") + 1
+    if j + 1 < len(argv) and (words[j] or "").rsplit("/", 1)[-1] in _SHELLS and _SCRIPT_OPTS.match(words[j + 1] or ""):
+        return j
+    return None
+
+
 class _Command:
     """One simple command: strip wrappers (wrappers.py), recurse into `sh -c`, read `source`, emit a Launch."""
 
@@ -640,7 +652,7 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
-        shell_at = _shell_after_unknown_prefix(argv) if name is None else None
+        shell_at = _shell_after_unknown_prefix(argv) if name is None else _ray_job_shell(argv) if name == "ray" else None
         if shell_at is not None and self.inline_script(argv[shell_at:]):
             return  # `$SRUN_CMD --nodes=2 bash -c "$CMD"`: a launcher prefix held in a variable, then its script
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):

@@ -20,7 +20,7 @@ from moecfg.trainers.phases import Key
 # the config each entry script loads without `--config` (examples/run_<x>.py: `os.path.join(os.path.dirname(__file__),
 # "configs", ...)`, e.g. run_grpo.py:81-84)
 DEFAULT_CONFIGS = {"run_grpo.py": "grpo_math_1B.yaml", "run_sft.py": "sft.yaml", "run_dpo.py": "dpo.yaml",
-                   "run_distillation.py": "distillation_math.yaml", "run_eval.py": "eval.yaml",
+                   "run_distillation.py": "distillation_math.yaml", "run_eval.py": "evals/eval.yaml",
                    "run_grpo_sliding_puzzle.py": "grpo_sliding_puzzle.yaml", "run_ppo.py": "ppo_math_1B.yaml",
                    "run_rm.py": "rm.yaml", "run_vlm_grpo.py": "vlm_grpo_3B.yaml"}
 _LEADING_VARIABLE = re.compile(r"^\$\{[^}]*\}/(?P<rest>[^$]+)$")
@@ -76,15 +76,16 @@ def from_shell(launch: Launch, at: int, out: Derivation) -> Keys | None:
     roots = contained.tree_roots()
     if config is None:
         default = DEFAULT_CONFIGS.get(os.path.basename(script_text))
-        if default is None or script.value is None:
+        if default is None:
             phases.not_derived(out, launch, f"{os.path.basename(script_text)} without --config: its own config "
                                "is not read")
             return None
-        config = os.path.join(os.path.dirname(script.value), "configs", default)
+        config = os.path.join(os.path.dirname(script_text), "configs", default)  # beside the script, as it loads it
         config_word = script
     path, how = _config_path(config)
     if path is None:
-        phases.not_derived(out, launch, f"the config --config {config} is not known statically")
+        phases.not_derived(out, launch, f"the config --config {config} is not known statically (a config in the "
+                           "tree is checked as its own file)")
         return None
     try:
         real = contained.resolve(path, roots[0], roots)
