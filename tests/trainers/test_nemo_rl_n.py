@@ -197,3 +197,10 @@ def test_megatron_generation_is_listed():
 def test_prose_and_other_scripts_are_not_nemo_rl():
     (launch,) = read_shell("python tools/run_grpo_helper.py --config x.yaml\n").launches
     assert frameworks.recognise(launch, CTX) is None or frameworks.recognise(launch, CTX).NAME != "nemo-rl"
+
+
+def test_a_null_model_is_not_known_statically():
+    # NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/student_rlvr1.yaml:133 `model_name: null`
+    d = _shell(RUN + "policy.model_name=null")
+    (ask,) = [n for n in d.notes if n.code == "MC042"]
+    assert "not known statically" in ask.message and "'null'" not in ask.message

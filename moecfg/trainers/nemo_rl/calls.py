@@ -146,7 +146,14 @@ def _train(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
                      f"Megatron-LM (NeMo-RL's Megatron policy worker, {S} nemo_rl/models/megatron/setup.py)")
 
 
+def _known(key: Key) -> Key:
+    """`model_name: null`: a placeholder the launcher fills at run time (examples/nemo_gym/nemotron-3-ultra/
+    student_rlvr1.yaml:133): not known statically, not a model named "null"."""
+    return Key(key.name, None, key.span) if (key.value or "").lower() in ("null", "none", "") else key
+
+
 def _model(mg: EngineArgs, model: Key, ctx, out: Derivation, ep: int | None) -> bool:
+    model = _known(model)
     dims = resolve_model(model.value, ctx)
     if dims is None:
         if (ep or 1) > 1 or ep is None:
@@ -170,7 +177,7 @@ def _rollout(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
         phases.not_derived(out, k.launch, f"rollout engine not derived: {backend.name} = "
                            f"{backend.value or 'not known statically'}")
         return
-    model = k.get("policy.model_name" if g.startswith("policy.") else g + "model_name")
+    model = _known(k.get("policy.model_name" if g.startswith("policy.") else g + "model_name"))
     if backend.value == "sglang":
         _sglang(k, ctx, out, g, model)
         return
@@ -231,7 +238,7 @@ def _rollout(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
 def _sglang(k: Keys, ctx: LaunchContext, out: Derivation, g: str, model: Key) -> None:
     c = g + "sglang_cfg."
     eng = EngineArgs(("python3", "-m", "sglang.launch_server"), k.launch.span)
-    path = k.get(c + "model_path")
+    path = _known(k.get(c + "model_path"))
     eng.flag("--model-path", path if path.value is not None else model)
     for field in ("tp_size", "dp_size", "pp_size", "ep_size"):
         eng.flag("--" + field.replace("_", "-"), k.get(c + field))
