@@ -204,3 +204,15 @@ def test_a_null_model_is_not_known_statically():
     d = _shell(RUN + "policy.model_name=null")
     (ask,) = [n for n in d.notes if n.code == "MC042"]
     assert "not known statically" in ask.message and "'null'" not in ask.message
+
+
+def test_a_test_suite_script_reads_the_config_its_common_env_names():
+    # NVIDIA-NeMo/RL@7ea279abf tests/test_suites/llm/common.env:40,50: CONFIG_PATH = examples/configs/recipes/llm/
+    # <the script's name>.yaml
+    script = ROOT / "tests" / "test_suites" / "llm" / "grpo-qwen3-30ba3b-8n8g-megatron.sh"
+    launches = [x for x in read_shell(script.read_text()).launches if "examples/run_grpo.py" in x.words()]
+    d = _derive(launches[0], LaunchContext(file=str(script)))
+    assert [c.role for c in d.calls] == ["train", "rollout"] and not d.unread
+    assert "grpo-qwen3-30ba3b-8n8g-megatron.yaml, named by common.env" in _said(d.calls[0])
+    other = LaunchContext(file=str(ROOT / "examples" / "run.sh"))  # not a test-suite script: not known
+    assert any("not known statically" in u.reason for u in _derive(launches[0], other).unread)

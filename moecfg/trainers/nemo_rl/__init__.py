@@ -49,7 +49,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 
     out = Derivation(NAME, VERSIONS[-1])
     keys = launch_keys.from_config(launch) if is_config(launch) else launch_keys.from_shell(
-        launch, script_index(launch), out)
+        launch, script_index(launch), out, ctx.file)
     if keys is not None:
         calls.derive_phases(keys, ctx, out)
     return out

@@ -64,7 +64,7 @@ def from_config(launch: Launch) -> Keys:
     return Keys(launch, written, [], missing, sections, None)
 
 
-def from_shell(launch: Launch, at: int, out: Derivation) -> Keys | None:
+def from_shell(launch: Launch, at: int, out: Derivation, file: str | None = None) -> Keys | None:
     """The launch's config with its overrides; None (listed as not derived) when the config is not read."""
     from moecfg.sources import contained, files
     from moecfg.sources.manifests.yaml_source import YamlProblem, decode, parse_stream
@@ -83,6 +83,8 @@ def from_shell(launch: Launch, at: int, out: Derivation) -> Keys | None:
         config = os.path.join(os.path.dirname(script_text), "configs", default)  # beside the script, as it loads it
         config_word = script
     path, how = _config_path(config)
+    if path is None:
+        path, how = _suite_config(launch, file, roots[0])
     if path is None:
         phases.not_derived(out, launch, f"the config --config {config} is not known statically (a config in the "
                            "tree is checked as its own file)")
@@ -155,7 +157,24 @@ def _config_path(config: str) -> tuple[str | None, str]:
     m = _LEADING_VARIABLE.match(config)
     if m is None:
         return None, ""
-    return m.group("rest"), f", read in the checked tree for {config}"
+    return m.group("rest"), f" for {config}"
+
+
+_SUITE = re.compile(r"^tests/test_suites/(?P<folder>[\w./-]+)/(?P<stem>[^/]+)\.sh$")
+
+
+def _suite_config(launch: Launch, file: str | None, root: str) -> tuple[str | None, str]:
+    """A test-suite script's `--config $CONFIG_PATH`: the script sources the common.env beside it, which sets
+    CONFIG_PATH to examples/configs/recipes/<its folder>/<the script's name>.yaml (NVIDIA-NeMo/RL@7ea279abf
+    tests/test_suites/llm/common.env:40, :50; the same in vlm/ and llm/performance/)."""
+    if not file or not any(p.endswith("/common.env") for p, _ in launch.sourced):
+        return None, ""
+    rel = os.path.relpath(os.path.realpath(file), os.path.realpath(root)).replace(os.sep, "/")
+    m = _SUITE.match(rel)
+    if m is None or ".." in m.group("folder").split("/"):
+        return None, ""
+    path = f"examples/configs/recipes/{m.group('folder')}/{m.group('stem')}.yaml"
+    return path, ", named by common.env"
 
 
 def _typed(value: str):
