@@ -54,7 +54,8 @@ def derive_phases(k: Keys, ctx: LaunchContext, out: Derivation) -> None:
                               f"package_info.py:16-18, the release read), which pins vLLM {releases.VLLM} and SGLang "
                               f"{releases.SGLANG} (pyproject.toml:148-158)", k.launch.span))
     for why in k.missing:
-        phases.not_derived(out, k.launch, f"parent config not read ({why}): the settings it holds are unknown")
+        phases.not_derived(out, k.launch, f"parent config not read ({why}): the settings it holds are unknown "
+                           "(check a folder holding both files, e.g. the repository: `moecfg check .`)")
     clusters = _clusters(k)
     _train(k, ctx, out, clusters)
     _rollout(k, ctx, out, clusters)
