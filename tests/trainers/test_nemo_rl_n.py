@@ -216,3 +216,17 @@ def test_a_test_suite_script_reads_the_config_its_common_env_names():
     assert "grpo-qwen3-30ba3b-8n8g-megatron.yaml, named by common.env" in _said(d.calls[0])
     other = LaunchContext(file=str(ROOT / "examples" / "run.sh"))  # not a test-suite script: not known
     assert any("not known statically" in u.reason for u in _derive(launches[0], other).unread)
+
+
+def test_a_ray_job_whose_entrypoint_is_a_shell_script():
+    # NVIDIA-NeMo/RL@7ea279abf infra/examples/disagg-jobset.yaml:346-348 (`ray job submit ... -- bash -c "cd ... &&
+    # python examples/nemo_gym/run_grpo_nemo_gym.py ..."`), here with a config of the fixture tree
+    text = ('ray job submit --address http://head:8265 --submission-id x -- bash -c "cd /workspace/nemo-rl && '
+            'python examples/run_grpo.py --config examples/configs/recipes/llm/grpo-qwen3-30ba3b-8n8g-megatron.yaml '
+            'policy.megatron_cfg.expert_model_parallel_size=8 policy.megatron_cfg.pipeline_model_parallel_size=1 '
+            'policy.megatron_cfg.moe_token_dispatcher_type=flex policy.megatron_cfg.moe_enable_deepep=true" '
+            '2>&1 | tee driver.log\n')
+    launches = [x for x in read_shell(text).launches if "examples/run_grpo.py" in x.words()]
+    d = _derive(launches[0], LaunchContext(models=(("*", "qwen3-30b-a3b"),)))
+    assert [c.role for c in d.calls] == ["train", "rollout"]
+    assert (d.calls[0].kind, d.calls[0].arguments["num_ranks"]) == ("deepep", 8)
