@@ -230,3 +230,10 @@ def test_a_ray_job_whose_entrypoint_is_a_shell_script():
     d = _derive(launches[0], LaunchContext(models=(("*", "qwen3-30b-a3b"),)))
     assert [c.role for c in d.calls] == ["train", "rollout"]
     assert (d.calls[0].kind, d.calls[0].arguments["num_ranks"]) == ("deepep", 8)
+
+
+def test_an_interpreter_held_in_a_variable():
+    # NVIDIA-NeMo/RL@7ea279abf tests/test_suites/llm/grpo-qwen3-30ba3b-2n8g-megatron_fused_linear_logprobs.sh:20
+    d = _shell("${NRL_PYTHON:-python} examples/run_grpo.py --config "
+               "examples/configs/recipes/llm/grpo-qwen3-30ba3b-8n8g-megatron.yaml grpo.max_num_steps=$MAX_STEPS")
+    assert [c.role for c in d.calls] == ["train", "rollout"]

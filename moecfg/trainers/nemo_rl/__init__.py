@@ -33,6 +33,9 @@ def script_index(launch: Launch) -> int | None:
         if i > 0 and text and SCRIPT.search(text) and any(
                 _RUNNERS.match(os.path.basename(p.value or "")) for p in launch.argv[:i]):
             return i
+        if i == 1 and text and SCRIPT.search(text) and launch.argv[0].value is None:
+            return i  # `${NRL_PYTHON:-python} examples/run_grpo.py` (tests/test_suites/llm/grpo-qwen3-30ba3b-2n8g-
+            # megatron_fused_linear_logprobs.sh:20): the interpreter held in a variable
     return None
 
 
