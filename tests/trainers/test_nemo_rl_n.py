@@ -237,3 +237,18 @@ def test_an_interpreter_held_in_a_variable():
     d = _shell("${NRL_PYTHON:-python} examples/run_grpo.py --config "
                "examples/configs/recipes/llm/grpo-qwen3-30ba3b-8n8g-megatron.yaml grpo.max_num_steps=$MAX_STEPS")
     assert [c.role for c in d.calls] == ["train", "rollout"]
+
+
+def test_parents_are_read_a_bounded_number_of_times(tmp_path):
+    many = "defaults: [" + ", ".join(["p.yaml"] * 40) + "]\npolicy: {model_name: x}\n"
+    (tmp_path / "p.yaml").write_text(many)
+    got = R.compose({"defaults": ["p.yaml"] * 40, "policy": {}}, str(tmp_path), (str(tmp_path),))
+    assert any(f"more than {R.MAX_PARENTS} parent configs" in m for m in got.missing)
+
+
+def test_a_parent_outside_the_tree_is_not_read(tmp_path):
+    inner = tmp_path / "tree"
+    inner.mkdir()
+    (tmp_path / "secret.yaml").write_text("cluster: {num_nodes: 4}\n")
+    got = R.compose({"defaults": "../secret.yaml", "policy": {}}, str(inner), (str(inner),))
+    assert got.missing and "cluster" not in got.tree

@@ -28,6 +28,7 @@ COMMAND = "nemo-rl"
 # the sections the trainer reads (trainers/nemo_rl/calls.py); the rest of a config is data, logging, algorithm
 SECTIONS = ("policy", "cluster", "generation", "teacher", "on_policy_distillation", "env.reward_model", "eval")
 MAX_DEPTH = 12
+MAX_PARENTS = 64
 MAX_KEYS = 4000
 UNKNOWN = object()  # an interpolation moecfg does not resolve
 _ALGORITHMS = ("grpo", "sft", "dpo", "distillation", "checkpointing", "logger", "cluster", "loss_fn", "eval",
@@ -64,12 +65,20 @@ class Composed:
         self.tree, self.missing = tree, missing
 
 
-def compose(data: dict, folder: str, roots: tuple[str, ...], depth: int = 0, seen: tuple = ()) -> Composed:
-    """`data` over its `defaults` parents (read from `folder`, inside `roots`), as load_config_with_inheritance."""
+def compose(data: dict, folder: str, roots: tuple[str, ...], depth: int = 0, seen: tuple = (),
+            reads: list | None = None) -> Composed:
+    """`data` over its `defaults` parents (read from `folder`, inside `roots`), as load_config_with_inheritance.
+    `reads`: the parent files read so far for this config (at most MAX_PARENTS: a list of parents that each list
+    the same parents again would otherwise be read exponentially often)."""
+    reads = [] if reads is None else reads
     missing: list[str] = []
     base: dict = {}
     for parent in _parents(data.get("defaults")):
-        got = _read_parent(parent, folder, roots, depth, seen)
+        if len(reads) >= MAX_PARENTS:
+            missing.append(f"{parent}: more than {MAX_PARENTS} parent configs; not read")
+            continue
+        reads.append(parent)
+        got = _read_parent(parent, folder, roots, depth, seen, reads)
         if isinstance(got, str):
             missing.append(got)
             continue
@@ -81,7 +90,7 @@ def compose(data: dict, folder: str, roots: tuple[str, ...], depth: int = 0, see
     return Composed(merge(base, own), missing)
 
 
-def _read_parent(parent: str, folder: str, roots: tuple[str, ...], depth: int, seen: tuple):
+def _read_parent(parent: str, folder: str, roots: tuple[str, ...], depth: int, seen: tuple, reads: list):
     from moecfg.sources import contained, files
     from moecfg.sources.manifests.yaml_source import YamlProblem, decode, parse_stream
 
@@ -99,7 +108,7 @@ def _read_parent(parent: str, folder: str, roots: tuple[str, ...], depth: int, s
     data = docs[0].data if docs else None
     if not isinstance(data, dict):
         return f"{parent}: not a mapping"
-    return compose(data, os.path.dirname(real), roots, depth + 1, seen + (real,))
+    return compose(data, os.path.dirname(real), roots, depth + 1, seen + (real,), reads)
 
 
 def merge(base: dict, over: dict, top: bool = True) -> dict:

@@ -216,7 +216,7 @@ def _rollout(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
     eng.flag("--pipeline-parallel-size", pp)
     if e is None or t is None:
         eng.word(Word(None, ep.span, exact=False))  # expert parallelism on or off: not known
-    elif e > 1:  # vllm_worker.py:322 enable_expert_parallel; EP / TP ranks of vLLM data parallelism (:429-440)
+    elif e > 1:  # vllm_worker.py:322 enable_expert_parallel; vllm_dp_size = EP // TP (vllm_generation.py:126)
         eng.switch("--enable-expert-parallel", ep)
         eng.flag("--data-parallel-size", ep, str(e // t))
     for field in ("gpu_memory_utilization", "max_model_len"):
