@@ -5,7 +5,7 @@ train phase (policy.megatron_cfg.*, through Megatron-Bridge) and a vLLM or SGLan
 
 Read at NVIDIA-NeMo/RL@7ea279abf: examples/run_grpo.py:58-95 (`--config`, then Hydra overrides over it),
 nemo_rl/utils/config.py (inheritance, overrides, resolvers), nemo_rl/models/megatron/setup.py:858-1019 (what the
-Megatron provider gets), nemo_rl/models/generation/vllm/vllm_worker.py:318-322, :566-583 (the vLLM engine's
+Megatron provider gets), nemo_rl/models/generation/vllm/vllm_worker.py:319-322, :570-597 (the vLLM engine's
 arguments), nemo_rl/models/generation/sglang/sglang_worker.py:376-438 (SGLang's ServerArgs), nemo_rl/algorithms/grpo.py:
 759-1052 (the clusters).
 """

@@ -10,7 +10,7 @@ NVIDIA-NeMo/RL@7ea279abf:
   x cluster.num_nodes; not colocated, generation takes policy.generation.colocated.resources (one node:
   resources.gpus_per_node of it; more: resources.num_nodes whole nodes) and the policy the rest. A reward-model
   environment or OPD teachers take nodes too: the world is then not derived;
-- vLLM (nemo_rl/models/generation/vllm/vllm_worker.py:318-322, :566-583, vllm_generation.py:116-145): TP, PP,
+- vLLM (nemo_rl/models/generation/vllm/vllm_worker.py:319-322, :570-597, vllm_generation.py:116-145): TP, PP,
   enable_expert_parallel = expert_parallel_size > 1, EP / TP data-parallel ranks (VLLM_DP_SIZE), gpu_memory_utilization,
   max_model_len, enforce_eager, and policy.generation.vllm_kwargs.<arg> as the engine's own arguments;
 - SGLang (nemo_rl/models/generation/sglang/sglang_worker.py:376-438): tp / dp / pp / ep sizes and the listed
@@ -38,7 +38,7 @@ _SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
           "expert_tensor_parallel_size": "--expert-tensor-parallel-size"}
 # setup.py:916-977: passed to the provider as written (moe_flex_dispatcher_backend only when the config has it)
 _DISPATCH = ("moe_token_dispatcher_type", "moe_flex_dispatcher_backend")
-# sglang_worker.py:417-438: the sglang_cfg fields NeMo-RL passes to ServerArgs
+# sglang_worker.py:417-437: the sglang_cfg fields NeMo-RL passes to ServerArgs
 _SGLANG_FIELDS = ("dtype", "kv_cache_dtype", "context_length", "max_running_requests", "chunked_prefill_size",
                   "max_prefill_tokens", "schedule_policy", "schedule_conservativeness", "cpu_offload_gb",
                   "mem_fraction_static", "allow_auto_truncate", "disable_piecewise_cuda_graph", "disable_cuda_graph",
