@@ -252,3 +252,13 @@ def test_a_parent_outside_the_tree_is_not_read(tmp_path):
     (tmp_path / "secret.yaml").write_text("cluster: {num_nodes: 4}\n")
     got = R.compose({"defaults": "../secret.yaml", "policy": {}}, str(inner), (str(inner),))
     assert got.missing and "cluster" not in got.tree
+
+
+def test_hybridep_is_listed_not_asked():
+    # NVIDIA-NeMo/RL@7ea279abf examples/configs/recipes/llm/performance/grpo-qwen3-235b-16n4g.yaml:9-11
+    d = _shell(RUN + "policy.megatron_cfg.moe_token_dispatcher_type=flex "
+               "policy.megatron_cfg.moe_flex_dispatcher_backend=hybridep policy.megatron_cfg.pipeline_model_parallel_size=1",
+               LaunchContext(models=(("*", "qwen3-30b-a3b"),)))
+    assert not [n for n in d.notes if n.code == "MC042"]
+    assert any("HybridEP" in u.reason and "first micro-batch" in u.reason for u in d.unread)
+    assert "MC042" not in d.calls[0].why_none and "first micro-batch" in d.calls[0].why_none

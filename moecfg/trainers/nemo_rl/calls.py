@@ -143,8 +143,27 @@ def _train(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
         if note is not None:
             out.notes.append(note)
             return
+    seen = len(out.notes), len(out.calls)
     phases.run_phase(out, "megatron", mg, mg.launch(k.launch), ctx, "train",
                      f"Megatron-LM (NeMo-RL's Megatron policy worker, {S} nemo_rl/models/megatron/setup.py)")
+    _first_batch(k, out, seen)
+
+
+def _first_batch(k: Keys, out: Derivation, seen: tuple[int, int]) -> None:
+    """HybridEP sizes its buffer by the tokens of the first batch (Megatron's MC042 asks for --seq-length): NeMo-RL
+    sets no such flag, its micro-batches are made from the data at run time (sequence packing, padding), so nothing
+    the user can write answers it. Listed as not derived, not asked."""
+    asked = [n for n in out.notes[seen[0]:] if n.code == "MC042" and n.message.startswith("--seq-length not given")]
+    if not asked:
+        return
+    out.notes[:] = [n for n in out.notes if n not in asked]
+    why = ("HybridEP sizes its buffer by the tokens of the first micro-batch, which NeMo-RL builds from the data at "
+           "run time (policy.sequence_packing; policy.max_total_sequence_length bounds it)")
+    for call in out.calls[seen[1]:]:
+        if call.kind == "none" and "MC042" in (call.why_none or ""):
+            call.why_none = f"Megatron-LM: no op call derived ({why})"
+            call.derivation["op_call"] = f"not derived ({why})"
+    phases.not_derived(out, k.launch, f"train dispatch not derived: {why}")
 
 
 def _known(key: Key) -> Key:
