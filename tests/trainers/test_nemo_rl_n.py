@@ -262,3 +262,20 @@ def test_hybridep_is_listed_not_asked():
     assert not [n for n in d.notes if n.code == "MC042"]
     assert any("HybridEP" in u.reason and "first micro-batch" in u.reason for u in d.unread)
     assert "MC042" not in d.calls[0].why_none and "first micro-batch" in d.calls[0].why_none
+
+
+@pytest.mark.parametrize("gpus,code", [(8, None), (6, "MC983")])
+def test_an_sft_launch_trains_on_the_whole_cluster(gpus, code):
+    # NVIDIA-NeMo/RL@7ea279abf nemo_rl/algorithms/sft.py:187-194: one cluster of gpus_per_node x num_nodes
+    d = _shell("uv run python examples/run_sft.py --config examples/configs/recipes/llm/grpo-qwen3-30ba3b-8n8g-"
+               f"megatron.yaml cluster.num_nodes=1 cluster.gpus_per_node={gpus} "
+               "policy.megatron_cfg.pipeline_model_parallel_size=1")
+    assert ("MC983" in _codes(d)) == (code is not None)
+
+
+def test_model_overrides_change_the_moe_shape():
+    # NVIDIA-NeMo/RL@7ea279abf nemo_rl/models/megatron/setup.py:662-670 (model_overrides over the provider)
+    d = _shell(RUN + "policy.megatron_cfg.expert_model_parallel_size=8 policy.megatron_cfg.moe_token_dispatcher_type=flex"
+               " policy.megatron_cfg.moe_enable_deepep=true policy.megatron_cfg.pipeline_model_parallel_size=1 "
+               "+policy.megatron_cfg.model_overrides.num_moe_experts=64", LaunchContext(models=(("*", "qwen3-30b-a3b"),)))
+    assert (d.calls[0].kind, d.calls[0].arguments["num_experts"]) == ("deepep", 64)

@@ -43,6 +43,8 @@ _SGLANG_FIELDS = ("dtype", "kv_cache_dtype", "context_length", "max_running_requ
                   "max_prefill_tokens", "schedule_policy", "schedule_conservativeness", "cpu_offload_gb",
                   "mem_fraction_static", "allow_auto_truncate", "disable_piecewise_cuda_graph", "disable_cuda_graph",
                   "disable_cuda_graph_padding", "cuda_graph_max_bs")
+# policy.megatron_cfg.model_overrides.<field> that change the model's MoE shape (Megatron-Bridge provider fields)
+_SHAPE = {"num_moe_experts": "--num-experts", "hidden_size": "--hidden-size", "moe_router_topk": "--moe-router-topk"}
 _GRPO_SCRIPTS = ("run_grpo.py", "run_vlm_grpo.py", "run_grpo_nemo_gym.py", "run_grpo_sliding_puzzle.py")
 
 
@@ -72,12 +74,23 @@ def _int(k: Keys, name: str) -> int | None:
     return value if value is not None and value > 0 else None
 
 
+def _algorithm(k: Keys) -> str | None:
+    """grpo / sft / dpo by the entry script, or by the config's own section when the config is the launch."""
+    if k.script:
+        return "grpo" if k.script in _GRPO_SCRIPTS else {"run_sft.py": "sft", "run_dpo.py": "dpo"}.get(k.script)
+    found = [a for a in ("grpo", "sft", "dpo") if a in k.sections]
+    return found[0] if len(found) == 1 and "distillation" not in k.sections else None
+
+
 def _clusters(k: Keys) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
-    """((policy GPUs, how), (generation GPUs, how)) of a GRPO launch (grpo.py:759-1052); None where not known."""
-    grpo = k.script in _GRPO_SCRIPTS if k.script else "grpo" in k.sections
-    if not grpo or k.missing or k.has("env.reward_model.") or k.has("on_policy_distillation."):
+    """((policy GPUs, how), (generation GPUs, how)) of a GRPO launch (grpo.py:759-1052), or an SFT / DPO one (the
+    whole cluster); None where not known."""
+    algorithm = _algorithm(k)
+    if algorithm is None or k.missing or k.has("env.reward_model.") or k.has("on_policy_distillation."):
         return None, None
     gpn, nodes = _int(k, "cluster.gpus_per_node"), _int(k, "cluster.num_nodes")
+    if algorithm in ("sft", "dpo") and gpn is not None and nodes is not None:  # sft.py:187-194, dpo.py:243-250
+        return (gpn * nodes, f"cluster.gpus_per_node {gpn} x cluster.num_nodes {nodes}"), None
     colocated = (k.get("policy.generation.colocated.enabled").value or "").lower()
     if gpn is None or nodes is None or colocated not in ("true", "false"):
         return None, None
@@ -133,6 +146,10 @@ def _train(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
             mg.flag("--" + field.replace("_", "-"), key)
         elif key.value is None and field == "moe_token_dispatcher_type":
             mg.flag("--moe-token-dispatcher-type", key)
+    for field, flag in _SHAPE.items():  # setup.py:662-670: the provider's own fields, before the first-class ones
+        key = k.get(M + "model_overrides." + field)
+        if key.value is not None and key.value.lower() not in ("null", "none"):
+            mg.flag(flag, key)
     model = k.get("policy.model_name")
     ep = sizes["--expert-model-parallel-size"][0]
     if not _model(mg, model, ctx, out, ep):
@@ -184,7 +201,8 @@ def _model(mg: EngineArgs, model: Key, ctx, out: Derivation, ep: int | None) -> 
         return False
     for flag, value in (("--num-experts", dims.num_experts), ("--hidden-size", dims.hidden),
                         ("--moe-router-topk", dims.topk)):
-        mg.flag(flag, Key(f"{model.name} ({dims.how})", None, model.span), str(value))
+        if flag not in mg.named:  # a model_overrides field wins over the Hugging Face config's
+            mg.flag(flag, Key(f"{model.name} ({dims.how})", None, model.span), str(value))
     return True
 
 
