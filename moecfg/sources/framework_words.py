@@ -234,7 +234,9 @@ LAUNCHERS = (
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
     # --- nemorl engineer: NVIDIA NeMo-RL's entry scripts (trainers/nemo_rl reads them; listed where it did not:
     # a command held in a string, NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878)
-    Launcher("NeMo-RL", "trainer", ("run_",), (_run(r"\bexamples/(?:nemo_gym/)?run_\w+\.py\b"),)),
+    Launcher("NeMo-RL", "trainer", ("run_",), (_run(
+        r"\bexamples/(?:run_(?:grpo|grpo_single_controller|grpo_sliding_puzzle|sft|dpo|distillation|eval|ppo|rm|"
+        r"vlm_grpo|vlm_sft|xtoken_off_policy_distillation)|nemo_gym/run_(?:grpo|distillation)_nemo_gym)\.py\b"),)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

@@ -10,6 +10,9 @@ from moecfg.sources.seen import seen, surface_of
 CASES = [
     # nemorl engineer: NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878, README prose
     ("NeMo-RL", "shell", "uv run ./examples/nemo_gym/run_grpo_nemo_gym.py \\", "see examples/run_grpo.py for GRPO"),
+    # NVIDIA/Megatron-LM's examples/run_simple_mcore_train_loop.py is not NeMo-RL's
+    ("NeMo-RL", "shell", "uv run python examples/run_sft.py --config x.yaml",
+     "python examples/run_simple_mcore_train_loop.py --config x.yaml"),
     ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
     ("vLLM-MindSpore", "shell", "vllm-mindspore serve Qwen/Qwen3-8B --data-parallel-size 4",
      "vllm-mindspore serves models on MindSpore"),

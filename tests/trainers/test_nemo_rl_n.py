@@ -279,3 +279,10 @@ def test_model_overrides_change_the_moe_shape():
                " policy.megatron_cfg.moe_enable_deepep=true policy.megatron_cfg.pipeline_model_parallel_size=1 "
                "+policy.megatron_cfg.model_overrides.num_moe_experts=64", LaunchContext(models=(("*", "qwen3-30b-a3b"),)))
     assert (d.calls[0].kind, d.calls[0].arguments["num_experts"]) == ("deepep", 64)
+
+
+def test_another_repositorys_example_script_is_not_nemo_rl():
+    # NVIDIA/Megatron-LM examples/run_simple_mcore_train_loop.py
+    (launch,) = read_shell("python examples/run_simple_mcore_train_loop.py --config x.yaml\n").launches
+    module = frameworks.recognise(launch, CTX)
+    assert module is None or module.NAME != "nemo-rl"

@@ -20,7 +20,11 @@ from moecfg.sources.launch import Launch
 NAME = "nemo-rl"
 VERSIONS = ("0.6.0",)
 COMMAND = "nemo-rl"  # sources/recipes/nemo_rl.py
-SCRIPT = re.compile(r"(?:^|/)examples/(?:nemo_gym/)?run_\w+\.py$")
+# NeMo-RL's entry scripts (NVIDIA-NeMo/RL@7ea279abf examples/run_*.py, examples/nemo_gym/run_*.py); another
+# repository's `examples/run_<x>.py` (Megatron-LM's run_simple_mcore_train_loop.py) is not one
+SCRIPT = re.compile(r"(?:^|/)examples/(?:run_(?:grpo|grpo_single_controller|grpo_sliding_puzzle|sft|dpo|distillation|"
+                    r"eval|ppo|rm|vlm_grpo|vlm_sft|xtoken_off_policy_distillation)|"
+                    r"nemo_gym/run_(?:grpo|distillation)_nemo_gym)\.py$")
 _RUNNERS = re.compile(r"^(?:python(\d+(\.\d+)?)?|uv|run|coverage)$")
 
 
