@@ -286,3 +286,15 @@ def test_another_repositorys_example_script_is_not_nemo_rl():
     (launch,) = read_shell("python examples/run_simple_mcore_train_loop.py --config x.yaml\n").launches
     module = frameworks.recognise(launch, CTX)
     assert module is None or module.NAME != "nemo-rl"
+
+
+def test_a_ray_sub_command_string():
+    # NVIDIA-NeMo/RL@7ea279abf docs/cluster.md (`COMMAND="uv run ./examples/run_grpo.py ..." sbatch ... ray.sub`;
+    # ray.sub:221-227, :824 runs COMMAND with bash on the head node), here with a config of the fixture tree
+    text = ('COMMAND="uv run ./examples/run_grpo.py --config examples/configs/recipes/llm/grpo-qwen3-30ba3b-8n8g-'
+            'megatron.yaml policy.megatron_cfg.tensor_model_parallel_size=3" \\\n'
+            'CONTAINER=YOUR_CONTAINER MOUNTS="$PWD:$PWD" sbatch --nodes=8 --account=YOUR_ACCOUNT ray.sub\n')
+    d = _shell(text)
+    assert "MC983" in _codes(d)  # 64 GPUs, TP 3 x PP 4: Megatron refuses it
+    (note,) = [n for n in d.notes if n.code == "MC983"]
+    assert note.span.line == 1  # at the COMMAND assignment

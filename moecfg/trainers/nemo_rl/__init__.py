@@ -47,14 +47,36 @@ def is_config(launch: Launch) -> bool:
     return bool(launch.argv) and launch.argv[0].value == COMMAND and launch.context == "yaml"
 
 
+def ray_sub_command(launch: Launch) -> Launch | None:
+    """`COMMAND="uv run ./examples/run_grpo.py ..." sbatch ... ray.sub`: ray.sub writes COMMAND to a file and runs
+    it with bash on the Ray head node (NVIDIA-NeMo/RL@7ea279abf ray.sub:101, :221-227, :824). The NeMo-RL launch
+    in it, every word positioned at the COMMAND assignment (the string's own positions are not kept)."""
+    if not any(os.path.basename(w or "") == "ray.sub" for w in launch.words()):
+        return None
+    entry = launch.env.get("COMMAND") if hasattr(launch.env, "get") else None
+    if entry is None or not entry.value or "run_" not in entry.value:
+        return None
+    from moecfg.sources.launch import Word
+    from moecfg.sources.readers import read_shell
+
+    for inner in read_shell(entry.value[:20000]).launches:
+        if script_index(inner) is not None:
+            words = tuple(Word(w.value, entry.span, exact=False, pattern=w.pattern) for w in inner.argv)
+            return Launch(words, inner.env, launch.context, launch.image, launch.container, launch.hints,
+                          launch.sourced)
+    return None
+
+
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return is_config(launch) or script_index(launch) is not None
+    return is_config(launch) or script_index(launch) is not None or ray_sub_command(launch) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.trainers.nemo_rl import calls, launch_keys
 
     out = Derivation(NAME, VERSIONS[-1])
+    if not is_config(launch) and script_index(launch) is None:
+        launch = ray_sub_command(launch)
     keys = launch_keys.from_config(launch) if is_config(launch) else launch_keys.from_shell(
         launch, script_index(launch), out, ctx.file)
     if keys is not None:
