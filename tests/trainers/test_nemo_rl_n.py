@@ -106,7 +106,7 @@ def test_the_published_qwen3_recipe_has_a_train_and_a_rollout_phase():
     d = _derive(_config_launch(QWEN))
     assert [c.role for c in d.calls] == ["train", "rollout"] and not _codes(d)
     train, rollout = (_said(c) for c in d.calls)
-    assert "[policy.megatron_cfg.moe_token_dispatcher_type] alltoall" in train
+    assert "[policy.megatron_cfg.moe_token_dispatcher_type (from ../../grpo_math_1B.yaml)] alltoall" in train
     assert "no --enable-expert-parallel" in rollout  # vllm_cfg.expert_parallel_size 1 (the parent's)
 
 
@@ -298,3 +298,8 @@ def test_a_ray_sub_command_string():
     assert "MC983" in _codes(d)  # 64 GPUs, TP 3 x PP 4: Megatron refuses it
     (note,) = [n for n in d.notes if n.code == "MC983"]
     assert note.span.line == 1  # at the COMMAND assignment
+
+
+def test_an_own_setting_is_named_without_its_parent():
+    d = _derive(_config_launch(DSV3), V3)
+    assert "--expert-model-parallel-size [policy.megatron_cfg.expert_model_parallel_size] 32" in _said(d.calls[0])

@@ -282,6 +282,8 @@ def read_nemo_rl_config(doc: YamlDocument, name: str = "", root: str | None = No
     inherited = doc.keys.get(("defaults",)) or at
     words = [Word(COMMAND, at), Word("--config", at), Word(os.path.basename(name) or "<stdin>", at),
              Word("--sections=" + ",".join(k for k in composed.tree if isinstance(k, str) and "," not in k), at)]
+    if _parents(doc.data.get("defaults")):  # the settings positioned at `defaults:` are the parents' (their names)
+        words.append(Word("--parents=" + ",".join(_parents(doc.data.get("defaults"))), inherited))
     for key, value, written in settings(composed.tree):
         path = tuple(key.split("."))
         own = lookup(doc.data, path) is not UNKNOWN

@@ -50,6 +50,7 @@ def from_config(launch: Launch) -> Keys:
     written: dict[str, Key] = {}
     missing: list[str] = []
     sections: set[str] = set()
+    parents = None  # (the `defaults:` position, the parents as written): a setting there is inherited
     for w in launch.argv[3:]:
         text = w.value if w.value is not None else w.pattern
         if not text:
@@ -58,9 +59,12 @@ def from_config(launch: Launch) -> Keys:
             missing.append(text.split("=", 1)[1])
         elif text.startswith("--sections="):
             sections = set(text.split("=", 1)[1].split(","))
+        elif text.startswith("--parents="):
+            parents = (w.span, text.split("=", 1)[1])
         elif "=" in text:
             name, _, value = text.partition("=")
-            written[name] = Key(name, value if w.value is not None else None, w.span)
+            said = f"{name} (from {parents[1]})" if parents and w.span == parents[0] else name
+            written[name] = Key(said, value if w.value is not None else None, w.span)
     return Keys(launch, written, [], missing, sections, None)
 
 
