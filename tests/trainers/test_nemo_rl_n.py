@@ -1,6 +1,6 @@
 """trainers/nemo_rl and sources/recipes/nemo_rl: NVIDIA NeMo-RL configs (defaults inheritance, interpolations) and
 `run_grpo.py --config X key=value` launches -> the Megatron-LM policy and the vLLM / SGLang rollout, NeMo-RL's own
-vLLM checks (MC726-MC728, MC733) and Megatron's world check (MC983).
+vLLM checks (MC712, MC713), its one-train-backend check (MC733) and Megatron's world check (MC983).
 
 Fixtures (tests/trainers/fixtures/nemo_rl/, the repository's own layout so `defaults:` resolves as published):
 NVIDIA-NeMo/RL@7ea279abf examples/configs/grpo_math_1B.yaml (the sections moecfg reads),
@@ -130,7 +130,7 @@ def test_a_shell_launch_reads_its_config_and_applies_the_overrides():
 
 def test_an_override_also_changes_what_interpolates_it():
     d = _shell(RUN + "policy.max_total_sequence_length=1024 policy.generation.vllm_cfg.tensor_parallel_size=3")
-    assert "MC727" in _codes(d)  # 64 GPUs, vLLM TP 3
+    assert "MC713" in _codes(d)  # 64 GPUs, vLLM TP 3
 
 
 def test_a_config_not_known_statically_is_listed():
@@ -148,25 +148,25 @@ V = "policy.generation.vllm_cfg."
 
 
 @pytest.mark.parametrize("tp,ep,engine,code", [
-    (4, 8, "false", None), (4, 6, "false", "MC726"), (4, 8, "true", "MC733"), (4, 4, "true", None)])
+    (4, 8, "false", None), (4, 6, "false", "MC712"), (4, 8, "true", "MC712"), (4, 4, "true", None)])
 def test_vllm_expert_parallel_checks(tp, ep, engine, code):
     d = _shell(RUN + f"{V}tensor_parallel_size={tp} {V}expert_parallel_size={ep} {V}async_engine={engine}")
     assert [c for c in _codes(d) if c.startswith("MC7")] == ([code] if code else [])
 
 
-@pytest.mark.parametrize("engine,code", [("true", None), ("false", "MC728")])
+@pytest.mark.parametrize("engine,code", [("true", None), ("false", "MC713")])
 def test_vllm_pipeline_needs_the_async_engine(engine, code):
     d = _shell(RUN + f"{V}pipeline_parallel_size=2 {V}async_engine={engine}")
     assert [c for c in _codes(d) if c.startswith("MC7")] == ([code] if code else [])
 
 
-@pytest.mark.parametrize("gen_gpus,tp,code", [(2, 2, None), (2, 4, "MC727"), (4, 4, None)])
+@pytest.mark.parametrize("gen_gpus,tp,code", [(2, 2, None), (2, 4, "MC713"), (4, 4, None)])
 def test_non_colocated_generation_gpus(gen_gpus, tp, code):
     d = _shell(RUN + f"cluster.num_nodes=1 policy.generation.colocated.enabled=false "
                f"policy.generation.colocated.resources.gpus_per_node={gen_gpus} {V}tensor_parallel_size={tp} "
                "policy.megatron_cfg.tensor_model_parallel_size=1 policy.megatron_cfg.pipeline_model_parallel_size=1 "
                "policy.megatron_cfg.expert_model_parallel_size=2")
-    assert ("MC727" in _codes(d)) == (code is not None)
+    assert ("MC713" in _codes(d)) == (code is not None)
 
 
 @pytest.mark.parametrize("tp,code", [(4, None), (3, "MC983")])
@@ -303,3 +303,11 @@ def test_a_ray_sub_command_string():
 def test_an_own_setting_is_named_without_its_parent():
     d = _derive(_config_launch(DSV3), V3)
     assert "--expert-model-parallel-size [policy.megatron_cfg.expert_model_parallel_size] 32" in _said(d.calls[0])
+
+
+@pytest.mark.parametrize("megatron,dtensor,code", [("true", "false", None), ("false", "true", None),
+                                                   ("true", "true", "MC733"), ("false", "false", "MC733")])
+def test_exactly_one_train_backend(megatron, dtensor, code):
+    # NVIDIA-NeMo/RL@7ea279abf nemo_rl/models/policy/lm_policy.py:121-125, :155-160
+    d = _shell(RUN + f"policy.megatron_cfg.enabled={megatron} policy.dtensor_cfg.enabled={dtensor}")
+    assert ("MC733" in _codes(d)) == (code is not None)

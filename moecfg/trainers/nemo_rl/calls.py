@@ -114,6 +114,14 @@ def _train(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
     megatron, dtensor = k.get(M + "enabled"), k.get("policy.dtensor_cfg.enabled")
     if not k.has("policy."):
         return  # run_eval.py: generation only
+    on = {(megatron.value or "").lower(), (dtensor.value or "").lower()}
+    if on <= {"true", "false"} and len(on) == 1:  # both, or neither: lm_policy.py:121-125, :155-160 raise
+        both = "true" in on
+        out.notes.append(Note(rules.ONE_BACKEND.code, f"{megatron.name}={'true' if both else 'false'} and "
+                              f"{dtensor.name}={'true' if both else 'false'}: NeMo-RL raises ValueError ({S} nemo_rl/"
+                              f"models/policy/lm_policy.py:{'121-125' if both else '155-160'}); enable exactly one "
+                              f"(set policy.dtensor_cfg.enabled={'false' if both else 'true'})", megatron.span))
+        return
     if (megatron.value or "").lower() != "true":
         if megatron.value is None:
             phases.not_derived(out, k.launch, "train engine not known statically: policy.megatron_cfg.enabled")
@@ -123,8 +131,6 @@ def _train(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
                                + (f", its own expert parallelism expert_parallel_size={ep}" if ep not in (None, "1")
                                   else "") + ")")
         return
-    if (dtensor.value or "").lower() == "true":
-        return  # lm_policy.py:118-125 refuses both; nothing derived
     mg = EngineArgs(("pretrain_gpt.py",), k.launch.span)
     sizes: dict[str, tuple[int | None, Key | None]] = {}
     for field, flag in _SIZES.items():
@@ -226,23 +232,23 @@ def _rollout(k: Keys, ctx: LaunchContext, out: Derivation, clusters) -> None:
     asynchronous = (engine.value or "").lower()
     generation = clusters[1]
     if None not in (t, p) and min(t, p) >= 1 and generation is not None and generation[0] % (t * p):
-        out.notes.append(Note(rules.ROLLOUT_WORLD.code, f"the generation's {generation[0]} GPUs ({generation[1]}) are "
+        out.notes.append(Note(rules.ROLLOUT_SHAPE.code, f"the generation's {generation[0]} GPUs ({generation[1]}) are "
                               f"not a multiple of vLLM TP {t} x PP {p} = {t * p}: NeMo-RL asserts it ({S} nemo_rl/models/"
                               "generation/vllm/vllm_generation.py:121-124); use a TP x PP that divides "
                               f"{generation[0]}", tp.span))
         return
     if p is not None and p > 1 and asynchronous == "false":
-        out.notes.append(Note(rules.ROLLOUT_PP_ASYNC.code, f"{pp.name}={p} with {engine.name}=false: NeMo-RL asserts "
+        out.notes.append(Note(rules.ROLLOUT_SHAPE.code, f"{pp.name}={p} with {engine.name}=false: NeMo-RL asserts "
                               f"the async engine ({S} nemo_rl/models/generation/vllm/vllm_generation.py:128-132); set "
                               f"{v}async_engine=true", pp.span))
         return
     if None not in (t, e) and t >= 1 and e > 1 and e % t:
-        out.notes.append(Note(rules.ROLLOUT_EP_TP.code, f"{ep.name}={e} is not a multiple of {tp.name} {t}: NeMo-RL "
+        out.notes.append(Note(rules.ROLLOUT_EP.code, f"{ep.name}={e} is not a multiple of {tp.name} {t}: NeMo-RL "
                               f"asserts it ({S} nemo_rl/models/generation/vllm/vllm_generation.py:134-138); set "
                               f"{v}expert_parallel_size to a multiple of {t}", ep.span))
         return
     if None not in (t, e) and t >= 1 and e > 1 and e != t and asynchronous == "true":
-        out.notes.append(Note(rules.ROLLOUT_DP_ASYNC.code, f"{ep.name}={e} differs from {tp.name} {t} (vLLM data "
+        out.notes.append(Note(rules.ROLLOUT_EP.code, f"{ep.name}={e} differs from {tp.name} {t} (vLLM data "
                               f"parallelism) with {engine.name}=true: NeMo-RL asserts the async engine is off ({S} "
                               f"nemo_rl/models/generation/vllm/vllm_generation.py:139-145); set {v}async_engine=false "
                               f"or {v}expert_parallel_size={t}", engine.span))
