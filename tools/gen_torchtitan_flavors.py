@@ -8,13 +8,20 @@ are parsed with `ast` (never imported nor run). Per flavor: `dim` (the hidden si
 router's `num_experts` and `top_k` (MoEArgs keywords, else MoEArgs' own defaults in torchtitan/models/moe/moe.py) and
 the line of the flavor's entry.
 
-Usage: python tools/gen_torchtitan_flavors.py /work/.mirror/pytorch+torchtitan/repo v0.2.2 \
+The main form (`--module M --config F`, a later ref): `main_modules` lists the modules with a config_registry.py under
+torchtitan/models, torchtitan/experiments and torchtitan/experiments/rl/examples (the packages torchtitan's
+ConfigManager imports `--module` from, torchtitan/config/manager.py) and whether any of their .py files names MoE at
+all (`moe` or `token_dispatcher`, any case) or imports a torchtitan.models package that may: a module that does neither
+builds no MoE layer, so no expert all-to-all.
+
+Usage: python tools/gen_torchtitan_flavors.py /work/.mirror/pytorch+torchtitan/repo v0.2.2 b5bcd76 \
            > moecfg/trainers/torchtitan/flavors.json
 """
 from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 
@@ -65,15 +72,47 @@ def flavors(source: str, table: str, defaults: dict[str, int]) -> dict[str, dict
     return out
 
 
-def main(repo: str, ref: str) -> dict:
+# where ConfigManager imports `--module` from (torchtitan/config/manager.py), longest first
+PACKAGES = ("torchtitan/experiments/rl/examples/", "torchtitan/experiments/", "torchtitan/models/")
+
+
+def modules(repo: str, ref: str) -> dict[str, bool]:
+    """module name -> whether it may build MoE layers: its package names MoE, or imports a torchtitan.models package
+    (other than `common`) that may (see the module docstring)."""
+    def run(*args: str) -> str:
+        return subprocess.run(["git", "--git-dir", repo, *args], check=False, capture_output=True, text=True).stdout
+
+    packages = {f.rsplit("/", 1)[1] for f in run("ls-tree", "--name-only", "-d", ref, "torchtitan/models/").split()}
+    names, uses = {}, {}
+    for path in run("ls-tree", "-r", "--name-only", ref, "torchtitan/").split():
+        folder = path.rsplit("/", 1)[0]
+        package = next((p for p in PACKAGES if folder.startswith(p)), None)
+        if not path.endswith("/config_registry.py") or package is None:
+            continue
+        name = folder[len(package):].replace("/", ".")
+        names[name] = bool(run("grep", "-l", "-i", "-e", "moe", "-e", "token_dispatcher", ref, "--",
+                               f"{folder}/*.py").strip())
+        imported = set(re.findall(r"torchtitan\.models\.(\w+)", run("grep", "-h", "-e", "torchtitan.models.", ref,
+                                                                      "--", f"{folder}/*.py")))
+        uses[name] = (imported & packages) - {"common", name}
+    for _ in names:  # an imported model package that may build MoE makes the importer one too
+        for name, imported in uses.items():
+            names[name] = names[name] or any(names.get(m, True) for m in imported)
+    return names
+
+
+def main(repo: str, ref: str, main_ref: str) -> dict:
     defaults = moe_defaults(git_show(repo, ref, MOE_ARGS))
     commit = subprocess.run(["git", "--git-dir", repo, "rev-parse", f"{ref}^{{commit}}"], check=True,
                             capture_output=True, text=True).stdout.strip()
     models = {name: {"file": path, "flavors": flavors(git_show(repo, ref, path), table, defaults)}
               for name, (path, table) in MODELS.items()}
-    return {"source": f"pytorch/torchtitan@{commit[:7]} ({ref})", "moe_args_defaults": defaults, "models": models}
+    main_commit = subprocess.run(["git", "--git-dir", repo, "rev-parse", f"{main_ref}^{{commit}}"], check=True,
+                                 capture_output=True, text=True).stdout.strip()
+    return {"source": f"pytorch/torchtitan@{commit[:7]} ({ref})", "moe_args_defaults": defaults, "models": models,
+            "main_modules": {"source": f"pytorch/torchtitan@{main_commit[:7]}", "moe": modules(repo, main_ref)}}
 
 
 if __name__ == "__main__":
-    json.dump(main(sys.argv[1], sys.argv[2]), sys.stdout, indent=1, sort_keys=True)
+    json.dump(main(sys.argv[1], sys.argv[2], sys.argv[3]), sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")

@@ -86,3 +86,13 @@ def test_run_train_sh_takes_its_ranks_from_ngpu_and_an_unknown_word_stops_the_ch
         ["MC740"]
     assert _codes(_derive(f"CONFIG=x ./run_train.sh {full}--parallelism.expert_parallel_degree 8\n")) == []  # NGPU 8
     assert _codes(_derive(RUN + full + "$EXTRA --parallelism.expert_parallel_degree 3\n")) == []
+
+
+def test_a_dense_module_has_no_expert_dispatch_to_list():
+    """flavors.json main_modules (tools/gen_torchtitan_flavors.py): llama3 names no MoE and imports no MoE model
+    package; dapo_math (torchtitan/experiments/rl/examples) imports torchtitan.models.qwen3, so it may build MoE."""
+    d = _derive("NGPU=8 MODULE=llama3 CONFIG=llama3_8b ./run_train.sh --parallelism.tensor_parallel_degree 2\n")
+    assert not d.unread and "dense model package" in d.calls[0].why_none
+    d = _derive("torchrun --nproc_per_node=8 -m torchtitan.train --module dapo_math --config x "
+                "--parallelism.tensor_parallel_degree 2\n")
+    assert len(d.unread) == 1

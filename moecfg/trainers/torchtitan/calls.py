@@ -127,7 +127,10 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation, start: int
 
         if deepep.derive(out, ctx, s, ep, ep_key):
             return
-    if ep is not None and ep <= 1:
+    dense = _dense_module(s)
+    if dense:
+        why = dense
+    elif ep is not None and ep <= 1:
         why = f"no expert parallelism ({_said(ep_key)} 1): no expert all-to-all across ranks"
     else:
         reason = _not_derived(s, ep, ep_key)
@@ -136,6 +139,20 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation, start: int
     out.calls.append(OpCall("train", "none", None, {"engine": "torchtitan", "op_call": f"not derived ({why})"},
                             {"engine": f"torchtitan <- {s.config or 'its defaults'}",
                              "expert_parallel_degree": f"{ep} <- {ep_key.name}"}, why_none=why, quiet=True))
+
+
+def _dense_module(s: Settings) -> str:
+    """Why the main form's --module builds no MoE layer, or "" (flavors.json main_modules, generated from the code)."""
+    if s.form != "main":
+        return ""
+    key = s.opts.get("module") or s.launch.env.get("MODULE")
+    from moecfg.trainers.torchtitan.deepep import flavors
+
+    table = flavors()["main_modules"]
+    if key is None or table["moe"].get(key.value or "", True):
+        return ""
+    return (f"--module {key.value}: a dense model package (no MoE nor token dispatcher in its code, "
+            f"{table['source']} torchtitan/models or torchtitan/experiments), no expert all-to-all")
 
 
 def _not_derived(s: Settings, ep: int | None, ep_key: Key) -> str:
