@@ -24,14 +24,23 @@ COMMAND = "mindspeed-mm"
 _ENTRY = re.compile(r"(?:^|/)mindspeed_mm/fsdp/train/trainer\.py$")
 
 
+LEGACY = "mindspeed-mm-fsdp2-config"
+
+
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return C.is_config(launch, COMMAND) or C.entry_script(launch, _ENTRY, None, after_python=False) is not None
+    return C.is_config(launch, COMMAND) or C.is_config(launch, LEGACY) or \
+        C.entry_script(launch, _ENTRY, None, after_python=False) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.trainers.mindspeed_mm.calls import derive_train
 
     out = Derivation(NAME, VERSIONS[-1])
+    if C.is_config(launch, LEGACY):
+        from moecfg.trainers.mindspeed_mm.calls import derive_legacy
+
+        derive_legacy(launch, out)
+        return out
     if not C.is_config(launch, COMMAND):
         at = C.entry_script(launch, _ENTRY, None, after_python=False)
         C.only_named(out, launch, C.named_config(launch, None, at), "")

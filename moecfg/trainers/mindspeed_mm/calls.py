@@ -112,3 +112,25 @@ def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
                             {"engine": f"MindSpeed-MM FSDP2 <- {MM}",
                              "expert_parallel_size": f"{ep.value} <- {ep.name}",
                              "dispatcher": f"{dispatcher.value} <- {dispatcher.name}"}, why_none=why, quiet=True))
+
+
+def derive_legacy(launch: Launch, out: Derivation) -> None:
+    """The FSDP2 config of MindSpeed-MM's Megatron-based trainer (Fsdp2Config, mindspeed_mm/models/transformers/
+    base_model.py:247-249: expert_parallel_size default 1): expert_parallel_size > 1 builds an EP mesh
+    (create_ep_device_mesh, :376-395) whose dispatch is the model code's own: listed as not derived."""
+    keys = _keys(launch)
+    ep = keys.get("expert_parallel_size") or Key("expert_parallel_size 1 (Fsdp2Config's default, "
+                                                 f"{MM} mindspeed_mm/models/transformers/base_model.py:247)", "1",
+                                                 launch.span)
+    e = integer(ep.value)
+    if e is not None and e <= 1:
+        why = f"no expert parallelism ({ep.name.split(' ')[0]} {ep.value}): no expert all-to-all"
+    else:
+        phases.not_derived(out, launch, f"expert dispatch not derived: {ep.name} "
+                           f"{ep.value or '(not known statically)'} in the FSDP2 config of MindSpeed-MM's "
+                           "Megatron-based trainer: the model code's own dispatch over its EP mesh")
+        why = "MindSpeed-MM's expert dispatch is not derived by moecfg"
+    out.calls.append(OpCall("train", "none", None, {"engine": "MindSpeed-MM FSDP2 (pretrain_transformers.py)",
+                                                    "op_call": f"none ({why})"},
+                            {"engine": f"MindSpeed-MM FSDP2 config <- {MM}",
+                             "expert_parallel_size": f"{ep.value} <- {ep.name}"}, why_none=why, quiet=True))
