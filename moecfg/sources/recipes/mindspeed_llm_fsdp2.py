@@ -2,7 +2,7 @@
 `training` sections, the `parallel` section flat: `fsdp_size`, `ep_size`, `ep_dispatcher`, `fsdp_modules`, ...) as the
 launch `torchrun ... train_fsdp2.py <it>` runs.
 
-Ascend/MindSpeed-LLM@c77308a mindspeed_llm/fsdp2/utils/arguments.py:371-470 (ParallelArguments, the fields the
+Ascend/MindSpeed-LLM@c77308a mindspeed_llm/fsdp2/utils/arguments.py:371-503 (ParallelArguments, the fields the
 `parallel` section fills), :1042-1078 (the YAML becomes `--<section>.<field> <value>` words after the file, below the
 command line's). Each setting becomes one word `parallel.<key>=<value>` at its value (overrides.py); the command
 starts with the word `mindspeed-llm-fsdp2` (trainers/mindspeed_llm_fsdp2). MindSpeed-MM's configs (`parallel.ep_plan`

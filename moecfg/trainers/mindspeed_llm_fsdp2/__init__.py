@@ -2,7 +2,7 @@
 (sources/recipes/mindspeed_llm_fsdp2.py, `mindspeed-llm-fsdp2 parallel.<key>=<value> ...`) is one training launch
 whose expert parallelism is MindSpeed-LLM's own; the shell launch names the config, read as its own file.
 
-Read at Ascend/MindSpeed-LLM@c77308a: mindspeed_llm/fsdp2/utils/arguments.py:371-470 (ParallelArguments),
+Read at Ascend/MindSpeed-LLM@c77308a: mindspeed_llm/fsdp2/utils/arguments.py:371-503 (ParallelArguments),
 mindspeed_llm/fsdp2/distributed/expert_parallel/expert_parallel.py:127-142 (the dispatchers: eager and fused run
 torch all_to_all_single over the EP group, dispatcher.py:138-181; mc2 runs fsdp_turbo's all2all_grouped_matmul /
 grouped_matmul_all2all, dispatcher_mc2.py, whose code moecfg has not read: listed as not derived).

@@ -5,7 +5,7 @@ pytorch/torchtitan@73a0e69 (v0.2.2):
 - only deepseek_v3 and llama4 read the backend (torchtitan/models/deepseek_v3/infra/parallelize.py:99-113,
   torchtitan/models/llama4/infra/parallelize.py:113-127): DeepEP needs expert_parallel_degree > 1 (ValueError) and no
   expert tensor parallelism (NotImplementedError); any other model runs the standard all-to-all whatever the backend.
-- the experts run DeepEPExpertParallel over the EP mesh (llama4/infra/parallelize.py:560-572): the DeepEP group is the
+- the experts run DeepEPExpertParallel over the EP mesh (llama4/infra/parallelize.py:564-573): the DeepEP group is the
   `expert_parallel_degree` ranks.
 - torchtitan/distributed/deepep/deepep.py:288-317 get_buffer(group, hidden_bytes): num_nvl_bytes / num_rdma_bytes =
   the largest get_nvl_buffer_size_hint / get_rdma_buffer_size_hint(hidden_bytes, group.size()) of
@@ -132,7 +132,7 @@ def _call(out: Derivation, s, backend: Key, name: Key, ep: int, ep_key: Key) -> 
     flav = f"{name.value} flavor {flavor.value} <- {name.name}, {flavor.name} ({src_flavor})"
     derivation = {"mode": f"normal <- {backend.name} deepep (DeepEP v1 Buffer, {T} {_BUF})",
                   "num_ranks": f"{ep} <- {ep_key.name} (the EP mesh is the DeepEP group, {T} "
-                               "torchtitan/models/llama4/infra/parallelize.py:560-572)",
+                               "torchtitan/models/llama4/infra/parallelize.py:564-573)",
                   "hidden": f"{dim} <- dim of {flav}", "num_experts": f"{experts} <- num_experts of {flav}",
                   "num_topk": f"{topk} <- top_k of {flav}",
                   "dtype": f"bf16 <- {dtype.name} (FSDP's param dtype with EP, {T} "
