@@ -65,3 +65,10 @@ def test_the_shell_launch_names_its_config():
     module = frameworks.recognise(launch, CTX)
     assert module.NAME == "mindspeed-llm-fsdp2"
     assert "glm52_744b_4k_fsdp2_A3.yaml: checked as its own file" in module.derive(launch, CTX).unread[0].reason
+
+
+def test_a_drawn_tree_or_a_copy_naming_the_entry_is_no_launch():
+    for line in ("└── train_fsdp2.py            # FSDP2 训练流程\n", "cp train_fsdp2.py /tmp/x/\n"):
+        for launch in read_shell(line).launches:
+            assert frameworks.recognise(launch, CTX) is None or frameworks.recognise(launch, CTX).NAME != \
+                "mindspeed-llm-fsdp2"

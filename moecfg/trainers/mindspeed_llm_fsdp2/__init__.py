@@ -9,6 +9,7 @@ grouped_matmul_all2all, dispatcher_mc2.py, whose code moecfg has not read: liste
 """
 from __future__ import annotations
 
+import os
 import re
 
 from moecfg.frameworks import Derivation, LaunchContext
@@ -21,8 +22,20 @@ COMMAND = "mindspeed-llm-fsdp2"
 _ENTRY = re.compile(r"(?:^|/)(?:train|inference)_fsdp2\.py$")
 
 
+_RUNNERS = ("torchrun", "python", "msrun", "deepspeed")
+
+
+def _entry(launch: Launch) -> int | None:
+    """The entry script's word, run by a launcher before it (a drawn tree `└── train_fsdp2.py` or `cp` names it)."""
+    at = C.entry_script(launch, _ENTRY, None, after_python=False)
+    words = launch.words()
+    if at is None or not any(os.path.basename(w or "").startswith(_RUNNERS) for w in words[:at]):
+        return None
+    return at
+
+
 def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
-    return C.is_config(launch, COMMAND) or C.entry_script(launch, _ENTRY, None, after_python=False) is not None
+    return C.is_config(launch, COMMAND) or _entry(launch) is not None
 
 
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
@@ -30,7 +43,7 @@ def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
 
     out = Derivation(NAME, VERSIONS[-1])
     if not C.is_config(launch, COMMAND):
-        at = C.entry_script(launch, _ENTRY, None, after_python=False)
+        at = _entry(launch)
         C.only_named(out, launch, C.named_config(launch, None, at), "")
         return out
     derive_train(launch, ctx, out)
