@@ -113,3 +113,15 @@ def test_a_config_file_outside_the_checked_tree_leaves_its_settings_unknown(tmp_
     assert not d.notes and d.calls[0].kind == "none"
     (u,) = d.unread
     assert "deepseek_v3_16b.toml is not read" in u.reason
+
+
+def test_run_train_sh_without_config_file_runs_its_default_toml(tmp_path):
+    """0.2's run_train.sh sets CONFIG_FILE to ./torchtitan/models/llama3/train_configs/debug_model.toml when the
+    environment does not (run_train.sh:30): its settings are that file's, not JobConfig's defaults."""
+    d = _derive("./run_train.sh --parallelism.expert_parallel_comm_backend deepep\n", root=tmp_path)
+    assert not d.notes and "debug_model.toml is not read" in d.unread[0].reason  # not in this tree: not known
+    toml = tmp_path / "torchtitan" / "models" / "llama3" / "train_configs" / "debug_model.toml"
+    toml.parent.mkdir(parents=True)
+    toml.write_text('[model]\nname = "deepseek_v3"\nflavor = "debugmodel"\n[parallelism]\nexpert_parallel_degree = 2\n')
+    call = _deepep(_derive("./run_train.sh --parallelism.expert_parallel_comm_backend deepep\n", root=tmp_path))
+    assert (call.arguments["num_ranks"], call.arguments["hidden"]) == (2, 256)

@@ -15,14 +15,28 @@ from moecfg.sources.launch import Launch
 MAX_BYTES = 256 << 10  # torchtitan's TOML job configs are a few KiB
 
 
+# run_train.sh's CONFIG_FILE when the environment does not set it (pytorch/torchtitan@73a0e69 run_train.sh:30)
+RUN_TRAIN_DEFAULT = "./torchtitan/models/llama3/train_configs/debug_model.toml"
+
+
+class Default:
+    """run_train.sh's own CONFIG_FILE default, as the thing that names the config."""
+
+    def __init__(self, span):
+        self.span, self.value = span, RUN_TRAIN_DEFAULT
+
+
 def named(launch: Launch, options: dict) -> tuple[str | None, object | None]:
-    """(the config file as written, the Key or EnvEntry that names it), or (None, None)."""
+    """(the config file as written, the Key / EnvEntry / Default that names it), or (None, None)."""
     key = options.get("job.config_file")
     if key is not None:
         return key.value, key
     entry = launch.env.get("CONFIG_FILE")
     if entry is not None:
         return entry.value, entry
+    words = launch.words()
+    if words and os.path.basename(words[0] or "") == "run_train.sh":
+        return RUN_TRAIN_DEFAULT, Default(launch.span)
     return None, None
 
 
