@@ -125,3 +125,12 @@ def test_run_train_sh_without_config_file_runs_its_default_toml(tmp_path):
     toml.write_text('[model]\nname = "deepseek_v3"\nflavor = "debugmodel"\n[parallelism]\nexpert_parallel_degree = 2\n')
     call = _deepep(_derive("./run_train.sh --parallelism.expert_parallel_comm_backend deepep\n", root=tmp_path))
     assert (call.arguments["num_ranks"], call.arguments["hidden"]) == (2, 256)
+
+
+def test_llama4_is_checked_but_its_deepep_path_is_not_sized():
+    """llama4's parallelize refuses deepep with EP 1 as deepseek_v3's does, but its standard MoE passes its experts
+    2 inputs where DeepEPExpertParallel unpacks 5: no buffer is sized, the dispatch is listed."""
+    llama4 = CLI.replace("--model.name deepseek_v3 --model.flavor 16B", "--model.name llama4 --model.flavor 17bx16e")
+    assert [n.code for n in _derive(llama4 + "\n").notes] == ["MC721"]
+    d = _derive(llama4 + "--parallelism.expert_parallel_degree 8\n")
+    assert not d.notes and d.calls[0].kind == "none" and "unpacks 5" in d.unread[0].reason

@@ -14,6 +14,9 @@ pytorch/torchtitan@73a0e69 (v0.2.2):
   training.mixed_precision_param: with EP, FSDP always wraps the model with that param dtype
   (deepseek_v3/infra/parallelize.py:162-181). Buffer.num_sms stays DeepEP's 20 (torchtitan never sets it).
 - the shapes are the flavor's (flavors.json, tools/gen_torchtitan_flavors.py): `dim`, MoEArgs num_experts / top_k.
+- llama4 passes its parallelize checks but builds the standard MoE, whose experts get 2 inputs where
+  DeepEPExpertParallel unpacks 5 (llama4/model/model.py:404, moe/moe.py:524, expert_parallel.py:339): its DeepEP path
+  does not run as released; only deepseek_v3 (DeepEPMoE, moe/moe_deepep.py:62-68) is sized.
 """
 from __future__ import annotations
 
@@ -57,6 +60,11 @@ def derive(out: Derivation, ctx: LaunchContext, s, ep: int | None, ep_key: Key) 
         return True
     if _refused(out, s, backend, name, ep, ep_key):
         return True
+    if name.value == "llama4":
+        return _unknown(out, s, "llama4 builds the standard MoE (torchtitan/models/llama4/model/model.py:404), whose "
+                        "experts get 2 inputs (torchtitan/models/moe/moe.py:524) where DeepEPExpertParallel unpacks 5 "
+                        f"(torchtitan/distributed/expert_parallel.py:339, {T}): the DeepEP path does not run as "
+                        "released, no buffer is sized")
     if ep is None:
         return _unknown(out, s, f"the DeepEP group is the {_said(ep_key)} ranks, not known statically")
     call = _call(out, s, backend, name, ep, ep_key)
