@@ -134,3 +134,17 @@ def test_llama4_is_checked_but_its_deepep_path_is_not_sized():
     assert [n.code for n in _derive(llama4 + "\n").notes] == ["MC721"]
     d = _derive(llama4 + "--parallelism.expert_parallel_degree 8\n")
     assert not d.notes and d.calls[0].kind == "none" and "unpacks 5" in d.unread[0].reason
+
+
+@pytest.mark.parametrize("name,body,why", [
+    ("bad.toml", "[model\nname = 1\n", "bad.toml is not valid TOML"),
+    ("../../../etc/passwd", None, "outside the checked folder"),
+    ("$CFG", None, "its path is not known statically"),
+])
+def test_a_config_file_moecfg_cannot_read_is_said_not_guessed(tmp_path, name, body, why):
+    if body is not None:
+        (tmp_path / name).write_text(body)
+    d = _derive(f'CONFIG_FILE="{name}" ./run_train.sh --parallelism.expert_parallel_comm_backend deepep\n',
+                root=tmp_path)
+    assert not d.notes and d.calls[0].kind == "none"
+    assert why in d.unread[0].reason
