@@ -32,6 +32,7 @@ from moecfg.core.record import record
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")  # documentation: launches in code blocks
+TOML_SUFFIXES = (".toml",)  # prime-rl configs (sources/recipes/prime_rl.py sniffs each before parsing it)
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 MAX_BYTES = 64 << 20  # no deployment file is this large; bounds memory on a huge or endless file
 
@@ -94,7 +95,7 @@ def _excluded_dirs():
 
 
 def discover(paths, walk: Walk | None = None) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, and documentation as `walk.markdown` says,
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash / *.toml, and documentation as `walk.markdown` says,
     sorted); '-' is stdin. Raises PathError."""
     walk = walk or Walk()
     entries: list[Entry] = []
@@ -104,7 +105,7 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
             sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + TOML_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
             entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))
