@@ -14,8 +14,9 @@ PrimeIntellect-ai/prime-rl@559b44772 (releases.C = packages/prime-rl-configs/src
 - disaggregated P/D (inference.py:527-545; multi_node_rl.sbatch.j2:288-356, inference.sbatch.j2:239-315): expert
   parallelism on unless written, prefill ranks with all2all_backend deepep_high_throughput, decode ranks with
   deepep_low_latency (then each role's *_vllm_overrides), DP = nodes per replica x gpus_per_node / TP.
-A Markdown block (context `toml-block`) is a fragment: the keys it does not write are unknown, and an [inference] section
-without the RL [deployment] is read as the inference server's own config.
+A Markdown block (context `toml-block`) is a fragment of a config: the keys it does not write take prime-rl's defaults,
+and an [inference] section without the RL [deployment] is read as the inference server's own config (what the block
+shows), not under the single-node RL deployment a whole file without [deployment] would get.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ _ROLES = {"prefill": "deepep_high_throughput", "decode": "deepep_low_latency"}
 
 
 class _Keys:
-    """The config's settings as written (`a.b=c` words), and prime-rl's defaults of the keys read (not in a fragment)."""
+    """The config's settings as written (`a.b=c` words), and prime-rl's defaults of the keys read."""
 
     def __init__(self, launch: Launch, start: int = 2):
         self.launch, self.written = launch, {}
@@ -50,7 +51,7 @@ class _Keys:
     def get(self, name: str, default: tuple[str, str] | None = None) -> Key:
         if name in self.written:
             return self.written[name]
-        if default is not None and not self.fragment:
+        if default is not None:
             value, where = default
             return Key(f"{name} {value} (prime-rl's default, {S} {where})", value, self.launch.span)
         return Key(name, None, self.launch.span)
@@ -222,6 +223,10 @@ def _per_node_dp(k: _Keys, p: str, tp: Key, ep: Key) -> Key | None:
 
 def _disaggregated(k: _Keys, ctx: LaunchContext, out: Derivation, p: str, gpn: Key, role: str) -> None:
     d = releases.INFERENCE_DEFAULTS
+    if k.fragment and p + "vllm.model" not in k.written and "model.name" not in k.written:
+        phases.not_derived(out, k.launch, f"rollout-{role} engine not derived: a documentation block naming no model "
+                           "(the DeepEP buffers of its ranks follow the model)")
+        return
     tp = k.get(p + "vllm.tensor_parallel_size", d["vllm.tensor_parallel_size"])
     ep = k.get(p + "vllm.enable_expert_parallel")
     if ep.value is None and p + "vllm.enable_expert_parallel" not in k.written:
