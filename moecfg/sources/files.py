@@ -9,6 +9,9 @@ still checked. The walk is iterative (no recursion limit on deep trees). A file 
 that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
 is a usage error (`PathError`, exit 2, contract §4). A folder with nothing to check is not an error.
 
+A `*.toml` file is walked too: a prime-rl config is read (sources/recipes/prime_rl.py sniffs its raw text before any
+parse), any other TOML (pyproject.toml, ...) is skipped with the reason, unparsed.
+
 Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code blocks, documents/markdown.py) is read when a
 file is named, and while walking a folder named on the command line, except a repository's top folder (one holding
 `.git`): a whole-repository walk reads documentation only when asked (`--markdown`, settings `markdown: true`).
@@ -95,8 +98,8 @@ def _excluded_dirs():
 
 
 def discover(paths, walk: Walk | None = None) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash / *.toml, and documentation as `walk.markdown` says,
-    sorted); '-' is stdin. Raises PathError."""
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash / *.toml, and documentation as
+    `walk.markdown` says, sorted); '-' is stdin. Raises PathError."""
     walk = walk or Walk()
     entries: list[Entry] = []
     for p in paths:

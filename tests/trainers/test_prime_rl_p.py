@@ -154,3 +154,17 @@ def test_shell_launches():
                            "--vllm.data-parallel-size 8 --vllm.all2all-backend deepep_low_latency\n").launches
     (call,) = frameworks.recognise(launch, CTX).derive(launch, CTX).calls
     assert (call.arguments["mode"], call.arguments["num_ranks"]) == ("low_latency", 8)
+
+
+def test_trainer_ep_auto_is_listed_for_a_moe_model_only():
+    moe = _derive('[model]\nname = "Qwen/Qwen3-30B-A3B"\n[orchestrator]\nbatch_size = 8\n')
+    assert any("ep auto" in u.reason for u in moe.unread)
+    dense = _derive('[model]\nname = "my-org/dense-7b"\n[orchestrator]\nbatch_size = 8\n')
+    assert dense.unread == []
+
+
+def test_sniff_tells_the_entry_point_apart():
+    assert sniff("[inference.vllm]\ntensor_parallel_size = 2\n") == "rl"  # a documentation fragment
+    assert sniff("[model]\nname = 'x'\n[optim]\nlr = 1e-6\n[inference]\n") == "trainer"  # SFT with eval inference
+    assert sniff("[vllm]\nmodel = 'x'\n[deployment]\ntype = 'disaggregated'\n") == "inference"
+    assert sniff("[model]\nname = 'x'\n[optimizer]\nlr = 1\n[parallelism]\nexpert_parallel_degree = 8\n") is None

@@ -23,6 +23,7 @@ BROKEN = "not-toml"  # the entry word of a config tomllib refuses (trainers/prim
 MAX_WORDS = 2000
 # [inference.vllm], [trainer.model], [orchestrator] ...: an RL config (rl.py RLConfig's sub-configs)
 _RL = re.compile(r"^[ \t]*\[[ \t]*(?:inference|trainer|orchestrator)[ \t]*(?:\.[^\]\n]*)?\][ \t]*(?:#.*)?$", re.M)
+_RL_OWN = re.compile(r"^[ \t]*\[\[?[ \t]*(?:trainer|orchestrator)[ \t]*(?:\.[^\]\n]*)?\]", re.M)
 # [vllm] at the top: an inference config (inference.py InferenceConfig.vllm)
 _INFERENCE = re.compile(r"^[ \t]*\[[ \t]*vllm[ \t]*\][ \t]*(?:#.*)?$", re.M)
 # [model] with [optim] / [ckpt]: a trainer or SFT config (trainer.py / sft.py; torchtitan's are [optimizer], [checkpoint])
@@ -31,13 +32,16 @@ _TRAINER = re.compile(r"^[ \t]*\[[ \t]*(?:optim|ckpt)[ \t]*\][ \t]*(?:#.*)?$", r
 
 
 def sniff(text: str) -> str | None:
-    """The entry point a TOML text is a config of (`rl`, `inference`, `trainer`), or None; raw text only."""
-    if _RL.search(text):
+    """The entry point a TOML text is a config of (`rl`, `inference`, `trainer`), or None; raw text only. An SFT config
+    (`[model]` + `[optim]`, its `[inference]` for evals) is the trainer's shape; `[inference.*]` alone is an RL fragment."""
+    if _RL_OWN.search(text):
         return "rl"
     if _INFERENCE.search(text):
         return "inference"
     if _MODEL.search(text) and _TRAINER.search(text):
         return "trainer"
+    if _RL.search(text):
+        return "rl"
     return None
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
+from moecfg.frameworks.models import known_moe
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import EnvEntry, Launch, Word
 from moecfg.sources.recipes.prime_rl import BROKEN
@@ -76,16 +77,19 @@ def derive_config(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
                           f"read), which pins vLLM {releases.VLLM} (pyproject.toml:224-226)", launch.span))
     k = _Keys(launch)
     if entry == "rl":
-        _train(k, out, "trainer.model.")
+        _train(k, out, "trainer.model.", ctx)
         if k.has("inference."):
             _rollout(k, ctx, out, "inference.", rl=not (k.fragment and not k.has("deployment.")))
     elif entry == "inference":
         _rollout(k, ctx, out, "", rl=False)
     else:
-        _train(k, out, "model.")
+        _train(k, out, "model.", ctx)
+        if k.has("inference.vllm.enable_expert_parallel"):  # an SFT config's online-eval server (sft.py:208-211)
+            phases.not_derived(out, launch, "eval inference of an SFT config (its [inference] for online evals) not "
+                               "derived")
 
 
-def _train(k: _Keys, out: Derivation, prefix: str) -> None:
+def _train(k: _Keys, out: Derivation, prefix: str, ctx: LaunchContext) -> None:
     """The trainer's own expert parallelism (FSDP2 with TorchTitan all-to-all or DeepEP kernels): not derived."""
     ep = k.get(prefix + "ep", releases.TRAINER_DEFAULTS["ep"])
     backend = k.get(prefix + "ep_comm_backend", releases.TRAINER_DEFAULTS["ep_comm_backend"])
@@ -97,7 +101,13 @@ def _train(k: _Keys, out: Derivation, prefix: str) -> None:
                               backend.span))
         return
     if prefix + "ep" not in k.written and prefix + "ep_comm_backend" not in k.written:
-        return  # no expert parallelism written for the trainer (ep auto: min(FSDP island, 8) for an MoE model)
+        model = k.get(prefix + "name").value or k.get("model.name").value
+        if not known_moe(model, ctx):
+            return  # no expert parallelism written, and no model known to have experts
+        phases.not_derived(out, k.launch, f"train engine not derived: prime-rl's own trainer (FSDP2) with its expert "
+                           f"parallelism ({prefix}ep auto: min(FSDP island, 8) for the MoE model {model}, "
+                           f"{releases.TRAINER}:212-213)")
+        return
     what = f"{prefix}ep = {ep.value if prefix + 'ep' in k.written else 'auto'}"
     comm = backend.value if prefix + "ep_comm_backend" in k.written else "torch (the default)"
     phases.not_derived(out, k.launch, f"train engine not derived: prime-rl's own trainer (FSDP2) with its expert "
