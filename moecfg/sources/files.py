@@ -108,7 +108,8 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
             sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + TOML_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
+            suffixes = YAML_SUFFIXES + SHELL_SUFFIXES + TOML_SUFFIXES + (DOC_SUFFIXES if docs else ())
+            found = _walk(p, suffixes, walk, sniffed)
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
             entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))

@@ -1,5 +1,5 @@
-"""trainers/prime_rl + sources/recipes/prime_rl.py: prime-rl TOML configs (sniffed, then parsed) -> the vLLM argv of each
-inference rank (single node, multi node, disaggregated P/D), the trainer's own EP listed as not derived, and prime-rl's
+"""trainers/prime_rl + sources/recipes/prime_rl.py: prime-rl TOML configs (sniffed, then parsed) -> the vLLM argv of
+each inference rank (single node, multi node, disaggregated P/D), the trainer's own EP listed as not derived, and prime-rl's
 refusals (MC726-MC728, MC733).
 
 Fixtures: PrimeIntellect-ai/prime-rl@559b44772 examples/advanced/glm-5.2/swe.toml (RL, disaggregated: prefill and decode
@@ -168,3 +168,31 @@ def test_sniff_tells_the_entry_point_apart():
     assert sniff("[model]\nname = 'x'\n[optim]\nlr = 1e-6\n[inference]\n") == "trainer"  # SFT with eval inference
     assert sniff("[vllm]\nmodel = 'x'\n[deployment]\ntype = 'disaggregated'\n") == "inference"
     assert sniff("[model]\nname = 'x'\n[optimizer]\nlr = 1\n[parallelism]\nexpert_parallel_degree = 8\n") is None
+
+
+INFER = """[deployment]
+type = "multi_node"
+num_nodes = {nodes}
+
+[vllm]
+model = "Qwen/Qwen3-30B-A3B"
+enable_expert_parallel = true
+all2all_backend = "deepep_low_latency"
+tensor_parallel_size = 2
+data_parallel_size = 8
+"""
+
+
+def test_an_inference_config_over_nodes_has_a_node_local_ep_group():
+    (call,) = _derive(INFER.format(nodes=2)).calls  # 8 GPUs / TP 2 = DP 4 per node (inference.sbatch.j2:332-337)
+    assert call.arguments["num_ranks"] == 8
+    (call,) = _derive(INFER.format(nodes=1)).calls  # one node: the config as written, DP 8 x TP 2
+    assert call.arguments["num_ranks"] == 16
+
+
+def test_a_role_override_wins_over_the_role_backend():
+    text = (HERE / "glm5_pd.toml").read_text() + \
+        '\n[deployment.decode_vllm_overrides]\nall2all_backend = "deepep_high_throughput"\n'
+    d = _derive(text)
+    assert [c.arguments["mode"] for c in d.calls] == ["normal", "normal"]
+    assert "decode_vllm_overrides.all2all_backend" in d.calls[1].derivation["mode"]

@@ -140,8 +140,8 @@ def _fence(text: str, ranges: list, tok, a: int, b: int, end: int, out: list, br
         return
     lang = _lang(info)
     block = Block(lang, a, list(ranges[a + 1:stop]), indent)
-    if (lang in SHELL_LANGS or lang in YAML_LANGS or lang in TOML_LANGS or (not info and _starts_launch(text, block))) \
-            and len(out) < MAX_BLOCKS:
+    read = lang in SHELL_LANGS or lang in YAML_LANGS or lang in TOML_LANGS
+    if (read or (not info and _starts_launch(text, block))) and len(out) < MAX_BLOCKS:
         out.append(block)
 
 

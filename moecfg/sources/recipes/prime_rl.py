@@ -26,14 +26,16 @@ _RL = re.compile(r"^[ \t]*\[[ \t]*(?:inference|trainer|orchestrator)[ \t]*(?:\.[
 _RL_OWN = re.compile(r"^[ \t]*\[\[?[ \t]*(?:trainer|orchestrator)[ \t]*(?:\.[^\]\n]*)?\]", re.M)
 # [vllm] at the top: an inference config (inference.py InferenceConfig.vllm)
 _INFERENCE = re.compile(r"^[ \t]*\[[ \t]*vllm[ \t]*\][ \t]*(?:#.*)?$", re.M)
-# [model] with [optim] / [ckpt]: a trainer or SFT config (trainer.py / sft.py; torchtitan's are [optimizer], [checkpoint])
+# [model] with [optim] / [ckpt]: a trainer or SFT config (trainer.py / sft.py; torchtitan writes [optimizer],
+# [checkpoint])
 _MODEL = re.compile(r"^[ \t]*\[[ \t]*model[ \t]*\][ \t]*(?:#.*)?$", re.M)
 _TRAINER = re.compile(r"^[ \t]*\[[ \t]*(?:optim|ckpt)[ \t]*\][ \t]*(?:#.*)?$", re.M)
 
 
 def sniff(text: str) -> str | None:
     """The entry point a TOML text is a config of (`rl`, `inference`, `trainer`), or None; raw text only. An SFT config
-    (`[model]` + `[optim]`, its `[inference]` for evals) is the trainer's shape; `[inference.*]` alone is an RL fragment."""
+    (`[model]` + `[optim]`, its `[inference]` for evals) is the trainer's shape; `[inference.*]` alone is an RL
+    fragment."""
     if _RL_OWN.search(text):
         return "rl"
     if _INFERENCE.search(text):

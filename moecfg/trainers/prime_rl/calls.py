@@ -5,7 +5,7 @@ PrimeIntellect-ai/prime-rl@559b44772 (releases.C = packages/prime-rl-configs/src
   (inference.py:42-55, to_namespace :590-629); `[model] name` fills inference.vllm.model (utils/validation.py:67-72);
 - RL, single node (rl.py:666-679): one vLLM server; data_parallel_size = num_infer_gpus / TP when num_infer_gpus is not
   DP x TP (asserting the division, MC728);
-- RL, multi node, not disaggregated (rl.py:696-746; templates/multi_node_rl.sbatch.j2:359-388, _launch_rank.sh.j2:24-26):
+- RL, multi node, not disaggregated (rl.py:696-746; templates/multi_node_rl.sbatch.j2:358-387, _launch_rank.sh.j2:24-26):
   gpus_per_node / TP ranks per inference node, each `--data-parallel-size <replica DP> --data-parallel-size-local 1`;
   with expert parallelism one EP group spans the replica's nodes (num_infer_nodes x gpus_per_node, MC727), without it
   each rank is an independent engine (DP 1);
@@ -95,7 +95,8 @@ def _train(k: _Keys, out: Derivation, prefix: str, ctx: LaunchContext) -> None:
     backend = k.get(prefix + "ep_comm_backend", releases.TRAINER_DEFAULTS["ep_comm_backend"])
     n = integer(ep.value) if ep.value is not None else None
     if backend.value == "deepep" and n is not None and n <= 1 and prefix + "ep" in k.written:
-        out.notes.append(Note(rules.DEEPEP_NEEDS_EP.code, f"{prefix}ep_comm_backend = \"deepep\" with {prefix}ep = {n}: "
+        out.notes.append(Note(rules.DEEPEP_NEEDS_EP.code, f"{prefix}ep_comm_backend = \"deepep\" with {prefix}ep = "
+                              f"{n}: "
                               f"prime-rl refuses it (`model.ep_comm_backend='deepep' requires model.ep > 1.`, {S} "
                               f"{releases.TRAINER}:333-339); set {prefix}ep above 1 or ep_comm_backend = \"torch\"",
                               backend.span))
@@ -135,9 +136,9 @@ def _rollout(k: _Keys, ctx: LaunchContext, out: Derivation, p: str, rl: bool) ->
     elif rl:
         phases.not_derived(out, k.launch, f"rollout engine not derived: {mode.name} = {mode.value or 'not known'}")
         return
-    elif inner.value == "multi_node":
-        dp = _per_node_dp(k, p, tp, ep)
-    elif inner.value != "single_node":
+    elif inner.value == "multi_node" and k.get(p + "deployment.num_nodes", d["deployment.num_nodes"]).value != "1":
+        dp = _per_node_dp(k, p, tp, ep)  # one node: `uv run inference @ config` as written (inference.sbatch.j2:346-)
+    elif inner.value not in ("single_node", "multi_node"):
         phases.not_derived(out, k.launch, f"rollout engine not derived: {inner.name} = {inner.value or 'not known'}")
         return
     if dp is None:
@@ -248,13 +249,14 @@ def _disaggregated(k: _Keys, ctx: LaunchContext, out: Derivation, p: str, gpn: K
     if None not in (g, t, m) and t >= 1:
         dp = Key(f"{nodes.name} {m} x ({gpn.name} {g} // {tp.name} {t}) (the {role} group's DP ranks, {S} "
                  "src/prime_rl/templates/multi_node_rl.sbatch.j2:294, :308)", str(m * (g // t)), nodes.span)
-    eng = _engine(k, p, tp, dp, ep)
+    overrides = k.under(f"{p}deployment.{role}_vllm_overrides.")
+    rl_line, inference_line = (301, 259) if role == "prefill" else (315, 274)
+    backend = overrides.get("all2all_backend") or Key(
+        f"the {role} role ({S} src/prime_rl/templates/multi_node_rl.sbatch.j2:{rl_line}, inference.sbatch.j2:"
+        f"{inference_line})", _ROLES[role], nodes.span)
+    eng = _engine(k, p, tp, dp, ep, backend)
     eng.flag("--data-parallel-size-local", Key(f"1 (one vLLM server per DP rank, {S} "
                                                "src/prime_rl/templates/_launch_rank.sh.j2:26)", "1", nodes.span))
-    overrides = k.under(f"{p}deployment.{role}_vllm_overrides.")
-    if "all2all_backend" not in overrides:
-        eng.flag("--all2all-backend", Key(f"the {role} role ({S} src/prime_rl/templates/multi_node_rl.sbatch.j2:"
-                                          f"{301 if role == 'prefill' else 315})", _ROLES[role], nodes.span))
     _pass(eng, overrides)
     env = _env(k, p, f"{p}deployment.{role}_env_vars.")
     phases.run_phase(out, "vllm", eng, eng.launch(k.launch, env), ctx, f"rollout-{role}",
@@ -262,7 +264,8 @@ def _disaggregated(k: _Keys, ctx: LaunchContext, out: Derivation, p: str, gpn: K
                      "multi_node_rl.sbatch.j2:288-356)")
 
 
-def _engine(k: _Keys, p: str, tp: Key, dp: Key, ep: Key) -> EngineArgs:
+def _engine(k: _Keys, p: str, tp: Key, dp: Key, ep: Key, backend: Key | None = None) -> EngineArgs:
+    """`backend`: the all2all backend a disaggregated role sets over the config's (its --vllm @ overrides file)."""
     d = releases.INFERENCE_DEFAULTS
     model = k.get(p + "vllm.model")
     if model.value is None and "model.name" in k.written:
@@ -278,7 +281,7 @@ def _engine(k: _Keys, p: str, tp: Key, dp: Key, ep: Key) -> EngineArgs:
         eng.word(Word(None, ep.span, exact=False))  # expert parallelism on or off: not known
     elif ep.value.lower() == "true":
         eng.switch("--enable-expert-parallel", ep)
-    backend = k.get(p + "vllm.all2all_backend", d["vllm.all2all_backend"])
+    backend = backend or k.get(p + "vllm.all2all_backend", d["vllm.all2all_backend"])
     if backend.value is not None:
         eng.flag("--all2all-backend", backend)
     _pass(eng, {f: key for f, key in k.under(p + "vllm.").items() if f in _PASSED + _SWITCHES})
