@@ -1,6 +1,6 @@
 """trainers/prime_rl + sources/recipes/prime_rl.py: prime-rl TOML configs (sniffed, then parsed) -> the vLLM argv of
-each inference rank (single node, multi node, disaggregated P/D), the trainer's own EP listed as not derived, and prime-rl's
-refusals (MC726-MC728, MC733).
+each inference rank (single node, multi node, disaggregated P/D), the trainer's own EP listed as not derived, and
+prime-rl's refusals (MC726-MC728, MC733).
 
 Fixtures: PrimeIntellect-ai/prime-rl@559b44772 examples/advanced/glm-5.2/swe.toml (RL, disaggregated: prefill and decode
 replicas of 4 nodes x 8 GPUs, GLM-5-FP8), examples/advanced/glm-5.2/infer/pd.toml (inference: prefill 4 nodes, decode
@@ -196,3 +196,9 @@ def test_a_role_override_wins_over_the_role_backend():
     d = _derive(text)
     assert [c.arguments["mode"] for c in d.calls] == ["normal", "normal"]
     assert "decode_vllm_overrides.all2all_backend" in d.calls[1].derivation["mode"]
+
+
+def test_hostile_nesting_is_bounded():
+    text = "[inference.vllm]\n" + "a = " + "{b = " * 200 + "1" + "}" * 200 + "\n"
+    lf = read_toml(text)
+    assert lf is not None and len(lf.launches) == 1  # read (or refused as TOML), never a RecursionError

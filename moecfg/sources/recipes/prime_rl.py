@@ -94,10 +94,13 @@ def text_of(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+MAX_DEPTH = 32  # tables nested deeper hold no setting moecfg reads (bounds the recursion on hostile input)
+
+
 def flat(value, path: tuple):
     """(path, text) for every scalar under a table (inline tables too; lists of scalars joined by commas; arrays of
     tables are not settings moecfg reads)."""
-    if isinstance(value, dict):
+    if isinstance(value, dict) and len(path) < MAX_DEPTH:
         for key, inner in value.items():
             yield from flat(inner, path + (str(key),))
     elif isinstance(value, list):
