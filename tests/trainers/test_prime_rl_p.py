@@ -1,6 +1,6 @@
 """trainers/prime_rl + sources/recipes/prime_rl.py: prime-rl TOML configs (sniffed, then parsed) -> the vLLM argv of
 each inference rank (single node, multi node, disaggregated P/D), the trainer's own EP listed as not derived, and
-prime-rl's refusals (MC726-MC728, MC733).
+prime-rl's refusals (MC717, MC718, MC748, MC749).
 
 Fixtures: PrimeIntellect-ai/prime-rl@559b44772 examples/advanced/glm-5.2/swe.toml (RL, disaggregated: prefill and decode
 replicas of 4 nodes x 8 GPUs, GLM-5-FP8), examples/advanced/glm-5.2/infer/pd.toml (inference: prefill 4 nodes, decode
@@ -68,12 +68,12 @@ def test_multi_node_ep_over_a_replica_and_prime_rls_refusal():
     (call,) = d.calls
     assert (call.role, call.arguments["mode"], call.arguments["num_ranks"]) == ("rollout", "low_latency", 16)
     d = _derive(EP_RL)  # DP 1 x TP 8 = 8 of the replica's 2 x 8 GPUs
-    assert _errors(d) == ["MC727"] and not d.calls
-    note = next(n for n in d.notes if n.code == "MC727")
+    assert _errors(d) == ["MC718"] and not d.calls
+    note = next(n for n in d.notes if n.code == "MC718")
     assert note.span.line == EP_RL.splitlines().index("tensor_parallel_size = 8") + 1
     assert "data_parallel_size = 2" in note.message
     d = _derive(EP_RL.replace("tensor_parallel_size = 8", "tensor_parallel_size = 3\ndata_parallel_size = 2"))
-    assert _errors(d) == ["MC727"]  # 8 GPUs per node do not split into TP 3 groups
+    assert _errors(d) == ["MC718"]  # 8 GPUs per node do not split into TP 3 groups
 
 
 def test_multi_node_without_ep_runs_independent_engines():
@@ -101,14 +101,14 @@ def test_single_node_fills_the_inference_gpus_with_dp_ranks():
     (call,) = _derive(SINGLE.format(gpus=6, tp=2)).calls  # DP = 6 / 2 = 3 (rl.py:673)
     assert (call.arguments["mode"], call.arguments["num_ranks"]) == ("normal", 6)
     d = _derive(SINGLE.format(gpus=6, tp=4))
-    assert _errors(d) == ["MC728"] and not d.calls
+    assert _errors(d) == ["MC748"] and not d.calls
     d = _derive(SINGLE.format(gpus=6, tp=4).replace("num_infer_gpus = 6\n", ""))  # the default 1: no error, unknown
     assert _errors(d) == [] and any(n.code == "MC023" for n in d.notes)
 
 
 def test_trainer_deepep_backend_needs_ep_above_one():
     d = _derive('[trainer.model]\nep = 1\nep_comm_backend = "deepep"\n[orchestrator]\nbatch_size = 8\n')
-    assert _errors(d) == ["MC733"]
+    assert _errors(d) == ["MC749"]
     d = _derive('[trainer.model]\nep = 2\nep_comm_backend = "deepep"\n[orchestrator]\nbatch_size = 8\n')
     assert _errors(d) == [] and any("ep_comm_backend deepep" in u.reason for u in d.unread)
 
@@ -116,7 +116,7 @@ def test_trainer_deepep_backend_needs_ep_above_one():
 def test_broken_toml_in_a_prime_rl_config_is_a_finding_at_its_line():
     out = check_text("[inference.vllm]\ntensor_parallel_size = \n", "rl.toml")
     codes = [(d.code, d.line) for r in out.results for d in r.diagnostics]
-    assert ("MC726", 2) in codes
+    assert ("MC717", 2) in codes
 
 
 def test_other_toml_is_skipped_unparsed_and_cheaply():

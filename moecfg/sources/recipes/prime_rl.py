@@ -19,7 +19,7 @@ from moecfg.sources.launch import Launch, LaunchFile, Word
 from moecfg.sources.textmap import Span
 
 COMMAND = "prime-rl"
-BROKEN = "not-toml"  # the entry word of a config tomllib refuses (trainers/prime_rl says why, MC726)
+BROKEN = "not-toml"  # the entry word of a config tomllib refuses (trainers/prime_rl says why, MC717)
 MAX_WORDS = 2000
 # [inference.vllm], [trainer.model], [orchestrator] ...: an RL config (rl.py RLConfig's sub-configs)
 _RL = re.compile(r"^[ \t]*\[[ \t]*(?:inference|trainer|orchestrator)[ \t]*(?:\.[^\]\n]*)?\][ \t]*(?:#.*)?$", re.M)

@@ -4,10 +4,10 @@ PrimeIntellect-ai/prime-rl@559b44772 (releases.C = packages/prime-rl-configs/src
 - the vLLM arguments are `[inference.vllm]` (an RL config) or `[vllm]` (an inference config) under vLLM's own names
   (inference.py:42-55, to_namespace :590-629); `[model] name` fills inference.vllm.model (utils/validation.py:67-72);
 - RL, single node (rl.py:666-679): one vLLM server; data_parallel_size = num_infer_gpus / TP when num_infer_gpus is not
-  DP x TP (asserting the division, MC728);
+  DP x TP (asserting the division, MC748);
 - RL, multi node, not disaggregated (rl.py:696-746; templates/multi_node_rl.sbatch.j2:358-387, _launch_rank.sh.j2:24-26):
   gpus_per_node / TP ranks per inference node, each `--data-parallel-size <replica DP> --data-parallel-size-local 1`;
-  with expert parallelism one EP group spans the replica's nodes (num_infer_nodes x gpus_per_node, MC727), without it
+  with expert parallelism one EP group spans the replica's nodes (num_infer_nodes x gpus_per_node, MC718), without it
   each rank is an independent engine (DP 1);
 - inference config, multi node (templates/inference.sbatch.j2:319-345): each node an independent replica, an EP group
   node-local (gpus_per_node / TP DP ranks);

@@ -1,4 +1,4 @@
-"""prime-rl launch rules (MC726-MC728, MC733): what prime-rl's config loading and validators refuse, at
+"""prime-rl launch rules (MC717, MC718, MC748, MC749): what prime-rl's config loading and validators refuse, at
 PrimeIntellect-ai/prime-rl@559b44772 (packages/prime-rl-configs/src/prime_rl/configs/) and prime-pydantic-config 0.4.3
 (the `@ file.toml` loader)."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _C = "PrimeIntellect-ai/prime-rl@559b44772 packages/prime-rl-configs/src/prime_rl/configs"
-ERROR_LABELS = {c: "prime-rl's error" for c in ("MC726", "MC727", "MC728", "MC733")}
+ERROR_LABELS = {c: "prime-rl's error" for c in ("MC717", "MC718", "MC748", "MC749")}
 _OK = PASS_EXAMPLE
 NOT_TOML = rule(
-    "MC726", "prime-rl-config-not-toml", ERROR, "a prime-rl config that TOML cannot read", family=_F,
+    "MC717", "prime-rl-config-not-toml", ERROR, "a prime-rl config that TOML cannot read", family=_F,
     source="prime-pydantic-config==0.4.3 pydantic_config/cli.py:411-419 (tomli.load; TOMLDecodeError -> "
     "ConfigFileError), the loader of `uv run rl @ config.toml` (prime_rl/utils/config.py:6)",
     why="`uv run rl @ file.toml` (and inference / trainer / sft) loads the file with tomli before anything starts; "
@@ -21,7 +21,7 @@ NOT_TOML = rule(
     fail_text="`[inference.vllm]` followed by `tensor_parallel_size = ` with no value.", pass_example=_OK,
     fix="Fix the TOML syntax at the position given.")
 MULTI_NODE_EP = rule(
-    "MC727", "prime-rl-multi-node-ep-sizes", ERROR, "multi-node RL with inference expert parallelism: the node's "
+    "MC718", "prime-rl-multi-node-ep-sizes", ERROR, "multi-node RL with inference expert parallelism: the node's "
     "GPUs must split into TP groups, and DP x TP must be the inference replica's GPUs", family=_F,
     source=f"{_C}/rl.py:696-723 (RLConfig.auto_setup_deployment, multi_node with enable_expert_parallel)",
     why="With `deployment.type = \"multi_node\"` and `inference.vllm.enable_expert_parallel`, prime-rl starts "
@@ -33,7 +33,7 @@ MULTI_NODE_EP = rule(
     "enable_expert_parallel = true`, `tensor_parallel_size = 8` (DP 1: 8 of 16 GPUs).", pass_example=_OK,
     fix="Set inference.vllm.data_parallel_size to num_infer_nodes x gpus_per_node / tensor_parallel_size.")
 SINGLE_NODE_GPUS = rule(
-    "MC728", "prime-rl-single-node-infer-gpus-tp", ERROR, "single-node RL: deployment.num_infer_gpus must be a "
+    "MC748", "prime-rl-single-node-infer-gpus-tp", ERROR, "single-node RL: deployment.num_infer_gpus must be a "
     "multiple of the inference TP", family=_F,
     source=f"{_C}/rl.py:666-673 (RLConfig.auto_setup_deployment, single_node: assert num_infer_gpus % tp == 0)",
     why="On one node prime-rl fills the inference GPUs with data-parallel vLLM ranks: data_parallel_size = "
@@ -42,7 +42,7 @@ SINGLE_NODE_GPUS = rule(
     fail_text="`[deployment] num_infer_gpus = 6` with `[inference.vllm] tensor_parallel_size = 4`.",
     pass_example=_OK, fix="Use a multiple of tensor_parallel_size inference GPUs, or change the TP.")
 DEEPEP_NEEDS_EP = rule(
-    "MC733", "prime-rl-ep-comm-backend-needs-ep", ERROR, "the trainer's ep_comm_backend = \"deepep\" needs ep > 1",
+    "MC749", "prime-rl-ep-comm-backend-needs-ep", ERROR, "the trainer's ep_comm_backend = \"deepep\" needs ep > 1",
     family=_F, source=f"{_C}/trainer.py:333-341 (ModelConfig.validate_ep_comm_backend)",
     why="prime-rl's trainer runs DeepEP only over an expert-parallel group; an explicit ep of 1 (or less) with the "
     "deepep backend is refused when the config is built.",
