@@ -202,3 +202,12 @@ def test_hostile_nesting_is_bounded():
     text = "[inference.vllm]\n" + "a = " + "{b = " * 200 + "1" + "}" * 200 + "\n"
     lf = read_toml(text)
     assert lf is not None and len(lf.launches) == 1  # read (or refused as TOML), never a RecursionError
+
+
+def test_a_documentation_fragment_without_a_model_lists_its_disaggregated_roles():
+    (launch,) = read_toml('[inference.deployment]\ntype = "disaggregated"\nprefill_nodes_per_replica = 2\n',
+                          first_line=131, block=True).launches
+    assert launch.argv[2].span.line == 133  # `type = ...`, the block's 2nd line: the file's line 133
+    d = frameworks.recognise(launch, CTX).derive(launch, CTX)
+    assert not d.calls and [u.reason.split(" engine")[0] for u in d.unread] == ["rollout-prefill", "rollout-decode"]
+    assert not [n for n in d.notes if n.code == "MC042"]

@@ -96,8 +96,7 @@ def _train(k: _Keys, out: Derivation, prefix: str, ctx: LaunchContext) -> None:
     n = integer(ep.value) if ep.value is not None else None
     if backend.value == "deepep" and n is not None and n <= 1 and prefix + "ep" in k.written:
         out.notes.append(Note(rules.DEEPEP_NEEDS_EP.code, f"{prefix}ep_comm_backend = \"deepep\" with {prefix}ep = "
-                              f"{n}: "
-                              f"prime-rl refuses it (`model.ep_comm_backend='deepep' requires model.ep > 1.`, {S} "
+                              f"{n}: prime-rl refuses it (`model.ep_comm_backend='deepep' requires model.ep > 1.`, {S} "
                               f"{releases.TRAINER}:333-339); set {prefix}ep above 1 or ep_comm_backend = \"torch\"",
                               backend.span))
         return
@@ -121,14 +120,19 @@ def _rollout(k: _Keys, ctx: LaunchContext, out: Derivation, p: str, rl: bool) ->
     mode = k.get("deployment.type", releases.RL_DEFAULTS["deployment.type"]) if rl else None
     inner = k.get(p + "deployment.type", d["deployment.type"])
     if inner.value == "disaggregated" and (not rl or mode.value == "multi_node"):
-        gpn = k.get("deployment.gpus_per_node", releases.RL_DEFAULTS["deployment.gpus_per_node"] if rl else
-                    d["deployment.gpus_per_node"])
+        # the RL deployment's GPUS_PER_NODE (multi_node_rl.sbatch.j2:33-37), else the inference config's own
+        gpn = k.get("deployment.gpus_per_node", releases.RL_DEFAULTS["deployment.gpus_per_node"]) if rl else \
+            k.get(p + "deployment.gpus_per_node", d["deployment.gpus_per_node"])
         for role in ("prefill", "decode"):
             _disaggregated(k, ctx, out, p, gpn, role)
         return
     tp, dp = k.get(p + "vllm.tensor_parallel_size", d["vllm.tensor_parallel_size"]), \
         k.get(p + "vllm.data_parallel_size", d["vllm.data_parallel_size"])
     ep = k.get(p + "vllm.enable_expert_parallel", d["vllm.enable_expert_parallel"])
+    if rl and mode.value == "single_node" and inner.value != "single_node":
+        phases.not_derived(out, k.launch, f"rollout engine not derived: {inner.name} = {inner.value or 'not known'} "
+                           "under a single-node RL deployment")
+        return
     if rl and mode.value == "single_node":
         dp = _single_node_dp(k, out, tp, dp)
     elif rl and mode.value == "multi_node":
