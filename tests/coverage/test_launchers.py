@@ -8,6 +8,10 @@ from moecfg.sources.seen import seen, surface_of
 
 # (launcher, surface, a launch line, a line that only names the launcher)
 CASES = [
+    ("prime-rl", "shell", "uv run rl @ examples/advanced/glm-5.2/swe.toml --output-dir /tmp/x",
+     "uv run ruff check . # lint rl code"),
+    ("prime-rl", "shell", "uv run inference --vllm.model zai-org/GLM-5-FP8 --vllm.enable-expert-parallel",
+     "the inference @ config and the rl entry point"),
     ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
     ("vLLM-MindSpore", "shell", "vllm-mindspore serve Qwen/Qwen3-8B --data-parallel-size 4",
      "vllm-mindspore serves models on MindSpore"),
