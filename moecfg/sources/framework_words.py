@@ -237,6 +237,13 @@ LAUNCHERS = (
     Launcher("NeMo-RL", "trainer", ("run_",), (_run(
         r"\bexamples/(?:run_(?:grpo|grpo_single_controller|grpo_sliding_puzzle|sft|dpo|distillation|eval|ppo|rm|"
         r"vlm_grpo|vlm_sft|xtoken_off_policy_distillation)|nemo_gym/run_(?:grpo|distillation)_nemo_gym)\.py\b"),)),
+    # --- titanmm: MindSpeed-LLM's FSDP2 entry scripts (trainers/mindspeed_llm_fsdp2 reads them and their configs)
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("_fsdp2.py",), (_run(r"\b(?:train|inference)_fsdp2\.py\b"),)),
+    # --- primerl helper: prime-rl's console scripts (PrimeIntellect-ai/prime-rl@559b44772 pyproject.toml
+    #     [project.scripts]) run by `uv run`, or named by the `@ config.toml` after them (trainers/prime_rl)
+    Launcher("prime-rl", "trainer", ("uv run", " @ "),
+             (r"\buv[ \t]+run[ \t]+(?:-" + _WORD + r"[ \t]+)*(?:rl|inference|trainer|sft|orchestrator)(?![-.\w])",
+              AT_COMMAND + r"(?:rl|inference|trainer|sft|orchestrator)[ \t]+@[ \t]")),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
