@@ -244,6 +244,20 @@ LAUNCHERS = (
     Launcher("TensorRT-LLM", "engine", ("trtllm-",),
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
               AT_COMMAND + r"trtllm-llmapi-launch\b")),
+    # --- mlmwild engineer: launches near Megatron's that are not Megatron's arguments ---
+    # MindSpeed-LLM's FSDP2 trainer: a YAML config and `--parallel.ep_size` keys parsed by its own dataclasses
+    # (Ascend/MindSpeed-LLM@c77308a train_fsdp2.py:23-29 fsdp2_parse_args, inference_fsdp2.py), not Megatron's parser
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("train_fsdp2.py", "inference_fsdp2.py"),
+             (_run(r"\b(?:train|inference)_fsdp2\.py\b"),),
+             reason="trainer launch not read: MindSpeed-LLM FSDP2 (train_fsdp2.py / inference_fsdp2.py take a YAML "
+                    "config and --parallel.* keys of their own, not Megatron's arguments)"),
+    # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
+    # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
+    # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
+    Launcher("NeMo", "trainer", ("MODEL_ARGS",), (r"^MODEL_ARGS[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]+trainer\.strategy\.\w+[ \t]*:",
+             reason="NeMo 2.0 launch not read (Megatron-LM's test harness runs `nemo llm pretrain` with these "
+                    "MODEL_ARGS overrides)"),
     # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
     Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),

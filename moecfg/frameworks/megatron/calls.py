@@ -28,7 +28,7 @@ _GTP = ("--tensor-parallel-num-weight-shards", "--expert-tensor-parallel-num-wei
 FLAGS = tuple(FlagSpec(n) for n in _INT + ("--pipeline-model-parallel-size", "--yaml-cfg") + _GTP) + (
     FlagSpec("--moe-token-dispatcher-type"), FlagSpec("--moe-flex-dispatcher-backend"),
     FlagSpec("--moe-enable-deepep", takes_value=False), FlagSpec("--sequence-parallel", takes_value=False),
-    FlagSpec("--use-checkpoint-args", takes_value=False))
+    FlagSpec("--use-checkpoint-args", takes_value=False), FlagSpec("--transformer-impl"))
 
 
 class _Args:
@@ -140,6 +140,10 @@ def _call(a: _Args, ctx) -> OpCall | None:
         a.notes.append(Note("MC023", "--moe-token-dispatcher-type is set to a value not known statically: the "
                             "dispatcher (and any DeepEP buffer) is not derived", written.span))
         return None
+    if a.flags.value("--transformer-impl") == "inference_optimized":
+        return OpCall("train", "none", None, {}, why_none="--transformer-impl inference_optimized: in inference the MoE "
+                      "layers dispatch with the NVLS / NCCL all-gather-v dispatcher of --inference-moe-token-dispatcher-"
+                      f"type ({M}/moe_layer.py:392-411), no DeepEP buffer")
     kind = a.flags.value("--moe-token-dispatcher-type") or "allgather"
     backend, btext = _backend(a)
     experts, ep = a.int("--num-experts", lo=0), a.int("--expert-model-parallel-size", 1)
