@@ -251,6 +251,9 @@ LAUNCHERS = (
              (_run(r"\b(?:train|inference)_fsdp2\.py\b"),),
              reason="trainer launch not read: MindSpeed-LLM FSDP2 (train_fsdp2.py / inference_fsdp2.py take a YAML "
                     "config and --parallel.* keys of their own, not Megatron's arguments)"),
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("ep_fsdp_size",), (r"^[ \t]+ep_fsdp_size[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^parallel[ \t]*:",  # mindspeed_llm/fsdp2/utils/arguments.py:382-383
+             reason="trainer config not read: MindSpeed-LLM FSDP2 (train_fsdp2.py's YAML, parallel.ep_size / ep_fsdp_size)"),
     # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
     # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
     # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
