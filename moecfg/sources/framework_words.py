@@ -254,6 +254,16 @@ LAUNCHERS = (
     Launcher("MindSpeed-LLM FSDP2", "trainer", ("ep_fsdp_size",), (r"^[ \t]+ep_fsdp_size[ \t]*:",),
              surfaces=frozenset((YAML,)), requires=r"(?m)^parallel[ \t]*:",  # mindspeed_llm/fsdp2/utils/arguments.py:382-383
              reason="trainer config not read: MindSpeed-LLM FSDP2 (train_fsdp2.py's YAML, parallel.ep_size / ep_fsdp_size)"),
+    # Megatron-LM's ModelOpt scripts: the entry script picked in an if/else (train.sh: PRETRAIN_EXE is
+    # pretrain_hybrid.py or pretrain_gpt.py), and the environment files that set their sizes (SANDBOX_ENV_SETUP,
+    # examples/post_training/modelopt/ADVANCED.md:34-70) for a script and model chosen at launch ($1: MLM_MODEL_CFG)
+    Launcher("Megatron-LM", "trainer", ("PRETRAIN_EXE",), (AT_COMMAND + r"(?:\$\{?\w+\}?[ \t]+)?\"?\$\{?PRETRAIN_EXE\b",),
+             surfaces=frozenset((SHELL,)), requires=r"pretrain_\w+\.py",
+             reason="Megatron launch not read: its entry script is chosen at run time (PRETRAIN_EXE set in an if/else)"),
+    Launcher("Megatron-LM ModelOpt", "trainer", ("EP=",), (r"^EP=\d+[ \t]*$",), surfaces=frozenset((SHELL,)),
+             requires=r"(?m)^ETP=\d+[ \t]*$",
+             reason="ModelOpt environment file (SANDBOX_ENV_SETUP: TP / ETP / EP of examples/post_training/modelopt/"
+                    "*.sh) not read: the script and model it configures are chosen at launch (MLM_MODEL_CFG, $1)"),
     # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
     # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
     # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
