@@ -264,6 +264,13 @@ LAUNCHERS = (
              requires=r"(?m)^ETP=\d+[ \t]*$",
              reason="ModelOpt environment file (SANDBOX_ENV_SETUP: TP / ETP / EP of examples/post_training/modelopt/"
                     "*.sh) not read: the script and model it configures are chosen at launch (MLM_MODEL_CFG, $1)"),
+    # miles (a slime fork): a checkpoint conversion called from Python in a shell script (`python3 -c "...
+    # convert_checkpoint(..., extra_args='--expert-model-parallel-size 8')"`): radixark/miles@31f1ca9
+    # miles/utils/external_utils/command_utils.py:35-76 builds `torchrun tools/convert_hf_to_torch_dist.py` from it
+    Launcher("miles", "trainer", ("convert_checkpoint(",), (r"\bconvert_checkpoint\(",), surfaces=frozenset((SHELL,)),
+             requires=r"miles\.utils\.external_utils",
+             reason="checkpoint conversion built in Python (miles' convert_checkpoint: torchrun "
+                    "tools/convert_hf_to_torch_dist.py with Megatron's arguments) not read"),
     # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
     # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
     # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
