@@ -271,6 +271,16 @@ LAUNCHERS = (
              requires=r"miles\.utils\.external_utils",
              reason="checkpoint conversion built in Python (miles' convert_checkpoint: torchrun "
                     "tools/convert_hf_to_torch_dist.py with Megatron's arguments) not read"),
+    # slime / miles checkpoint conversion: Megatron's parser, but PP re-derived from the world size when it is 1
+    # (radixark/miles@31f1ca9 tools/convert_hf_to_torch_dist.py:50-90); it builds no MoE dispatcher
+    Launcher("slime/miles", "trainer", ("convert_hf_to_torch_dist",), (_run(r"\bconvert_hf_to_torch_dist\.py\b"),),
+             reason="checkpoint conversion (tools/convert_hf_to_torch_dist.py: Megatron's arguments, PP re-derived "
+                    "from the world size, no MoE dispatch) not read"),
+    # miles' Python launchers (scripts/run_*.py, examples' run-*.py): they build the train.py launch in Python
+    # (radixark/miles@31f1ca9 miles/utils/external_utils/command_utils.py execute_train), which is not read
+    Launcher("miles", "trainer", ("run_", "run-"), (r"\bpython[0-9.]*[ \t]+(?:[\w./-]*/)?run[_-][\w.-]*\.py\b",),
+             surfaces=frozenset((SHELL, MARKDOWN)), requires=r"\bmiles\b",
+             reason="miles Python launcher (it builds the train.py launch in Python) not read"),
     # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
     # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
     # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
