@@ -34,6 +34,7 @@ _MAX_UP = 4
 _HARNESS = "run_perf_test.sh"
 _CONFIG = re.compile(r"CONFIG_PATH=(tests/performance_tests/test_cases/[\w./-]*\{test_case\}[\w./-]*model_config\.yaml)")
 _VAR = re.compile(r"\$\{?\w")
+_GIVEN = re.compile(r'"([A-Z_][A-Z0-9_]*)=([^"{}$\s]*)"')  # run_perf_test.sh:26-34 exports each KEY=VALUE argument
 _MAX_CASES = 32
 
 
@@ -62,13 +63,14 @@ def read_perf_recipe(doc: YamlDocument, name: str = "", root: str | None = None)
     top = check_root(name, root) if found else None
     if top is None:
         return None
+    given = dict(_GIVEN.findall(script))  # "CHECKPOINT_LOAD_PATH=/mnt/artifacts/": the harness exports each KEY=VALUE
     out = LaunchFile()
     for case, span in _cases(doc)[:_MAX_CASES]:
         config = os.path.realpath(os.path.join(top, found.group(1).replace("{test_case}", case)))
         data = _load_yaml(config, top)
         if not is_perf_config(data):
             continue
-        words = _launch_words(data, lambda key, s=span: s, os.path.dirname(config), top)
+        words = _launch_words(data, lambda key, s=span: s, os.path.dirname(config), top, given)
         if words is not None:
             out.launches.append(Launch(tuple(words), {}, "yaml"))
     if not out.launches:
@@ -140,8 +142,15 @@ def _size(data, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
 
 
-def _launch_words(data, span_of, folder: str, top: str) -> list[Word] | None:
+def _expand(word: str, given: dict) -> str:
+    """`${NAME}` / `$NAME` of the variables the recipe passes (the args file's lines are `eval echo`-ed)."""
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: given.get(m.group(1) or m.group(2), m.group(0)), word)
+
+
+def _launch_words(data, span_of, folder: str, top: str, given: dict | None = None) -> list[Word] | None:
     args = _args_words(data, folder, top)
+    if args is not None and given:
+        args = [_expand(w, given) for w in args]
     if args is None:
         return None
     at = span_of("MODEL")
