@@ -261,7 +261,7 @@ LAUNCHERS = (
              surfaces=frozenset((SHELL,)), requires=r"pretrain_\w+\.py",
              reason="Megatron launch not read: its entry script is chosen at run time (PRETRAIN_EXE set in an if/else)"),
     Launcher("Megatron-LM ModelOpt", "trainer", ("EP=",), (r"^EP=\d+[ \t]*$",), surfaces=frozenset((SHELL,)),
-             requires=r"(?m)^ETP=\d+[ \t]*$",
+             requires=r"(?m)^ETP=\d+[ \t]*$(?s:.*)^HF_MODEL_CKPT=|^HF_MODEL_CKPT=(?s:.*)^ETP=\d+[ \t]*$",
              reason="ModelOpt environment file (SANDBOX_ENV_SETUP: TP / ETP / EP of examples/post_training/modelopt/"
                     "*.sh) not read: the script and model it configures are chosen at launch (MLM_MODEL_CFG, $1)"),
     # miles (a slime fork): a checkpoint conversion called from Python in a shell script (`python3 -c "...

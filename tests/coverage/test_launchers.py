@@ -92,7 +92,7 @@ CASES = [
     ("MindSpeed-LLM FSDP2", "yaml", "  ep_fsdp_size: 4\nparallel:\n  ep_size: 128", "  ep_fsdp_size: 4\nmodel:\n  x: 1"),
     ("Megatron-LM", "shell", "${LAUNCH_SCRIPT} ${PRETRAIN_EXE} \\\nPRETRAIN_EXE=${SCRIPT_DIR}/pretrain_gpt.py",
      "echo PRETRAIN_EXE is pretrain_gpt.py"),
-    ("Megatron-LM ModelOpt", "shell", "EP=64\nETP=1\nTP=8", "EP=64\nTP=8"),
+    ("Megatron-LM ModelOpt", "shell", "EP=64\nETP=1\nHF_MODEL_CKPT=/m", "EP=64\nETP=1\nTP=8"),
     ("NeMo", "yaml", "MODEL_ARGS:\n  trainer.strategy.expert_model_parallel_size: 4", "MODEL_ARGS:\n  --num-layers: 12"),
     ("miles", "shell", "convert_checkpoint(\nfrom miles.utils.external_utils.command_utils import convert_checkpoint",
      "echo convert_checkpoint( runs later"),
