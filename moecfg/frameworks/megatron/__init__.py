@@ -1,4 +1,6 @@
-"""Megatron-LM training launches: `torchrun ... pretrain_gpt.py ...` / `python pretrain_gpt.py ...`.
+"""Megatron-LM launches: `torchrun ... pretrain_gpt.py ...` / `python pretrain_gpt.py ...`, and the other entry scripts
+that parse Megatron's arguments (train_rl.py, the text-generation servers, ModelOpt's scripts, MindSpeed-LLM's
+inference.py / evaluation.py: _MEGATRON_TOOLS, _SHARED_NAMES below).
 
 With `--moe-token-dispatcher-type flex` the MoE layers dispatch through one communication group over the expert-TP x
 EP ranks (MoEFlexTokenDispatcher): backend `deepep` builds DeepEP's legacy Buffer sized by DeepEP's normal-mode hints,
@@ -50,14 +52,13 @@ _MEGATRON_TOOLS = frozenset({"train_rl.py", "run_text_generation_server.py", "ru
 # written literally after them. Megatron-LM@d98e8a6 examples/post_training/modelopt/quantize.py:488-493,
 # finetune.py:580-584, generate.py:77-82, mmlu.py:75-83, validate.py:94-99, export.py:53-61, prune.py:172-180,
 # offline_feature_extract.py:46-51, convert_model.py:104-109; Ascend/MindSpeed-LLM@c77308a inference.py:18,101,
-# evaluation.py:26,376, inference_deepseek4.py:92 (mindspeed_llm's megatron_adaptor, then initialize_megatron).
+# evaluation.py:26,376, inference_deepseek4.py:28,92 (importing mindspeed_llm installs its megatron_adaptor,
+# mindspeed_llm/__init__.py:16-19; then initialize_megatron).
 _SHARED_NAMES = frozenset({"quantize.py", "finetune.py", "generate.py", "mmlu.py", "validate.py", "export.py",
                            "prune.py", "offline_feature_extract.py", "convert_model.py", "inference.py",
                            "evaluation.py", "inference_deepseek4.py"})
 _PARALLEL_FLAG = re.compile(r"^--(?:tensor-model-parallel-size|pipeline-model-parallel-size|expert-model-parallel-size|"
                             r"expert-tensor-parallel-size|num-experts|moe-token-dispatcher-type|use-mcore-models)(?:=|$)")
-# Entries that are not training: what they run of the MoE layer is said by the derivation (calls.py).
-NOT_TRAINING = _SHARED_NAMES - {"finetune.py"} | _MEGATRON_TOOLS - {"train_rl.py"}
 
 
 def _entry_name(words, i: int) -> str | None:

@@ -8,9 +8,9 @@
             num_gpus_per_engine: 4
             overrides: {ep_size: 4, dp_size: 4, deepep_mode: normal}
 
-Read at radixark/miles@31f1ca9: miles/backends/sglang_utils/sglang_config.py:11-36 (ServerGroupConfig), :39-90
+Read at radixark/miles@31f1ca9: miles/backends/sglang_utils/sglang_config.py:12-37 (ServerGroupConfig), :63-90
 (ModelConfig.resolve: a group's num_gpus_per_engine, else the model's, else --rollout-num-gpus-per-engine; model_path
-the model's, else --hf-checkpoint), :129-150 (from_yaml: `sglang:` list, `engine_groups` alias);
+the model's, else --hf-checkpoint), :146-167 (from_yaml: `sglang:` list, `engine_groups` alias);
 miles/backends/sglang_utils/sglang_engine.py:696-813 (_compute_server_args: tp_size = GPUs per engine, nnodes =
 max(1, GPUs per engine // --num-gpus-per-node), prefill / decode set disaggregation_mode, then the group's overrides
 win, then every `--sglang-<field>` of the launch fills a field the overrides leave unset).

@@ -3,7 +3,7 @@
 Megatron-LM's RL model configurations (NVIDIA/Megatron-LM@d98e8a6 examples/rl/model_configs/*.sh) set
 `MODEL_OPTIONS` (and `ENV_DEPENDENT`; common.sh, which they source, sets `COMMON_OPTIONS`) and launch nothing: the
 launch that sources one is `torchrun ... train_rl.py ... ${MODEL_OPTIONS} ${COMMON_OPTIONS} ${ENV_DEPENDENT}`
-(examples/rl/README.md:150-181). Such a file becomes one launch `train_rl.py <those variables' words>` (word
+(examples/rl/README.md:143-183). Such a file becomes one launch `train_rl.py <those variables' words>` (word
 splitting of the unquoted expansions), placed at the variables' assignments; the process count is the sourcing
 launch's and stays unknown. A file is one of these only when it launches no command of its own and a variable named
 in CONSUMERS holds a Megatron parallel flag; values the file does not know (`$CHECKPOINT`) stay unknown words.
