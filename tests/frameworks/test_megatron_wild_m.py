@@ -195,3 +195,16 @@ def test_sglang_unknown_a2a_backend_is_not_none():
     d = derive("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 "
                "--moe-a2a-backend $BACKEND")
     assert not d.calls and any(n.code == "MC023" and "--moe-a2a-backend" in n.message for n in d.notes)
+
+
+def test_slime_rollout_from_a_sglang_config_is_listed_not_derived_from_the_flags():
+    base = "ray job submit -- python3 train.py --actor-num-nodes 1 --actor-num-gpus-per-node 8 --hidden-size 7168 " \
+           "--num-experts 256 --moe-router-topk 8 --expert-model-parallel-size 8 --rollout-num-gpus-per-engine 8 " \
+           "--hf-checkpoint deepseek-ai/DeepSeek-V3 --sglang-moe-a2a-backend deepep"
+    ctx = LaunchContext(models=(("*", "deepseek-v3"),))
+    plain = derive(base, ctx)
+    assert [c.role for c in plain.calls] == ["train", "rollout"] and not plain.unread
+    grouped = derive(base + " --sglang-config sglang_config.yaml", ctx)
+    assert [c.role for c in grouped.calls] == ["train"]
+    (entry,) = grouped.unread
+    assert "--sglang-config sglang_config.yaml" in entry.reason
