@@ -29,6 +29,7 @@ FRAMEWORK_MODULES = {
     "torchtitan": "moecfg.trainers.torchtitan",
     "areal": "moecfg.trainers.areal",
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
+    "mindspeed-llm-fsdp2": "moecfg.trainers.mindspeed_llm_fsdp2",  # titanmm: MindSpeed-LLM's FSDP2 configs
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

@@ -232,6 +232,8 @@ LAUNCHERS = (
              (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
              surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
+    # --- titanmm: MindSpeed-LLM's FSDP2 entry scripts (trainers/mindspeed_llm_fsdp2 reads them and their configs)
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("_fsdp2.py",), (_run(r"\b(?:train|inference)_fsdp2\.py\b"),)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

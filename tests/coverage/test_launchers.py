@@ -40,6 +40,9 @@ CASES = [
     ("ROLL", "yaml", "    strategy_name: megatron_train", "    # strategy_name: megatron_train"),
     ("MindSpeed-MM", "shell", "torchrun $DISTRIBUTED_ARGS mindspeed_mm/fsdp/train/trainer.py x_config.yaml",
      "MindSpeed-MM trains with mindspeed_mm.fsdp"),
+    # titanmm
+    ("MindSpeed-LLM FSDP2", "shell", "torchrun $DISTRIBUTED_ARGS train_fsdp2.py examples/fsdp2/x.yaml",
+     " └── train_fsdp2.py            # FSDP2 训练流程"),
     ("AReaL", "yaml", "  backend: \"megatron:(attn:d4p4t2|ffn:d2p4e4)\"", "  backend: megatron"),
     ("ROLL", "shell", "python examples/start_rlvr_pipeline.py --config_name rlvr_config", "ROLL runs RLVR pipelines"),
     ("SkyRL", "shell", "uv run -m skyrl_train.entrypoints.main_base trainer.epochs=1", "SkyRL trains agents"),
