@@ -247,12 +247,8 @@ LAUNCHERS = (
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
               AT_COMMAND + r"trtllm-llmapi-launch\b")),
     # --- mlmwild engineer: launches near Megatron's that are not Megatron's arguments ---
-    # MindSpeed-LLM's FSDP2 trainer: a YAML config and `--parallel.ep_size` keys parsed by its own dataclasses
-    # (Ascend/MindSpeed-LLM@c77308a train_fsdp2.py:23-29 fsdp2_parse_args, inference_fsdp2.py), not Megatron's parser
-    Launcher("MindSpeed-LLM FSDP2", "trainer", ("train_fsdp2.py", "inference_fsdp2.py"),
-             (_run(r"\b(?:train|inference)_fsdp2\.py\b"),),
-             reason="trainer launch not read: MindSpeed-LLM FSDP2 (train_fsdp2.py / inference_fsdp2.py take a YAML "
-                    "config and --parallel.* keys of their own, not Megatron's arguments)"),
+    # MindSpeed-LLM's FSDP2 YAML (parallel.ep_size / ep_fsdp_size: Ascend/MindSpeed-LLM@c77308a
+    # mindspeed_llm/fsdp2/utils/arguments.py:382-383), where trainers/mindspeed_llm_fsdp2 did not read the file
     Launcher("MindSpeed-LLM FSDP2", "trainer", ("ep_fsdp_size",), (r"^[ \t]+ep_fsdp_size[ \t]*:",),
              surfaces=frozenset((YAML,)), requires=r"(?m)^parallel[ \t]*:",  # mindspeed_llm/fsdp2/utils/arguments.py:382-383
              reason="trainer config not read: MindSpeed-LLM FSDP2 (train_fsdp2.py's YAML, parallel.ep_size / ep_fsdp_size)"),

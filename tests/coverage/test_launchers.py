@@ -90,8 +90,6 @@ CASES = [
     # --- mlmwild: MindSpeed-LLM FSDP2 (Ascend/MindSpeed-LLM@c77308a tests/st/shell_scripts/
     #     tune_gpt_oss_20b_a3b_4k_fsdp2.sh:20, examples/fsdp2/glm52/glm52_744b_4k_fsdp2_A3.yaml:19-28), Megatron-LM's
     #     ModelOpt files and NeMo functional tests (NVIDIA/Megatron-LM@d98e8a6), miles (radixark/miles@31f1ca9)
-    ("MindSpeed-LLM FSDP2", "shell", "torchrun $DISTRIBUTED_ARGS train_fsdp2.py cfg.yaml --parallel.ep_size 4",
-     "train_fsdp2.py is the FSDP2 entry of MindSpeed-LLM"),
     ("MindSpeed-LLM FSDP2", "yaml", "  ep_fsdp_size: 4\nparallel:\n  ep_size: 128", "  ep_fsdp_size: 4\nmodel:\n  x: 1"),
     ("Megatron-LM", "shell", "${LAUNCH_SCRIPT} ${PRETRAIN_EXE} \\\nPRETRAIN_EXE=${SCRIPT_DIR}/pretrain_gpt.py",
      "echo PRETRAIN_EXE is pretrain_gpt.py"),
