@@ -256,6 +256,46 @@ LAUNCHERS = (
     Launcher("TensorRT-LLM", "engine", ("trtllm-",),
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
               AT_COMMAND + r"trtllm-llmapi-launch\b")),
+    # --- mlmwild engineer: launches near Megatron's that are not Megatron's arguments ---
+    # MindSpeed-LLM's FSDP2 YAML (parallel.ep_size / ep_fsdp_size: Ascend/MindSpeed-LLM@c77308a
+    # mindspeed_llm/fsdp2/utils/arguments.py:382-383), where trainers/mindspeed_llm_fsdp2 did not read the file
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("ep_fsdp_size",), (r"^[ \t]+ep_fsdp_size[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^parallel[ \t]*:",  # mindspeed_llm/fsdp2/utils/arguments.py:382-383
+             reason="trainer config not read: MindSpeed-LLM FSDP2 (train_fsdp2.py's YAML, parallel.ep_size / ep_fsdp_size)"),
+    # Megatron-LM's ModelOpt scripts: the entry script picked in an if/else (train.sh: PRETRAIN_EXE is
+    # pretrain_hybrid.py or pretrain_gpt.py), and the environment files that set their sizes (SANDBOX_ENV_SETUP,
+    # examples/post_training/modelopt/ADVANCED.md:34-70) for a script and model chosen at launch ($1: MLM_MODEL_CFG)
+    Launcher("Megatron-LM", "trainer", ("PRETRAIN_EXE",), (AT_COMMAND + r"(?:\$\{?\w+\}?[ \t]+)?\"?\$\{?PRETRAIN_EXE\b",),
+             surfaces=frozenset((SHELL,)), requires=r"pretrain_\w+\.py",
+             reason="Megatron launch not read: its entry script is chosen at run time (PRETRAIN_EXE set in an if/else)"),
+    Launcher("Megatron-LM ModelOpt", "trainer", ("EP=",), (r"^EP=\d+[ \t]*$",), surfaces=frozenset((SHELL,)),
+             requires=r"(?m)^ETP=\d+[ \t]*$(?s:.*)^HF_MODEL_CKPT=|^HF_MODEL_CKPT=(?s:.*)^ETP=\d+[ \t]*$",
+             reason="ModelOpt environment file (SANDBOX_ENV_SETUP: TP / ETP / EP of examples/post_training/modelopt/"
+                    "*.sh) not read: the script and model it configures are chosen at launch (MLM_MODEL_CFG, $1)"),
+    # miles (a slime fork): a checkpoint conversion called from Python in a shell script (`python3 -c "...
+    # convert_checkpoint(..., extra_args='--expert-model-parallel-size 8')"`): radixark/miles@31f1ca9
+    # miles/utils/external_utils/command_utils.py:35-76 builds `torchrun tools/convert_hf_to_torch_dist.py` from it
+    Launcher("miles", "trainer", ("convert_checkpoint(",), (r"\bconvert_checkpoint\(",), surfaces=frozenset((SHELL,)),
+             requires=r"miles\.utils\.external_utils",
+             reason="checkpoint conversion built in Python (miles' convert_checkpoint: torchrun "
+                    "tools/convert_hf_to_torch_dist.py with Megatron's arguments) not read"),
+    # slime / miles checkpoint conversion: Megatron's parser, but PP re-derived from the world size when it is 1
+    # (radixark/miles@31f1ca9 tools/convert_hf_to_torch_dist.py:50-90); it builds no MoE dispatcher
+    Launcher("slime/miles", "trainer", ("convert_hf_to_torch_dist",), (_run(r"\bconvert_hf_to_torch_dist\.py\b"),),
+             reason="checkpoint conversion (tools/convert_hf_to_torch_dist.py: Megatron's arguments, PP re-derived "
+                    "from the world size, no MoE dispatch) not read"),
+    # miles' Python launchers (scripts/run_*.py, examples' run-*.py): they build the train.py launch in Python
+    # (radixark/miles@31f1ca9 miles/utils/external_utils/command_utils.py execute_train), which is not read
+    Launcher("miles", "trainer", ("run_", "run-"), (r"\bpython[0-9.]*[ \t]+(?:[\w./-]*/)?run[_-][\w.-]*\.py\b",),
+             surfaces=frozenset((SHELL, MARKDOWN)), requires=r"\bmiles\b",
+             reason="miles Python launcher (it builds the train.py launch in Python) not read"),
+    # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
+    # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
+    # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
+    Launcher("NeMo", "trainer", ("MODEL_ARGS",), (r"^MODEL_ARGS[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]+trainer\.strategy\.\w+[ \t]*:",
+             reason="NeMo 2.0 launch not read (Megatron-LM's test harness runs `nemo llm pretrain` with these "
+                    "MODEL_ARGS overrides)"),
     # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
     Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),

@@ -66,8 +66,12 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
     start = Span(1, 1, 1, 1)
     env = {str(k): Var(str(v), start, exported=True) for k, v in (environment or {}).items()}
-    reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
+    variables = reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
     out.launches = reader.launches
+    from moecfg.sources.shell.argument_files import argument_launch  # a file of arguments for a sourcing launch
+    held = argument_launch(variables, out.launches, reader.span)
+    if held is not None:
+        out.launches = [*out.launches, held]
     out.data_regions = reader.data_heredocs
     if reader.placeholders and out.launches:
         out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))

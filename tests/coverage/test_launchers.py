@@ -96,6 +96,20 @@ CASES = [
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
+    # --- mlmwild: MindSpeed-LLM FSDP2 (Ascend/MindSpeed-LLM@c77308a tests/st/shell_scripts/
+    #     tune_gpt_oss_20b_a3b_4k_fsdp2.sh:20, examples/fsdp2/glm52/glm52_744b_4k_fsdp2_A3.yaml:19-28), Megatron-LM's
+    #     ModelOpt files and NeMo functional tests (NVIDIA/Megatron-LM@d98e8a6), miles (radixark/miles@31f1ca9)
+    ("MindSpeed-LLM FSDP2", "yaml", "  ep_fsdp_size: 4\nparallel:\n  ep_size: 128", "  ep_fsdp_size: 4\nmodel:\n  x: 1"),
+    ("Megatron-LM", "shell", "${LAUNCH_SCRIPT} ${PRETRAIN_EXE} \\\nPRETRAIN_EXE=${SCRIPT_DIR}/pretrain_gpt.py",
+     "echo PRETRAIN_EXE is pretrain_gpt.py"),
+    ("Megatron-LM ModelOpt", "shell", "EP=64\nETP=1\nHF_MODEL_CKPT=/m", "EP=64\nETP=1\nTP=8"),
+    ("NeMo", "yaml", "MODEL_ARGS:\n  trainer.strategy.expert_model_parallel_size: 4", "MODEL_ARGS:\n  --num-layers: 12"),
+    ("miles", "shell", "convert_checkpoint(\nfrom miles.utils.external_utils.command_utils import convert_checkpoint",
+     "echo convert_checkpoint( runs later"),
+    ("slime/miles", "shell", "torchrun --nproc-per-node 8 tools/convert_hf_to_torch_dist.py --hf-checkpoint /m",
+     "tools/convert_hf_to_torch_dist.py converts the checkpoint"),
+    ("miles", "shell", "python scripts/run_kimi_k3.py train --head-ip $HEAD --tag miles",
+     "miles is started by a Python script such as run_kimi_k3"),
 ]
 
 

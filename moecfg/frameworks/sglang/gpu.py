@@ -61,6 +61,10 @@ def derive(launch, ctx: LaunchContext, out: Derivation, flags, pick=None) -> Non
     the package imports this module, not the other way round)."""
     c = Ctx(launch, flags, ctx)
     c.pick = pick
+    written = c.flags.get("--moe-a2a-backend")
+    if written is not None and written.value is None:  # `--moe-a2a-backend $X`: not SGLang's default "none"
+        _unknown(c, out.notes, ("--moe-a2a-backend",))
+        return
     backend = c.flags.value("--moe-a2a-backend") or "none"
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):
