@@ -232,6 +232,13 @@ LAUNCHERS = (
              (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
              surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
+    # --- rlinf engineer: RLinf's configs (read by sources/recipes/rlinf.py: dropped where read) and entry scripts
+    Launcher("RLinf", "trainer", ("training_backend",),
+             (r"^[ \t]+training_backend:[ \t]*[\"']?(?:megatron|fsdp)\b",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^cluster[ \t]*:", reason="RL trainer config not read: RLinf"),
+    Launcher("RLinf", "trainer", ("examples/",),
+             (r"\bexamples/(?:reasoning/main_grpo|sft/train_vlm_sft|agent/[\w/]+/(?:main_\w+|train))\.py\b"
+              r"[^\n]*--config-name\b",)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
