@@ -83,6 +83,11 @@ CASES = [
      "enable_expert_parallel: true\nmax_model_len: 32768"),
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
+    # rlinf engineer: RLinf/RLinf@a3816b596 examples/reasoning/config/math/qwen3-30b-grpo-megatron.yaml:138-139 and
+    # examples/reasoning/run_main_grpo_math.sh:20 (a config without `cluster:` is not RLinf's)
+    ("RLinf", "yaml", "  training_backend: megatron\ncluster:\n  num_nodes: 16", "  training_backend: megatron"),
+    ("RLinf", "shell", "python ${REPO_PATH}/examples/reasoning/main_grpo.py --config-path x/ --config-name q",
+     "see examples/reasoning/main_grpo.py"),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
 ]
 

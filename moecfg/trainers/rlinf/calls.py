@@ -57,18 +57,18 @@ _ROLLOUT_TASKS = ("reasoning", "reasoning_eval", "coding_online_rl")
 class _Keys:
     def __init__(self, launch: Launch):
         self.launch, self.keys = launch, {}
+        raw: dict[str, str] = {}
         for w in launch.argv[1:]:
             if w.value and "=" in w.value:
                 name, _, value = w.value.partition("=")
+                raw[name] = value
                 self.keys[name] = Key(name, known_value(value), w.span)
-        for name, key in list(self.keys.items()):  # `${actor.model.precision}`: the key it names, when written
-            m = _REF.match(key.value or "")
-            if m:
-                target = self.keys.get(m.group(1))
-                value = target.value if target is not None and not _REF.match(target.value or "") else None
-                self.keys[name] = Key(f"{name} (= {m.group(1)})" if value is not None else name, value, key.span)
-            elif "${" in (key.value or ""):
-                self.keys[name] = Key(name, None, key.span)  # a resolver (`${subtract:...}`): not known statically
+        for name, text in raw.items():  # `${actor.model.precision}`: the key it names, when written as a value
+            m = _REF.match(text)
+            if m and m.group(1) in raw and "${" not in raw[m.group(1)]:
+                self.keys[name] = Key(f"{name} (= {m.group(1)})", known_value(raw[m.group(1)]), self.keys[name].span)
+            elif "${" in text:  # another reference or a resolver (`${subtract:...}`): not known statically
+                self.keys[name] = Key(name, None, self.keys[name].span)
 
     def get(self, name: str) -> Key:
         return self.keys.get(name) or Key(name, None, self.launch.span)
