@@ -42,6 +42,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.areal.rules",
     "moecfg.trainers.mindspeed_mm.rules",
     "moecfg.trainers.rlinf.rules",
+    "moecfg.trainers.rllm.rules",
 )
 
 

@@ -30,6 +30,7 @@ FRAMEWORK_MODULES = {
     "areal": "moecfg.trainers.areal",
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
     "rlinf": "moecfg.trainers.rlinf",
+    "rllm": "moecfg.trainers.rllm",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
