@@ -43,6 +43,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.mindspeed_mm.rules",
     "moecfg.trainers.rlinf.rules",
     "moecfg.trainers.rllm.rules",
+    "moecfg.trainers.llamafactory.rules",
 )
 
 

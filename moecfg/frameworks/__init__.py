@@ -31,6 +31,7 @@ FRAMEWORK_MODULES = {
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
     "rlinf": "moecfg.trainers.rlinf",
     "rllm": "moecfg.trainers.rllm",
+    "llamafactory": "moecfg.trainers.llamafactory",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
