@@ -45,7 +45,8 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
-                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b",
+                  r"\bdist_config:")  # rlinf engineer: LLaMA-Factory v1's (sources/recipes/llamafactory.py)
 
 
 # Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
@@ -239,6 +240,13 @@ LAUNCHERS = (
     Launcher("RLinf", "trainer", ("examples/",),
              (r"\bexamples/(?:reasoning/main_grpo|sft/train_vlm_sft|agent/[\w/]+/(?:main_\w+|train))\.py\b"
               r"[^\n]*--config-name\b",)),
+    # LLaMA-Factory: `USE_MCA=1 llamafactory-cli train x.yaml` (trainers/llamafactory reads it) and a v1
+    # `dist_config` (sources/recipes/llamafactory.py reads it; a Markdown code block's is parsed for this word)
+    Launcher("LLaMA-Factory", "trainer", ("llamafactory-cli", "lmf "),
+             (r"\bUSE_(?:MCA|MEGATRON_BRIDGE|V1)=1\b[^\n]*\b(?:llamafactory-cli|lmf)[ \t]+train\b",)),
+    Launcher("LLaMA-Factory", "trainer", ("dist_config",), (r"^dist_config[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+name:[ \t]*(?:fsdpturbo|fsdp2|deepspeed)\b",
+             reason="trainer config not read: LLaMA-Factory v1"),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

@@ -88,6 +88,10 @@ CASES = [
     ("RLinf", "yaml", "  training_backend: megatron\ncluster:\n  num_nodes: 16", "  training_backend: megatron"),
     ("RLinf", "shell", "python ${REPO_PATH}/examples/reasoning/main_grpo.py --config-path x/ --config-name q",
      "see examples/reasoning/main_grpo.py"),
+    # hiyouga/LLaMA-Factory@ff6d4d12e examples/README.md (USE_MCA), docs/en/advanced/distributed/fsdpturbo-ep-efsdp.md:18-21
+    ("LLaMA-Factory", "shell", "USE_MCA=1 llamafactory-cli train examples/megatron/qwen3_moe_full.yaml",
+     "llamafactory-cli train runs Hugging Face's trainer unless USE_MCA=1"),
+    ("LLaMA-Factory", "yaml", "dist_config:\n  name: fsdpturbo\n  ep_size: 16", "dist_config: {}"),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
 ]
 

@@ -15,6 +15,7 @@ from moecfg.sources.manifests.yaml_source import YamlDocument
 from moecfg.sources.recipes.overrides import span, words
 
 COMMAND = "llamafactory"
+_V1_DIST = ("fsdp2", "fsdpturbo", "deepspeed")
 MEGATRON_KEYS = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "expert_model_parallel_size",
                  "context_parallel_size", "expert_tensor_parallel_size")
 
@@ -23,7 +24,8 @@ def is_llamafactory_config(data) -> bool:
     if not isinstance(data, dict):
         return False
     megatron = "model_name_or_path" in data and "stage" in data and any(k in data for k in MEGATRON_KEYS)
-    v1 = isinstance(data.get("model"), str) and isinstance(data.get("dist_config"), dict)
+    dist = data.get("dist_config")  # v1's distributed plugins (v1/plugins/trainer_plugins/distributed/)
+    v1 = isinstance(dist, dict) and dist.get("name") in _V1_DIST  # a documentation fragment may hold it alone
     return megatron or v1
 
 
