@@ -9,7 +9,7 @@ hiyouga/LLaMA-Factory@ff6d4d12e and alibaba/ROLL@8eb27cc mcore_adapter:
   defaults to allgather (:154-155), Megatron-Bridge keeps the provider's (megatron_bridge_args.py:96): the dispatcher
   not written is not known; the parallel sizes not written are Megatron's defaults (1; expert-TP = TP);
 - the model: model_name_or_path (its Hugging Face config);
-- the world: torchrun's NPROC_PER_NODE x NNODES (launcher.py:63-66), not in the config: not known.
+- the world: torchrun's NPROC_PER_NODE x NNODES (launcher.py:63-65), not in the config: not known.
 A v1 config's `dist_config` (fsdpturbo with ep_size) is LLaMA-Factory's own expert parallelism
 (src/llamafactory/v1/plugins/trainer_plugins/distributed/fsdpturbo.py:57-79, 374): listed, not derived.
 """

@@ -7,12 +7,12 @@ RLinf/RLinf@a3816b596:
   (rlinf/config.py build_transformer_config); the parallel groups are actor.model's TP / PP / CP / EP / expert-TP
   (rlinf/utils/initialize.py:383-394); keys not written: RLinf's defaults (config.py:745-765: TP, PP, CP, EP 1,
   expert-TP Megatron's), else Megatron's own; the model's MoE shape comes from the Hugging Face config at
-  rollout.model.model_path (actor.model.model_path for SFT) (config.py:1524-1532 validate_model_cfg_by_hf_config);
+  rollout.model.model_path (actor.model.model_path for SFT) (config.py:1527-1536 validate_model_cfg_by_hf_config);
 - with actor.megatron.mbridge the model is Megatron-Bridge's provider with RLinf's fields set over it; for
   actor.model.model_type deepseek_v3 only the parallel sizes and a few runtime fields are
   (hybrid_engines/megatron/megatron_model_manager.py:306-330): the dispatcher is the provider's, not known here;
 - the actor's GPUs: cluster.component_placement's entry naming `actor` (`0-7`, `0-3,8-11`; `all` is every GPU Ray
-  finds, not known statically) (rlinf/scheduler/cluster/utils.py:459-520 parse_rank_config);
+  finds, not known statically) (rlinf/scheduler/cluster/utils.py:459-519 parse_rank_config);
 - rollout (rollout.rollout_backend, default sglang, config.py:319): SGLang's ServerArgs (workers/rollout/sglang/
   sglang_worker.py:162-196): tp_size = rollout.tensor_parallel_size, ep_size = the same when
   rollout.sglang.enable_ep_moe else 1, mem_fraction_static = rollout.gpu_memory_utilization (default 0.65,
@@ -45,7 +45,7 @@ _FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 # RLinf's defaults for the sizes it fills (config.py:745-761); expert-TP None: Megatron's (TP)
 _SIZE_DEFAULTS = {"tensor_model_parallel_size": ("1", 746), "pipeline_model_parallel_size": ("1", 749),
                   "context_parallel_size": ("1", 757), "expert_model_parallel_size": ("1", 760)}
-# the fields RLinf sets on a deepseek_v3 Megatron-Bridge provider (megatron_model_manager.py:306-321)
+# the fields RLinf sets on a deepseek_v3 Megatron-Bridge provider (megatron_model_manager.py:306-330)
 _BRIDGE_DEEPSEEK = {"sequence_parallel", "tensor_model_parallel_size", "pipeline_model_parallel_size",
                     "expert_model_parallel_size", "context_parallel_size"}
 _TRAIN_SECTIONS = ("actor.model.", "actor.megatron.")
@@ -184,7 +184,7 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, backend: Key, task: st
     if only is not None:  # the provider's dispatcher: not known here
         mg.flag("--moe-token-dispatcher-type", Key(
             f"the Megatron-Bridge provider's moe_token_dispatcher_type (actor.megatron.mbridge with model_type "
-            f"deepseek_v3 keeps it, {R} rlinf/hybrid_engines/megatron/megatron_model_manager.py:306-321)", None,
+            f"deepseek_v3 keeps it, {R} rlinf/hybrid_engines/megatron/megatron_model_manager.py:306-330)", None,
             k.get("actor.megatron.mbridge").span))
     actor = placement(k, "actor")
     world = ranks(actor.value) if actor is not None else None
