@@ -44,8 +44,8 @@ def test_a_read_verl_release_takes_its_defaults():
     assert not any(n.code == "MC023" for n in d.notes)
 
 
-def test_without_model_engine_the_strategy_is_not_known():
-    text = SCRIPT.read_text().replace("    model_engine=megatron \\\n", "")
+def test_without_model_engine_nor_the_unified_config_the_strategy_is_not_known():
+    text = SCRIPT.read_text().replace("    model_engine=megatron \\\n", "").replace("    rllm/backend=verl \\\n", "")
     d = _derive(text)
     assert any("strategy = not known statically" in u.reason for u in d.unread)
 
@@ -63,3 +63,10 @@ def test_a_plain_script_or_verl_itself_is_not_rllm():
                  "python3 -m verl.trainer.main_ppo rllm.x=1 actor_rollout_ref.rollout.name=vllm\n"):
         module = frameworks.recognise(read_shell(line).launches[-1], CTX)
         assert module is None or module.NAME != "rllm"
+
+
+def test_unified_config_without_model_engine_runs_fsdp():
+    # rllm/backend=verl: unified.yaml; verl 0.8.0 ppo_trainer.yaml:10 model_engine dp -> dp_actor.yaml:26 fsdp
+    text = SCRIPT.read_text().replace("    model_engine=megatron \\\n", "")
+    d = _derive(text)
+    assert any("strategy = fsdp" in u.reason for u in d.unread)

@@ -196,6 +196,7 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, backend: Key, task: st
     model = k.get("actor.model.model_path" if task == "sft" else "rollout.model.model_path")
     dims = resolve_model(model.value, ctx)
     ep = sizes["--expert-model-parallel-size"][0]
+    _fusco(k, out, ep)
     if dims is None:
         if ep is None or ep > 1:
             out.notes.append(Note("MC042", f"{model.name}: {unresolved_reason(model.value, ctx)}", model.span))
@@ -207,12 +208,11 @@ def _train(k: _Keys, ctx: LaunchContext, out: Derivation, backend: Key, task: st
                         ("--moe-router-topk", dims.topk)):
         if flag not in mg.named:
             mg.flag(flag, Key(f"{model.name} ({dims.how})", None, model.span), str(value))
-    _fusco(k, out, mg, ep)
     phases.run_phase(out, "megatron", mg, mg.launch(k.launch), ctx, "train",
                      f"Megatron-LM (RLinf's actor, {R} rlinf/hybrid_engines/megatron/megatron_model_manager.py)")
 
 
-def _fusco(k: _Keys, out: Derivation, mg: EngineArgs, ep: int | None) -> None:
+def _fusco(k: _Keys, out: Derivation, ep: int | None) -> None:
     """RLinf swaps Megatron's alltoall dispatcher for its FUSCO one when the fusco library imports in the image
     (megatron_model_manager.py:98-111, 249-262): not known from the config, and FUSCO's buffers are not derived."""
     dispatcher = k.get("actor.model.moe_token_dispatcher_type").value

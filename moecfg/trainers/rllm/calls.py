@@ -4,7 +4,9 @@ rllm-org/rllm@9beb6e0:
 - `model_engine=megatron` selects verl's Megatron actor and ref (verl 0.8.0 ppo_trainer.yaml: `actor@actor_rollout_ref.
   actor: ${model_engine}_actor`, actor/megatron_actor.yaml:16 and ref/megatron_ref.yaml:13 `strategy: megatron`;
   verl's own ppo_megatron_trainer.yaml is ppo_trainer with `override model_engine: megatron`): read as
-  actor_rollout_ref.{actor,ref}.strategy=megatron at that word;
+  actor_rollout_ref.{actor,ref}.strategy=megatron at that word; with `rllm/backend=verl` (a group only unified.yaml's
+  defaults have, unified.yaml:6-9) and no model_engine, verl 0.8.0's own (ppo_trainer.yaml:10 `model_engine: dp`,
+  actor/dp_actor.yaml:26 `strategy: fsdp`);
 - verl's release: the settings' `framework_versions: {verl: ...}`, else rLLM's pin (pyproject.toml:80, verl==0.8.0);
   a release moecfg has not read leaves every key the launch does not write unknown (verl 0.8.0's
   actor_rollout_ref.rollout.name is `???`, rollout/rollout.yaml:5, and no rLLM config sets it: a launch must);
@@ -35,6 +37,9 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
             if engine == "megatron":
                 words += [Word(f"actor_rollout_ref.{who}.strategy=megatron", w.span) for who in ("actor", "ref")]
     given = ctx.version_for("verl")
+    unified = next((w for w in launch.argv[start:] if (w.value or "").startswith("rllm/backend=")), None)
+    if engine is None and unified is not None and not given:  # unified.yaml's verl: model_engine dp, FSDP workers
+        words += [Word(f"actor_rollout_ref.{who}.strategy=fsdp", unified.span) for who in ("actor", "ref")]
     if verl_releases.match(given or releases.VERL_PIN) is None:
         words += _not_known(words, launch)
     translated = dataclasses.replace(launch, argv=tuple(words))
