@@ -237,7 +237,7 @@ LAUNCHERS = (
     Launcher("RLinf", "trainer", ("training_backend",),
              (r"^[ \t]+training_backend:[ \t]*[\"']?(?:megatron|fsdp)\b",), surfaces=frozenset((YAML,)),
              requires=r"(?m)^cluster[ \t]*:", reason="RL trainer config not read: RLinf"),
-    Launcher("RLinf", "trainer", ("examples/",),
+    Launcher("RLinf", "trainer", ("main_grpo.py", "train_vlm_sft.py", "examples/agent/"),
              (r"\bexamples/(?:reasoning/main_grpo|sft/train_vlm_sft|agent/[\w/]+/(?:main_\w+|train))\.py\b"
               r"[^\n]*--config-name\b",)),
     # LLaMA-Factory: `USE_MCA=1 llamafactory-cli train x.yaml` (trainers/llamafactory reads it) and a v1

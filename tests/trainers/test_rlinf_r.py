@@ -207,3 +207,18 @@ def test_another_hydra_script_is_not_rlinf():
     launch = read_shell("python train.py --config-name x\n").launches[-1]
     module = frameworks.recognise(launch, CTX)
     assert module is None or module.NAME != "rlinf"
+
+
+def test_an_evaluation_has_no_actor_placement_to_refuse():
+    # reasoning_eval builds ModelParallelEvalComponentPlacement (rollout and reward only, placement.py:557-575)
+    text = QWEN.read_text().replace("  tensor_parallel_size: 4\n", "  tensor_parallel_size: 3\n") \
+        .replace("task_type: reasoning", "task_type: reasoning_eval")
+    d = _derive(text)
+    assert "MC728" not in _codes(d) and [c.role for c in d.calls] == ["rollout"]
+
+
+def test_an_evaluation_does_not_validate_the_actor():
+    # validate_cfg returns after validate_reasoning_eval_cfg (rlinf/config.py:1511-1513), before the Megatron checks
+    text = QWEN.read_text().replace("expert_tensor_parallel_size: 1", "expert_tensor_parallel_size: 8") \
+        .replace("task_type: reasoning", "task_type: reasoning_eval")
+    assert "MC727" not in _codes(_derive(text))

@@ -113,7 +113,7 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
         phases.not_derived(out, launch, f"RLinf runner.task_type = {task or 'not known statically'}: its workers "
                            "are not derived")
         return
-    if not _checks(k, out, backend, rollout):
+    if not _checks(k, out, backend, task in ("reasoning", "coding_online_rl"), task != "reasoning_eval"):
         return
     if task != "reasoning_eval":  # an evaluation runs the rollout only (config.py:1511-1513)
         _train(k, ctx, out, backend, task)
@@ -121,13 +121,15 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
         _rollout(k, ctx, out)
 
 
-def _checks(k: _Keys, out: Derivation, backend: Key, rollout: bool) -> bool:
-    """MC727 (config.py:784-793) and MC728 (placement.py:281-284); False when one refuses the launch."""
+def _checks(k: _Keys, out: Derivation, backend: Key, trains_and_rolls: bool, checks_actor: bool) -> bool:
+    """MC727 (config.py:784-793) and MC728 (placement.py:281-284: ModelParallelComponentPlacement, which the
+    reasoning and coding entries build, examples/reasoning/main_grpo.py:47; an evaluation's placement has no actor);
+    False when one refuses the launch."""
     tp, etp = k.get("actor.model.tensor_model_parallel_size"), k.get("actor.model.expert_tensor_parallel_size")
     t, e = integer(tp.value) if "actor.model.tensor_model_parallel_size" in k.keys else 1, integer(etp.value)
     bridge = "actor.megatron.mbridge" not in k.keys or (k.get("actor.megatron.mbridge").value or "").lower() in (
         "false", "null")  # False: Megatron-Bridge builds the model (None: not known)
-    if backend.value == "megatron" and bridge:
+    if backend.value == "megatron" and bridge and checks_actor:  # an evaluation returns first (config.py:1511-1513)
         if t is not None and e is not None and e > t:
             out.notes.append(Note(rules.EXPERT_TP_ABOVE_TP.code, f"{etp.name} {e} is above "
                                   f"actor.model.tensor_model_parallel_size {t}: RLinf asserts expert-TP <= TP when it "
@@ -139,7 +141,7 @@ def _checks(k: _Keys, out: Derivation, backend: Key, rollout: bool) -> bool:
     r = integer(rtp.value)
     collocated = actor is not None and roll is not None and (actor.name == roll.name or (
         actor.value is not None and actor.value == roll.value))
-    if rollout and backend.value == "megatron" and collocated and None not in (t, r) and min(t, r) >= 1 \
+    if trains_and_rolls and backend.value == "megatron" and collocated and None not in (t, r) and min(t, r) >= 1 \
             and t > r and t % r:
         out.notes.append(Note(rules.COLLOCATED_TP.code, f"the actor and the rollout share their GPUs ({actor.name}"
                               f"{'' if actor.name == roll.name else ' and ' + roll.name}): actor TP {t} is not a "
