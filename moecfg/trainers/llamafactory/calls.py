@@ -1,17 +1,18 @@
 """A LLaMA-Factory config -> the Megatron-LM command line of its train.
 
-hiyouga/LLaMA-Factory@ff6d4d12e and alibaba/ROLL@8eb27cc mcore_adapter:
 - the Megatron keys of the config are the fields of Megatron's TransformerConfig of the same name, through
-  mcore_adapter's TrainingArguments (training_args.py:27-160, "Arguments are passed to TransformerConfig") with
-  USE_MCA=1, or MegatronBridgeArguments (src/llamafactory/hparams/megatron_bridge_args.py:32-99) with
-  USE_MEGATRON_BRIDGE=1; which one is the launch's environment, not the file;
-- a key not written: mcore_adapter leaves the checkpoint's value (None, training_args.py:27-57) but its dispatcher
-  defaults to allgather (:154-155), Megatron-Bridge keeps the provider's (megatron_bridge_args.py:96): the dispatcher
-  not written is not known; the parallel sizes not written are Megatron's defaults (1; expert-TP = TP);
+  mcore_adapter's TrainingArguments with USE_MCA=1 (alibaba/ROLL@8eb27cc mcore_adapter/src/mcore_adapter/
+  training_args.py:27-160, "Arguments are passed to TransformerConfig"; a size not written is None, the checkpoint's,
+  :27-57; the dispatcher not written is allgather, :154-155), or MegatronBridgeArguments with USE_MEGATRON_BRIDGE=1
+  (hiyouga/LLaMA-Factory@ff6d4d12e src/llamafactory/hparams/megatron_bridge_args.py:32-99; the dispatcher not written
+  is the provider's, :96); which one is the launch's environment, not the file: the dispatcher not written is not
+  known; the parallel sizes not written are Megatron's defaults (1; expert-TP = TP);
 - the model: model_name_or_path (its Hugging Face config);
-- the world: torchrun's NPROC_PER_NODE x NNODES (launcher.py:63-65), not in the config: not known.
+- the world: torchrun's NPROC_PER_NODE x NNODES (hiyouga/LLaMA-Factory@ff6d4d12e src/llamafactory/launcher.py:63-65),
+  not in the config: not known.
 A v1 config's `dist_config` (fsdpturbo with ep_size) is LLaMA-Factory's own expert parallelism
-(src/llamafactory/v1/plugins/trainer_plugins/distributed/fsdpturbo.py:57-79, 374): listed, not derived.
+(hiyouga/LLaMA-Factory@ff6d4d12e src/llamafactory/v1/plugins/trainer_plugins/distributed/fsdpturbo.py:57-79, 374):
+listed, not derived.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """rLLM's launch -> verl's: the overrides a verl entry point would get, derived by trainers/verl.
 
 rllm-org/rllm@9beb6e0:
-- `model_engine=megatron` selects verl's Megatron actor and ref (verl 0.8.0 ppo_trainer.yaml: `actor@actor_rollout_ref.
+- `model_engine=megatron` selects verl's Megatron actor and ref (verl==0.8.0 ppo_trainer.yaml: `actor@actor_rollout_ref.
   actor: ${model_engine}_actor`, actor/megatron_actor.yaml:16 and ref/megatron_ref.yaml:13 `strategy: megatron`;
   verl's own ppo_megatron_trainer.yaml is ppo_trainer with `override model_engine: megatron`): read as
   actor_rollout_ref.{actor,ref}.strategy=megatron at that word; with `rllm/backend=verl` (a group only unified.yaml's
