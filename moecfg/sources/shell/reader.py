@@ -634,7 +634,13 @@ class _Command:
         self.prefix = self.wrap.prefix
 
     def run(self) -> None:
-        argv = self.wrap.strip(self.argv)
+        first = len(self.walk.r.launches)
+        self.launch(self.wrap.strip(self.argv))
+        if self.wrap.image is not None:  # `docker run IMAGE ...`: every launch read inside runs in that image
+            for launch in self.walk.r.launches[first:]:
+                launch.image = launch.image or self.wrap.image
+
+    def launch(self, argv: list) -> None:
         if not argv:
             return
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
@@ -648,6 +654,9 @@ class _Command:
         if name in ("source", ".") and len(self.argv) == len(argv):
             self.walk.source(argv)
         env = self.walk.environment(self.prefix, self.wrap.clear)
+        if self.wrap.passed:  # docker run -e NAME: the host's NAME, when the script knows it
+            host = self.walk.environment({}, False)
+            env.update({n: host[n] for n in self.wrap.passed if n in host and n not in env})
         for removed in self.wrap.removed:
             env.pop(removed, None)
         launch = self.walk.r.make_launch([b.word() for b in argv], env)
