@@ -222,3 +222,11 @@ def test_an_evaluation_does_not_validate_the_actor():
     text = QWEN.read_text().replace("expert_tensor_parallel_size: 1", "expert_tensor_parallel_size: 8") \
         .replace("task_type: reasoning", "task_type: reasoning_eval")
     assert "MC727" not in _codes(_derive(text))
+
+
+def test_a_critic_model_is_listed_not_derived():
+    # RLinf/RLinf@a3816b596 examples/reasoning/config/math/qwen2.5-1.5b-ppo-megatron.yaml:276-279
+    text = QWEN.read_text() + "\ncritic:\n  use_critic_model: true\n  training_backend: megatron\n"
+    d = _derive(text)
+    assert any("critic engine not derived" in u.reason and "megatron" in u.reason for u in d.unread)
+    assert not any("critic" in u.reason for u in _derive(QWEN.read_text()).unread)

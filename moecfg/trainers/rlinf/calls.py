@@ -119,6 +119,10 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
         _train(k, ctx, out, backend, task)
     if rollout:
         _rollout(k, ctx, out)
+    critic = k.get("critic.training_backend")
+    if (k.get("critic.use_critic_model").value or "").lower() == "true" and task != "reasoning_eval":
+        phases.not_derived(out, launch, f"critic engine not derived: RLinf's critic model (critic.training_backend "
+                           f"= {critic.value or 'not known statically'}, {R} rlinf/config.py:1557-1564)")
 
 
 def _checks(k: _Keys, out: Derivation, backend: Key, trains_and_rolls: bool, checks_actor: bool) -> bool:
