@@ -44,6 +44,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.rlinf.rules",
     "moecfg.trainers.rllm.rules",
     "moecfg.trainers.llamafactory.rules",
+    "moecfg.trainers.prime_rl.rules",
 )
 
 

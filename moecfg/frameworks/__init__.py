@@ -32,6 +32,8 @@ FRAMEWORK_MODULES = {
     "rlinf": "moecfg.trainers.rlinf",
     "rllm": "moecfg.trainers.rllm",
     "llamafactory": "moecfg.trainers.llamafactory",
+    "mindspeed-llm-fsdp2": "moecfg.trainers.mindspeed_llm_fsdp2",  # titanmm: MindSpeed-LLM's FSDP2 configs
+    "prime-rl": "moecfg.trainers.prime_rl",  # prime-rl's TOML configs and `uv run rl|inference ...`
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

@@ -247,6 +247,13 @@ LAUNCHERS = (
     Launcher("LLaMA-Factory", "trainer", ("dist_config",), (r"^dist_config[ \t]*:",), surfaces=frozenset((YAML,)),
              requires=r"(?m)^[ \t]+name:[ \t]*(?:fsdpturbo|fsdp2|deepspeed)\b",
              reason="trainer config not read: LLaMA-Factory v1"),
+    # --- titanmm: MindSpeed-LLM's FSDP2 entry scripts (trainers/mindspeed_llm_fsdp2 reads them and their configs)
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("_fsdp2.py",), (_run(r"\b(?:train|inference)_fsdp2\.py\b"),)),
+    # --- primerl helper: prime-rl's console scripts (PrimeIntellect-ai/prime-rl@559b44772 pyproject.toml
+    #     [project.scripts]) run by `uv run`, or named by the `@ config.toml` after them (trainers/prime_rl)
+    Launcher("prime-rl", "trainer", ("uv run", " @ "),
+             (r"\buv[ \t]+run[ \t]+(?:-" + _WORD + r"[ \t]+)*(?:rl|inference|trainer|sft|orchestrator)(?![-.\w])",
+              AT_COMMAND + r"(?:rl|inference|trainer|sft|orchestrator)[ \t]+@[ \t]")),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

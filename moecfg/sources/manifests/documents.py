@@ -29,7 +29,8 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
     from moecfg.sources.recipes.mindspeed_mm import read_mindspeed_mm_config
     from moecfg.sources.recipes.rlinf import read_rlinf_config
     from moecfg.sources.recipes.llamafactory import read_llamafactory_config
+    from moecfg.sources.recipes.mindspeed_llm_fsdp2 import read_mindspeed_llm_fsdp2
     return read_vllm_recipe(doc, name, root, text, docs) or read_recipe(doc) or read_megatron_test(doc) \
         or read_mindspeed_rl(doc, name, root) or read_verl_config(doc) or read_roll_config(doc) \
-        or read_areal_config(doc) or read_mindspeed_mm_config(doc) or read_rlinf_config(doc) \
-        or read_llamafactory_config(doc) or yaml_commands.read_yaml_commands(doc, text)
+        or read_areal_config(doc) or read_mindspeed_mm_config(doc) or read_mindspeed_llm_fsdp2(doc) \
+        or read_rlinf_config(doc) or read_llamafactory_config(doc) or yaml_commands.read_yaml_commands(doc, text)
