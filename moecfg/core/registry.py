@@ -42,6 +42,9 @@ FAMILY_MODULES = (
     "moecfg.trainers.torchtitan.rules",
     "moecfg.trainers.areal.rules",
     "moecfg.trainers.mindspeed_mm.rules",
+    "moecfg.trainers.rlinf.rules",
+    "moecfg.trainers.rllm.rules",
+    "moecfg.trainers.llamafactory.rules",
     "moecfg.trainers.prime_rl.rules",
 )
 

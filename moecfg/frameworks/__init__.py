@@ -30,6 +30,9 @@ FRAMEWORK_MODULES = {
     "areal": "moecfg.trainers.areal",
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
     "nemo-rl": "moecfg.trainers.nemo_rl",
+    "rlinf": "moecfg.trainers.rlinf",
+    "rllm": "moecfg.trainers.rllm",
+    "llamafactory": "moecfg.trainers.llamafactory",
     "mindspeed-llm-fsdp2": "moecfg.trainers.mindspeed_llm_fsdp2",  # titanmm: MindSpeed-LLM's FSDP2 configs
     "prime-rl": "moecfg.trainers.prime_rl",  # prime-rl's TOML configs and `uv run rl|inference ...`
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",

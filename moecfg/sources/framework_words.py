@@ -45,7 +45,8 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
-                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b",
+                  r"\bdist_config:")  # rlinf engineer: LLaMA-Factory v1's (sources/recipes/llamafactory.py)
 
 
 # Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
@@ -237,6 +238,20 @@ LAUNCHERS = (
     Launcher("NeMo-RL", "trainer", ("run_",), (_run(
         r"\bexamples/(?:run_(?:grpo|grpo_single_controller|grpo_sliding_puzzle|sft|dpo|distillation|eval|ppo|rm|"
         r"vlm_grpo|vlm_sft|xtoken_off_policy_distillation)|nemo_gym/run_(?:grpo|distillation)_nemo_gym)\.py\b"),)),
+    # --- rlinf engineer: RLinf's configs (read by sources/recipes/rlinf.py: dropped where read) and entry scripts
+    Launcher("RLinf", "trainer", ("training_backend",),
+             (r"^[ \t]+training_backend:[ \t]*[\"']?(?:megatron|fsdp)\b",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^cluster[ \t]*:", reason="RL trainer config not read: RLinf"),
+    Launcher("RLinf", "trainer", ("main_grpo.py", "train_vlm_sft.py", "examples/agent/"),
+             (r"\bexamples/(?:reasoning/main_grpo|sft/train_vlm_sft|agent/[\w/]+/(?:main_\w+|train))\.py\b"
+              r"[^\n]*--config-name\b",)),
+    # LLaMA-Factory: `USE_MCA=1 llamafactory-cli train x.yaml` (trainers/llamafactory reads it) and a v1
+    # `dist_config` (sources/recipes/llamafactory.py reads it; a Markdown code block's is parsed for this word)
+    Launcher("LLaMA-Factory", "trainer", ("llamafactory-cli", "lmf "),
+             (r"\bUSE_(?:MCA|MEGATRON_BRIDGE|V1)=1\b[^\n]*\b(?:llamafactory-cli|lmf)[ \t]+train\b",)),
+    Launcher("LLaMA-Factory", "trainer", ("dist_config",), (r"^dist_config[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+name:[ \t]*(?:fsdpturbo|fsdp2|deepspeed)\b",
+             reason="trainer config not read: LLaMA-Factory v1"),
     # --- titanmm: MindSpeed-LLM's FSDP2 entry scripts (trainers/mindspeed_llm_fsdp2 reads them and their configs)
     Launcher("MindSpeed-LLM FSDP2", "trainer", ("_fsdp2.py",), (_run(r"\b(?:train|inference)_fsdp2\.py\b"),)),
     # --- primerl helper: prime-rl's console scripts (PrimeIntellect-ai/prime-rl@559b44772 pyproject.toml

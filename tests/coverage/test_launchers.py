@@ -95,6 +95,15 @@ CASES = [
      "enable_expert_parallel: true\nmax_model_len: 32768"),
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
+    # rlinf engineer: RLinf/RLinf@a3816b596 examples/reasoning/config/math/qwen3-30b-grpo-megatron.yaml:138-139 and
+    # examples/reasoning/run_main_grpo_math.sh:20 (a config without `cluster:` is not RLinf's)
+    ("RLinf", "yaml", "  training_backend: megatron\ncluster:\n  num_nodes: 16", "  training_backend: megatron"),
+    ("RLinf", "shell", "python ${REPO_PATH}/examples/reasoning/main_grpo.py --config-path x/ --config-name q",
+     "see examples/reasoning/main_grpo.py"),
+    # hiyouga/LLaMA-Factory@ff6d4d12e examples/README.md (USE_MCA), docs/en/advanced/distributed/fsdpturbo-ep-efsdp.md:18-21
+    ("LLaMA-Factory", "shell", "USE_MCA=1 llamafactory-cli train examples/megatron/qwen3_moe_full.yaml",
+     "llamafactory-cli train runs Hugging Face's trainer unless USE_MCA=1"),
+    ("LLaMA-Factory", "yaml", "dist_config:\n  name: fsdpturbo\n  ep_size: 16", "dist_config: {}"),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
     # --- mlmwild: MindSpeed-LLM FSDP2 (Ascend/MindSpeed-LLM@c77308a tests/st/shell_scripts/
     #     tune_gpt_oss_20b_a3b_4k_fsdp2.sh:20, examples/fsdp2/glm52/glm52_744b_4k_fsdp2_A3.yaml:19-28), Megatron-LM's
