@@ -46,6 +46,7 @@ class _Keys:
 
     def __init__(self, launch: Launch, start: int, version: str | None, own_config: str | None = "ppo_trainer"):
         self.launch, self.written, self.hidden, self.config_name = launch, {}, [], None
+        config_path, self.selects = None, {}
         words = list(launch.argv[start:])
         i = 0
         while i < len(words):
@@ -54,28 +55,41 @@ class _Keys:
             if text in ("--config-name", "-cn", "--config-path", "-cp") and i + 1 < len(words):
                 if text in ("--config-name", "-cn"):
                     self.config_name = words[i + 1].value or "?"
+                else:
+                    config_path = words[i + 1].value or "?"
                 i += 2
                 continue
             if text and text.startswith(("--config-name=", "-cn=")):
                 self.config_name = text.split("=", 1)[1] if w.value is not None else "?"
+            elif text and text.startswith(("--config-path=", "-cp=")):
+                config_path = text.split("=", 1)[1] if w.value is not None else "?"
             elif text and "=" in text and not text.startswith("-"):
                 name, _, value = text.partition("=")
                 self.written[name.lstrip("+")] = Key(name.lstrip("+"), known_value(value) if w.value is not None
                                                      else None, w.span)
+                if w.value is not None and _SELECT.match(value):  # a config file's `${oc.select:other,default}`
+                    self.selects[name.lstrip("+")] = value
             elif text is None or w.value is None:
                 self.hidden.append(w)  # `$@`, `${EXTRA_ARGS}`: overrides may hide in it
             i += 1
         if self.config_name and self.config_name.endswith(".yaml"):
             self.config_name = self.config_name[:-len(".yaml")]  # Hydra takes the file name with its suffix too
         self.config_name = self.config_name or own_config or "?"  # "?": the entry's own config, not read
-        self.table = releases.config(self.config_name, version) if self.config_name != "?" and version else None
+        # Hydra's --config-path is relative to the entry's file (verl's `--config-path=config` is verl/trainer/config):
+        # any other folder is the user's, whose configs (even a copy named ppo_megatron_trainer) moecfg has not read
+        self.foreign_path = config_path if config_path is not None and not (
+            own_config is not None and config_path.rstrip("/") in ("config", "verl/trainer/config")) else None
+        self.table = releases.config(self.config_name, version) \
+            if self.config_name != "?" and version and self.foreign_path is None else None
 
     def get(self, name: str, depth: int = 0) -> Key:
         """The key as written, else the config's default (an `oc.select` default follows its key), else unknown."""
-        if name in self.written:
+        if name in self.written and name not in self.selects:
             return self.written[name]
         entry = (self.table or {}).get("keys", {}).get(name) if self.table else None
-        if entry is None:
+        if name in self.selects:  # written as `${oc.select:...}`: followed like a default (its span the file's)
+            entry = {"value": self.selects[name]}
+        elif entry is None:
             return Key(name, None, self.launch.span, default=self.table is not None)
         value = entry["value"]
         m = _SELECT.match(value) if isinstance(value, str) else None
@@ -92,7 +106,9 @@ class _Keys:
         return {k[len(prefix):]: v for k, v in self.written.items() if k.startswith(prefix)}
 
     def source(self) -> str:
-        return f"{self.table['source']} {self.table['file']}" if self.table else "a config moecfg has not read"
+        if self.table:
+            return f"{self.table['source']} {self.table['file']}"
+        return f"a config moecfg has not read{f' (--config-path {self.foreign_path})' if self.foreign_path else ''}"
 
 
 def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int,
