@@ -64,11 +64,11 @@ def _read_group(doc: YamlDocument, name: str, root: str | None) -> LaunchFile | 
     group = os.path.basename(os.path.dirname(name)) if name else ""
     package = MOUNTS.get(group)
     data = doc.data
-    if package is None or not isinstance(data, dict) or not _targets_verl(data):
+    if package is None or not isinstance(data, dict) or not (_targets_verl(data) or _extends_group(data, group)):
         return None
     if group == "engine" and "megatron" not in os.path.basename(name):
         return None  # the FSDP engine: no expert-parallel setting verl reads from it
-    at = Span(1, 1, 1, 1)
+    at = span(doc, (next(iter(data)),), key=True) if data else Span(1, 1, 1, 1)
     base = "ppo_megatron_trainer" if group == "engine" or "megatron" in os.path.basename(name) else "ppo_trainer"
     argv = [Word("python3", at), Word("-m", at), Word("verl.trainer.main_ppo", at), Word("--config-name", at),
             Word(base, at)]
@@ -82,6 +82,13 @@ def _targets_verl(data: dict) -> bool:
     """verl's dataclass named by `_target_` at the top or one level down (megatron_reward_model.yaml's `megatron:`)."""
     inner = [v.get("_target_") for v in data.values() if isinstance(v, dict)]
     return any(isinstance(t, str) and t.startswith(TARGET) for t in [data.get("_target_")] + inner)
+
+
+def _extends_group(data: dict, group: str) -> bool:
+    """`defaults: [actor, _self_]` in actor/megatron_actor.yaml: the group's own base, before verl named dataclasses
+    (Pai-Megatron-Patch@a098ca5 examples/qwen3/verl_configs/actor/megatron_actor.yaml:2-5)."""
+    defaults = data.get("defaults")
+    return isinstance(defaults, list) and group in defaults and "strategy" in data
 
 
 def _composed(doc: YamlDocument, name: str, root: str | None, defaults, package: str, folder: str,

@@ -129,10 +129,24 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
     if _ref_differs(keys):
         _train(keys, ctx, out, "ref", "ref")
     _rollout(keys, ctx, out)
+    _reward_model(keys, out)
     if keys.hidden and any(c.kind != "none" for c in out.calls):  # said where it could change a derived buffer
         out.notes.append(Note("MC023", f"{len(keys.hidden)} word(s) of the verl command are not known statically "
                               "(`$@`, an unset variable): an override in them would change what is derived here",
                               keys.hidden[0].span))
+
+
+def _reward_model(keys: _Keys, out: Derivation) -> None:
+    """verl's reward model runs engines of its own (reward_model.strategy, reward_model.rollout; verl@b178a3c
+    verl/trainer/config/reward_model/megatron_reward_model.yaml, verl-recipe@48ea0a7 fapo/config/rm_config.yaml:24-36):
+    not derived, listed when the launch sets them."""
+    written = keys.under("reward_model.")
+    if not any(k.startswith(("strategy", "megatron.", "rollout.")) for k in written):
+        return
+    said = [f"{k.name} = {k.value or 'not known statically'}" for k in (
+        keys.get("reward_model.enable"), keys.get("reward_model.strategy"), keys.get("reward_model.rollout.name"))
+        if k.name in keys.written or k.value is not None]
+    phases.not_derived(out, keys.launch, "reward model engine not derived" + (f": {', '.join(said)}" if said else ""))
 
 
 def _config_said(name: str) -> str:
@@ -143,7 +157,9 @@ def _ref_differs(keys: _Keys) -> bool:
     """The ref model builds its own dispatcher; derived apart only when its settings differ from the actor's (by
     default they are the actor's, through `oc.select`)."""
     fields = list(_SIZES) + ["sequence_parallel"]
-    differs = any(keys.get(f"{A}.ref.megatron.{f}").value != keys.get(f"{A}.actor.megatron.{f}").value for f in fields)
+    # a ref size not known (a config moecfg has not read) is no evidence: verl's own config makes it the actor's
+    differs = any(r.value is not None and r.value != keys.get(f"{A}.actor.megatron.{f}").value
+                  for f in fields for r in (keys.get(f"{A}.ref.megatron.{f}"),))
     return differs or bool(keys.under(f"{A}.ref.megatron.override_transformer_config."))
 
 
@@ -165,8 +181,8 @@ def _train(keys: _Keys, ctx: LaunchContext, out: Derivation, who: str, role: str
     sizes: dict[str, tuple[int | None, Key | None]] = {}
     for field, flag in _SIZES.items():
         key = keys.get(prefix + field)
-        if key.value in (None, "null", "None") and key.default:
-            continue  # expert-TP null: Megatron's own default (TP); an unknown default is not given either
+        if key.value in ("null", "None") or (key.value is None and key.default):
+            continue  # expert-TP null (written or the default): Megatron's own default (TP); an unknown default neither
         mg.flag(flag, key)
         sizes[flag] = (integer(key.value), key)
     sp = keys.get(prefix + "sequence_parallel")
