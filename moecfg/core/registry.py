@@ -41,6 +41,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.torchtitan.rules",
     "moecfg.trainers.areal.rules",
     "moecfg.trainers.mindspeed_mm.rules",
+    "moecfg.trainers.chatlearn.rules",
 )
 
 

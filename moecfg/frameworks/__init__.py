@@ -29,6 +29,7 @@ FRAMEWORK_MODULES = {
     "torchtitan": "moecfg.trainers.torchtitan",
     "areal": "moecfg.trainers.areal",
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
+    "chatlearn": "moecfg.trainers.chatlearn",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

@@ -27,7 +27,7 @@ COMMANDS = (
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
+                  r"verl\.experimental", r"recipe\.(?:\w+\.)+main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -45,6 +45,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
+                  r"\brecipe\.(?:\w+\.){2,}main_", r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py\b",
                   r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
 
@@ -54,7 +55,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
 # (tests/sources/test_sniff.py checks that each list above is covered).
 MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
-                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py")
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py", "chatlearn")
 # (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 
@@ -232,6 +233,15 @@ LAUNCHERS = (
              (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
              surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
+    # --- verlpai engineer: ChatLearn (trainers/chatlearn; alibaba/ChatLearn@248875a chatlearn/entrypoint.py, Pai-
+    #     Megatron-Patch's copy chatlearn_entrypoint.py) and its config; verl's nested recipe modules
+    #     (verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh:78)
+    Launcher("ChatLearn", "trainer", ("entrypoint.py",),
+             (r"\bpython[0-9.]*[ \t]+" + _ARGS + r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py[ \t]+"
+              r"(?:\\|[a-z]\w*\b)",)),
+    Launcher("ChatLearn", "trainer", ("runtime_args",), (r"^runtime_args[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+policy_trainer[ \t]*:", reason="RL trainer config not read: ChatLearn"),
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.(?:\w+\.){2,}main_\w+\b",)),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
