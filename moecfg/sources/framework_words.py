@@ -242,6 +242,18 @@ LAUNCHERS = (
     Launcher("ChatLearn", "trainer", ("runtime_args",), (r"^runtime_args[ \t]*:",), surfaces=frozenset((YAML,)),
              requires=r"(?m)^[ \t]+policy_trainer[ \t]*:", reason="RL trainer config not read: ChatLearn"),
     Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.(?:\w+\.){2,}main_\w+\b",)),
+    # Pai-Megatron-Patch (alibaba/Pai-Megatron-Patch@a098ca5): its READMEs run the example scripts with positional
+    # arguments (examples/qwen3/README.md:111 `sh run_mcore_qwen3.sh dlc A3B 1 8 ...`; the script reads TP=${10} ..
+    # EP=${14}, run_mcore_qwen3.sh:37-41, and picks the model in `if [ $MODEL_SIZE = A3B ]` branches); its checkpoint
+    # convertors run Megatron's model under torchrun (toolkits/model_checkpoints_convertor/*/hf2mcore_*.py,
+    # toolkits/distributed_checkpoints_convertor/impl/convert.py)
+    Launcher("Pai-Megatron-Patch script", "trainer", ("run_", "hf2m"),
+             (AT_COMMAND + r"(?:sh|bash)[ \t]+(?:\./)?(?:[\w.-]+/)*(?:run_(?!make_)\w+|hf2m\w+)\.sh[ \t]+"
+              r"(?:\\|[\w$/.~\"'-])",), surfaces=frozenset((SHELL, MARKDOWN)), requires=r"Pai-Megatron-Patch",
+             reason="an example script run with positional arguments ($1..$N set its Megatron flags): not read"),
+    Launcher("Pai-Megatron-Patch convertor", "trainer", ("hf2m", "impl/convert.py"),
+             (AT_COMMAND + r"torchrun\b" + _ARGS + r"(?:\bhf2m\w+|\bimpl/convert)\.py\b",),
+             reason="checkpoint conversion (Pai-Megatron-Patch toolkits): not read"),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
