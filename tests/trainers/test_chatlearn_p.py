@@ -100,3 +100,14 @@ def test_words_without_a_config_file_are_not_applied():
 def test_other_commands_are_not_chatlearn(text):
     (launch,) = read_shell(text).launches
     assert frameworks.recognise(launch, LaunchContext()) is None
+
+
+def test_the_trainers_world_is_num_gpu_and_the_references_replicas_are_not_judged():
+    text = SCRIPT.read_text().replace("num_gpu=16", "num_gpu=6").replace(
+        "models.policy.tensor_model_parallel_size=4", "models.policy.tensor_model_parallel_size=2")  # 6 / 2 rollouts
+    d = _derive(text)
+    (n,) = [n for n in d.notes if n.code == "MC983"]
+    assert "models.policy_trainer.num_gpu 6" in n.message
+    # the reference with other sizes is its own phase; its replicas are sized by ChatLearn, never refused by Megatron
+    ref = _derive(_with("models.ref_policy.tensor_model_parallel_size=2 models.ref_policy.num_gpu=6"))
+    assert "ref" in [c.role for c in ref.calls] and "MC983" not in _codes(ref)

@@ -157,8 +157,10 @@ def _train(keys: _Keys, ctx: LaunchContext, out: Derivation, prefix: str, role: 
     ep = sizes.get("--expert-model-parallel-size", (1, None))[0]
     if not _model(mg, model, ctx, out, ep, said=role == "train"):
         return
+    # the trainable policy is one Megatron world of num_gpu ranks; the reference runs num_gpu / (lcm(TP x CP, ETP x EP)
+    # x PP) replicas of that size, which Megatron's checks always pass (configs/megatron_config.py:335-344)
     gpus = keys.get(prefix + "num_gpu")
-    g = integer(gpus.value)
+    g = integer(gpus.value) if role == "train" else None
     if g is not None and g > 0:
         note = phases.megatron_world(g, f"{gpus.name} {g}", keys.launch.span, sizes, True)
         if note is not None:

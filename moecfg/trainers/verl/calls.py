@@ -16,6 +16,7 @@ volcengine/verl@b178a3c:
 """
 from __future__ import annotations
 
+import posixpath
 import re
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
@@ -78,7 +79,7 @@ class _Keys:
         # Hydra's --config-path is relative to the entry's file (verl's `--config-path=config` is verl/trainer/config):
         # any other folder is the user's, whose configs (even a copy named ppo_megatron_trainer) moecfg has not read
         self.foreign_path = config_path if config_path is not None and not (
-            own_config is not None and config_path.rstrip("/") in ("config", "verl/trainer/config")) else None
+            own_config is not None and _verls_folder(config_path)) else None
         self.table = releases.config(self.config_name, version) \
             if self.config_name != "?" and version and self.foreign_path is None else None
 
@@ -109,6 +110,12 @@ class _Keys:
         if self.table:
             return f"{self.table['source']} {self.table['file']}"
         return f"a config moecfg has not read{f' (--config-path {self.foreign_path})' if self.foreign_path else ''}"
+
+
+def _verls_folder(path: str) -> bool:
+    """`config`, `./config`, `.../verl/trainer/config`: verl's own config folder, relative to main_ppo.py."""
+    norm = posixpath.normpath(path)
+    return norm == "config" or norm == "verl/trainer/config" or norm.endswith("/verl/trainer/config")
 
 
 def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int,
