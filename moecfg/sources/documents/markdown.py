@@ -241,6 +241,8 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     variables: dict = {}  # name -> Var at the end of the section's previous shell block
     sourced: list = []  # and the files it sourced (`source .../Ascend/cann/set_env.sh` in a block of its own)
     section, yaml_blocks = None, 0
+    from moecfg.sources.shell.sourced import Includes
+    calls = Includes.for_script(name) if name else None
     for block in found:
         if block.lang in YAML_LANGS:
             if yaml_blocks < MAX_YAML_BLOCKS and (has_launch_word(text, block) or _k8s_like(text, block)):
@@ -252,6 +254,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
         problems: list = []
         reader = shell.ShellReader(lines, problems, "shell")
         reader.sourced = sourced
+        reader.calls = calls  # `sh run_x.sh ARGS`: the script beside the document, read with its arguments
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
         if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks
