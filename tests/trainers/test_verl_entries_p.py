@@ -132,3 +132,15 @@ def test_a_reward_model_engine_is_listed_not_derived():
     assert words[3:5] == ["--config-name", "ppo_trainer"]
     assert any(u.reason.startswith("reward model engine not derived: reward_model.enable = false")
                for u in d.unread)
+
+
+@pytest.mark.parametrize("entry, path, verls", [
+    ("verl.trainer.main_ppo", "config", True), ("verl.trainer.main_ppo", "./config", True),
+    ("recipe.dapo.main_dapo", "../../verl/trainer/config", True),  # MindSpeed-RL@05a90d7 tests/verl_examples/..:73
+    ("recipe.dapo.main_dapo", "config", False), ("verl.trainer.main_ppo", "/opt/verl/verl/trainer/config", True),
+    ("verl.trainer.main_ppo", "../examples/config", False)])
+def test_config_path_is_taken_relative_to_the_entry(entry, path, verls):
+    text = f"python3 -m {entry} --config-path={path} --config-name=ppo_megatron_trainer {A}.rollout.name=vllm\n"
+    (launch,) = read_shell(text).launches
+    d = frameworks.recognise(launch, LaunchContext()).derive(launch, LaunchContext())
+    assert (not any("train engine not derived" in u.reason for u in d.unread)) == verls

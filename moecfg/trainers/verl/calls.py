@@ -79,7 +79,7 @@ class _Keys:
         # Hydra's --config-path is relative to the entry's file (verl's `--config-path=config` is verl/trainer/config):
         # any other folder is the user's, whose configs (even a copy named ppo_megatron_trainer) moecfg has not read
         self.foreign_path = config_path if config_path is not None and not (
-            own_config is not None and _verls_folder(config_path)) else None
+            _verls_folder(launch.argv[start - 1].value or "", config_path)) else None
         self.table = releases.config(self.config_name, version) \
             if self.config_name != "?" and version and self.foreign_path is None else None
 
@@ -112,10 +112,13 @@ class _Keys:
         return f"a config moecfg has not read{f' (--config-path {self.foreign_path})' if self.foreign_path else ''}"
 
 
-def _verls_folder(path: str) -> bool:
-    """`config`, `./config`, `.../verl/trainer/config`: verl's own config folder, relative to main_ppo.py."""
-    norm = posixpath.normpath(path)
-    return norm == "config" or norm == "verl/trainer/config" or norm.endswith("/verl/trainer/config")
+def _verls_folder(entry: str, path: str) -> bool:
+    """--config-path names verl's own config folder: Hydra takes it relative to the entry's file (`config` beside
+    verl/trainer/main_ppo.py; `../../verl/trainer/config` beside recipe/dapo/main_dapo.py, Ascend/MindSpeed-RL@05a90d7
+    tests/verl_examples/configs/test_dapo_qwen3_235b_megatron_A3.sh:73)."""
+    folder = posixpath.dirname(entry) if entry.endswith(".py") else "/".join(entry.split(".")[:-1])
+    norm = posixpath.normpath(posixpath.join(folder, path))
+    return norm == "verl/trainer/config" or norm.endswith("/verl/trainer/config")
 
 
 def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int,
