@@ -79,9 +79,10 @@ def lint_text(text: str, name: str, options: kinds.Options = kinds.Options(),
 
 
 def check_bytes(raw: bytes, name: str, options: kinds.Options = kinds.Options(),
-                policy: FileSettings | None = None, root: str | None = None) -> Checked:
+                policy: FileSettings | None = None, root: str | None = None, docs: bool = True) -> Checked:
+    """`docs`: documentation inside the file (a vLLM recipe's Markdown guide) is read (files.Entry.docs)."""
     with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
-        text, items = D.classify_bytes(raw, name, vocabulary(), root)
+        text, items = D.classify_bytes(raw, name, vocabulary(), root, docs)
         return _analyse(items, text, name, options, policy)
 
 
@@ -95,9 +96,9 @@ def sniff_bytes(raw: bytes, name: str, surface: str) -> Checked:
 
 
 def check_text(text: str, name: str, options: kinds.Options = kinds.Options(),
-               policy: FileSettings | None = None, root: str | None = None) -> Checked:
+               policy: FileSettings | None = None, root: str | None = None, docs: bool = True) -> Checked:
     with per_file(keep=True):  # one reading budget for the whole file (sources/budget.py)
-        return _analyse(D.classify_text(text, name, vocabulary(), root), text, name, options, policy)
+        return _analyse(D.classify_text(text, name, vocabulary(), root, docs), text, name, options, policy)
 
 
 def _analyse(items: list, text: str | None, name: str, options: kinds.Options, policy) -> Checked:
@@ -409,7 +410,8 @@ def _check_entry(entry, options: kinds.Options, settings) -> Checked:
     if getattr(entry, "sniff", None):
         return sniff_bytes(raw, name, entry.sniff)
     # one file cannot stop the run (checking/guard.py): a crash while checking it is MC019 on it
-    got = checked(name, check_bytes, raw, name, options, policy, entry.root, root=entry.root, policy=policy)
+    got = checked(name, check_bytes, raw, name, options, policy, entry.root, getattr(entry, "docs", True),
+                  root=entry.root, policy=policy)
     if isinstance(got, Checked):
         return got if entry.named else _empty_met_walking(got, name)
     crashed = Checked()

@@ -60,6 +60,9 @@ class Entry:
     # walked for launch words only (issue 30): "py" (a Python file: never parsed nor run), "markdown" (documentation
     # at a repository root, not read without --markdown); what it holds is listed as launches not read
     sniff: str | None = None
+    # documentation inside a file (a vLLM recipe's Markdown `guide:`) is read as documentation files are: named
+    # or walked with documentation; not at a repository's top without --markdown (its launches are listed unread)
+    docs: bool = True
 
 
 class Walk:
@@ -104,7 +107,7 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
             sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed)
+            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed, docs)
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
             entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))
@@ -117,7 +120,7 @@ PY_SUFFIX = ".py"
 _ROOT_DOCS = {suffix: "markdown" for suffix in DOC_SUFFIXES}
 
 
-def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None) -> list[Entry]:
+def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None, docs: bool = True) -> list[Entry]:
     """`sniffed`: suffix -> what a file is walked for when it is only sniffed for launch words (Entry.sniff)."""
     sniffed = sniffed or {}
     sniff_suffixes = tuple(sniffed)
@@ -145,7 +148,7 @@ def _walk(top: str, suffixes: tuple, walk: Walk, sniffed: dict | None = None) ->
                     stack.append((item.path, ignores))
             elif (item.name.endswith(suffixes) or _service_json(item.name)) and item.name not in CONFIG_NAMES \
                     and not walk.excluded(item.path, item.name, False) and not ignores.ignored(item.path, False):
-                found.append(Entry(item.path, top))
+                found.append(Entry(item.path, top, docs=docs))
             elif sniff_suffixes and item.name.endswith(sniff_suffixes) \
                     and not walk.excluded(item.path, item.name, False) and not ignores.ignored(item.path, False):
                 found.append(Entry(item.path, top, sniff=sniffed[os.path.splitext(item.name)[1]]))

@@ -69,15 +69,30 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     return out
 
 
-def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:
-    """`name`, `root`: the file and the folder being checked (a vLLM recipe reads the strategies/ beside it)."""
+def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None,
+                       docs: bool = False) -> LaunchFile | None:
+    """`name`, `root`: the file and the folder being checked (a vLLM recipe reads the strategies/ beside it);
+    `docs`: documentation inside the document is read (a vLLM recipe's Markdown guide)."""
     from moecfg.sources.manifests.documents import read_yaml_document as read  # documents/markdown.py reads its YAML blocks there too
 
-    lf = read(doc, text, name, root)
+    lf = read(doc, text, name, root, docs)
+    if lf is not None and docs:
+        _recipe_guide(doc, text, lf)
     if lf is not None:
         from moecfg.sources.budget import Budget
         lf.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
     return lf
+
+
+def _recipe_guide(doc: YamlDocument, text: str, lf: LaunchFile) -> None:
+    """A vLLM recipe's `guide: |` Markdown, read as a Markdown file's code blocks at the recipe's own lines."""
+    from moecfg.sources.recipes.vllm import guide_text
+
+    masked = guide_text(doc, text)
+    if masked is not None:
+        found = read_markdown(masked)
+        lf.launches.extend(found.launches)
+        lf.problems.extend(found.problems)
 
 
 def template_problem(text: str) -> Problem | None:

@@ -103,13 +103,45 @@ def test_features_on_by_default_only():
         assert "--mm-encoder-tp-mode" not in words(launch)  # opted in on gb200 only: depends on the hardware
 
 
-def test_guide_prose_is_never_read():
+def test_strategy_launches_never_take_the_guides_words():
     text, lf = read(DSR1)
     guide = line_of(text, "guide: |")
-    assert all(w.span.line < guide for x in lf.launches for w in x.argv)
-    assert all("deepseek-ai/DeepSeek-R1-0528" not in words(x) for x in lf.launches)
-    assert all(after(x, "--data-parallel-size").value is None for x in lf.launches if "--data-parallel-size" in
+    strategies = [x for x in lf.launches if all(w.span.line < guide for w in x.argv)]
+    assert len(strategies) == 4  # three strategies, pd_cluster as prefill and decode
+    assert all("deepseek-ai/DeepSeek-R1-0528" not in words(x) for x in strategies)
+    assert all(after(x, "--data-parallel-size").value is None for x in strategies if "--data-parallel-size" in
                words(x))  # not the guide's `--data-parallel-size 8`
+
+
+def test_the_guide_is_read_as_markdown_at_the_recipes_own_lines_when_documentation_is():
+    text = DSR1.read_text(encoding="utf-8")
+    lf = read_yaml_document(parse_stream(text)[0], text, str(DSR1), str(TREE), docs=True)
+    serve = line_of(text, "vllm serve deepseek-ai/DeepSeek-R1-0528")
+    guided = [x for x in lf.launches if x.argv and x.argv[0].span.line == serve]
+    assert len(guided) == 1 and after(guided[0], "--data-parallel-size").value == "8"
+    assert "--enable-expert-parallel" in words(guided[0])
+    assert guided[0].argv[0].span.column == 3  # the guide's indentation: the recipe's own column
+    assert not lf.unread
+
+
+def test_the_guide_is_listed_not_read_at_a_repository_root_without_markdown():
+    text, lf = read(DSR1)  # docs=False: what a walk of a repository's top gives the reader
+    serve = line_of(text, "vllm serve deepseek-ai/DeepSeek-R1-0528")
+    assert [(u.span.line, u.launcher) for u in lf.unread] == [(serve, "vLLM")]
+    assert "--markdown" in lf.unread[0].reason
+
+
+def test_a_walk_reads_the_guide_only_with_documentation(tmp_path):
+    from moecfg.checking.engine import check_entry
+    from moecfg.sources.files import Walk, discover
+
+    tree = tmp_path / "recipes"
+    shutil.copytree(TREE, tree)
+    (tree / ".git").mkdir()  # a repository's top: documentation is not walked without --markdown
+    for markdown, unread in ((None, 1), (True, 0)):
+        entry = next(e for e in discover([str(tree)], Walk(markdown=markdown)) if e.path.endswith("DeepSeek-R1.yaml"))
+        got = check_entry(entry, Options(), None)
+        assert len(got.unread) == unread, markdown
 
 
 SHELL = """export GLOO_SOCKET_IFNAME=$IFACE_NAME
@@ -289,8 +321,10 @@ def test_strategy_file_alone_and_foreign_yaml_are_skipped():
     foreign = "model:\n  model_id: my/model\n  base_args: ['--x']\nnotes: a config that is no recipe\n"
     (item,) = classify_text(foreign, "cfg.yaml", vocab)
     assert isinstance(item, Skipped)
-    (item,) = classify_text(DSR1.read_text(encoding="utf-8"), str(DSR1), vocab, str(TREE))
+    (item,) = classify_text(DSR1.read_text(encoding="utf-8"), str(DSR1), vocab, str(TREE), with_docs=False)
     assert isinstance(item, Launches) and len(item.launch_file.launches) == 4
+    (item,) = classify_text(DSR1.read_text(encoding="utf-8"), str(DSR1), vocab, str(TREE))  # named: its guide too
+    assert isinstance(item, Launches) and len(item.launch_file.launches) == 5
 
 
 def test_no_strategies_folder_inside_the_checked_folder_reads_nothing(tmp_path, monkeypatch):

@@ -2,7 +2,7 @@
 
 NVIDIA/Megatron-LM@d98e8a6 (M = megatron/core/transformer):
 - group: tp_ep_group = expert-TP x EP ranks; DeepEP gets num_experts = ETP x E and topk = ETP x k
-  (M/moe/token_dispatcher.py:1835-1852 MoEFlexTokenDispatcher.__init__); ETP defaults to TP (arguments.py).
+  (megatron/core/transformer/moe/token_dispatcher.py:1835-1852 MoEFlexTokenDispatcher.__init__); ETP defaults to TP (arguments.py).
 - deepep: Buffer(group, nvl, rdma) with nvl / rdma = max over DeepEP's default dispatch and combine configs of the
   normal-mode hints, hidden_bytes = hidden x max(elem_size, 2) (M/moe/fused_a2a.py:24-68 get_hidden_bytes, get_buffer);
   num_sms = --moe-flex-dispatcher-num-sms (or the deprecated --moe-deepep-num-sms) else 20 (token_dispatcher.py:1287).

@@ -29,7 +29,7 @@ MOE_FLAGS_REFUSED = rule(
     "MC926", "mindspeed-moe-flags-refused", ERROR, "A MindSpeed MoE flag combination its argument validation refuses",
     family=_F, source=f"{MS} mindspeed/features_manager/moe/tp_extend_ep.py:20-28, moe_alltoall_overlap.py:22-45, "
     "moe_allgather_overlap.py:22-30, fb_overlap.py:85-94, moe_alltoall_mc2.py:21-42 (validate_args, run for every "
-    "feature by MindSpeed-LLM's mindspeed_llm/training/arguments.py:216)",
+    "feature by Ascend/MindSpeed-LLM@c77308a mindspeed_llm/training/arguments.py:216)",
     why="MindSpeed checks its MoE features when it validates the arguments and raises AssertionError: "
     "--moe-tp-extend-ep needs num_experts divisible by TP x EP, --moe-permutation-async-comm and --moe-grouped-gemm, "
     "and no capacity factor; --moe-alltoall-overlap-comm needs an alltoall / alltoall_seq dispatcher and EP > 1 (and "

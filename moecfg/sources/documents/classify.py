@@ -86,17 +86,19 @@ class Skipped:
 Classified = Owned | Launches | FileProblem | Skipped
 
 
-def classify_bytes(raw: bytes, name: str, vocabulary: Vocabulary,
-                   root: str | None = None) -> tuple[str | None, list[Classified]]:
+def classify_bytes(raw: bytes, name: str, vocabulary: Vocabulary, root: str | None = None,
+                   docs: bool = True) -> tuple[str | None, list[Classified]]:
     """(the text, its documents); `root`: the folder being checked (a script may `source` files inside it)."""
     try:
         text = decode(raw)
     except YamlProblem as exc:
         return None, [FileProblem("MC008", exc.message, Span(exc.line, exc.column, exc.line, exc.column))]
-    return text, classify_text(text, name, vocabulary, root)
+    return text, classify_text(text, name, vocabulary, root, docs)
 
 
-def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None = None) -> list[Classified]:
+def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None = None,
+                  with_docs: bool = True) -> list[Classified]:
+    """`with_docs`: documentation inside a file is read (a vLLM recipe's Markdown guide: files.Entry.docs)."""
     yaml_name = name.endswith((".yaml", ".yml"))
     readers = None if yaml_name else _readers()  # the launch readers load only for a file that may hold a launch
     if readers is not None and is_documentation(name):
@@ -123,7 +125,7 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
         elif not isinstance(doc.data, dict):
             out.append(Skipped(doc.index, f"document {doc.index}: {_shape(doc.data)}, not a mapping of settings"))
         else:
-            out.append(_yaml_launch(readers or _readers(), doc, text, name, root))
+            out.append(_yaml_launch(readers or _readers(), doc, text, name, root, with_docs))
     return sorted(out, key=_document) if pieces else out
 
 
@@ -171,8 +173,9 @@ def _launches_or_skipped(lf, why: str = "") -> Classified:
     return Launches(None, lf)
 
 
-def _yaml_launch(readers, doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> Classified:
-    lf = readers.read_yaml_document(doc, text, name, root) if readers is not None else None
+def _yaml_launch(readers, doc: YamlDocument, text: str, name: str = "", root: str | None = None,
+                 docs: bool = False) -> Classified:
+    lf = readers.read_yaml_document(doc, text, name, root, docs) if readers is not None else None
     if lf is None:
         return Skipped(doc.index, f"document {doc.index}: not a moecfg document and no launch command")
     if lf.skipped and not lf.launches and not lf.problems:

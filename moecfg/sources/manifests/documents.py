@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from moecfg.sources.manifests.yaml_source import YamlDocument
 
 
-def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None) -> LaunchFile | None:
+def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str | None = None,
+                       docs: bool = False) -> LaunchFile | None:
     from moecfg.sources.manifests import compose, kubernetes, commands as yaml_commands
     if kubernetes.is_kubernetes(doc.data):
         from moecfg.sources.manifests.crds import read_llm_inference_service
@@ -27,6 +28,7 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
     from moecfg.sources.recipes.areal import read_areal_config
     from moecfg.sources.recipes.mindspeed_mm import read_mindspeed_mm_config
     from moecfg.sources.recipes.chatlearn import read_chatlearn_config
-    return read_vllm_recipe(doc, name, root) or read_recipe(doc) or read_megatron_test(doc) \
+    return read_vllm_recipe(doc, name, root, text, docs) or read_recipe(doc) or read_megatron_test(doc) \
         or read_mindspeed_rl(doc, name, root) or read_verl_config(doc, name, root) or read_roll_config(doc) \
-        or read_areal_config(doc) or read_mindspeed_mm_config(doc) or read_chatlearn_config(doc) or yaml_commands.read_yaml_commands(doc, text)
+        or read_areal_config(doc) or read_mindspeed_mm_config(doc) or read_chatlearn_config(doc) \
+        or yaml_commands.read_yaml_commands(doc, text)

@@ -5,7 +5,7 @@
     features: {reasoning: {args: ["--reasoning-parser", "deepseek_r1"]}}
     compatible_strategies: [single_node_tp, multi_node_dep, pd_cluster]
     strategy_overrides: {single_node_tp: {tp: 4}, pd_cluster: {decode: {parallelism: dep, vllm_args: [...]}}}
-    guide: |   (prose for the page: never read)
+    guide: |   (the page's Markdown: read as documentation is, `_guide`)
 
 The site composes the command in vllm-project/recipes@8959cf6 src/lib/command-synthesis.js `resolveCommand`
 (:922): buildArgs (:1005-1331) appends, in order, `model.base_args`, the variant's `extra_args`, the strategy's
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from moecfg.core import launch_rules as L
 from moecfg.sources.recipes import vllm_strategies
-from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Problem, Word
+from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Problem, Unread, Word
 from moecfg.sources.recipes.vllm_words import UNKNOWN, arg, dedupe, env_value, feature_mode, pool_modes, unknown_values, \
     usable
 from moecfg.sources.manifests.yaml_source import Span, YamlDocument
@@ -49,7 +49,11 @@ def is_vllm_recipe(data) -> bool:
         and isinstance(data.get("compatible_strategies"), list)
 
 
-def read_vllm_recipe(doc: YamlDocument, name: str = "", root: str | None = None) -> LaunchFile | None:
+def read_vllm_recipe(doc: YamlDocument, name: str = "", root: str | None = None, text: str | None = None,
+                     docs: bool = False) -> LaunchFile | None:
+    """`text`: the file's text; `docs`: documentation is read (the file named, or walked with documentation): the
+    recipe's Markdown `guide:` is then read too, its commands as a Markdown file's (what the page tells users to
+    paste); else its launches are listed as not read, with that reason."""
     data = doc.data
     if vllm_strategies.is_strategy(data):
         return LaunchFile(skipped=f"vLLM recipes strategy `{data['name'][:60]}`: no model of its own; read with "
@@ -78,9 +82,48 @@ def read_vllm_recipe(doc: YamlDocument, name: str = "", root: str | None = None)
                                                                      len(unread) > 5 else "")
         out.problems.append(Problem(L.VALUE_UNKNOWN.code, f"strategy {names}: no serving strategy of that name in "
                                     f"{library[0]}/, so its launch is not read", unread[0][1], about_launch=True))
+    if text is not None:
+        _guide(doc, text, out, docs)
     if not out.launches and not out.problems:
         out.skipped = "vLLM recipe without a compatible strategy"
     return out
+
+
+def _guide(doc: YamlDocument, text: str, out: LaunchFile, docs: bool) -> None:
+    """Without documentation, the launches of the `guide: |` block are listed as not read. With it, sources/readers.py
+    reads `guide_text` as Markdown (this module stays below the Markdown reader, whose YAML blocks come back here)."""
+    masked = None if docs else guide_text(doc, text)
+    if masked is None:
+        return
+    from moecfg.sources import framework_words as W
+    from moecfg.sources.seen import seen
+
+    out.unread.extend(Unread(Span(s.line, 1, s.line, 1), s.launcher.name, GUIDE_UNREAD)
+                      for s in seen(masked, W.MARKDOWN))
+
+
+GUIDE_UNREAD = "the recipe's Markdown guide: documentation is not read at a repository root without --markdown"
+
+
+def guide_text(doc: YamlDocument, text: str) -> str | None:
+    """The file's text with every line outside the `guide: |` block blanked (offsets kept, so what is read there is
+    at the recipe's own lines), or None: no literal guide (a folded `>` guide or a flow string is not Markdown line
+    for line: left to the launch-word sniff, listed unread)."""
+    if not is_vllm_recipe(doc.data) or "omni" in _list(_mapping(doc.data.get("meta")).get("tasks")):
+        return None  # a vllm-omni recipe's commands are vllm-omni's, not vLLM's (read_vllm_recipe)
+    at = doc.values.get(("guide",))
+    if at is None or not isinstance(doc.data.get("guide"), str):
+        return None
+    lines = text.split("\n")
+    if not lines[at.line - 1][at.column - 1:].lstrip().startswith("|"):
+        return None
+    body = [i for i in range(at.line, min(at.end_line, len(lines))) if lines[i].strip()]
+    if not body:
+        return None
+    indent = len(lines[body[0]]) - len(lines[body[0]].lstrip(" "))
+    keep = range(at.line, body[-1] + 1)
+    return "\n".join(line if i in keep and (not line.strip() or line.startswith(" " * indent)) else ""
+                     for i, line in enumerate(lines))
 
 
 def _offered(doc) -> list[tuple[str, Span]]:
