@@ -27,7 +27,7 @@ COMMANDS = (
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"verl\.experimental", r"recipe\.(?:\w+\.)+main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
+                  r"verl\.experimental", r"recipe\.(?:\w+\.){1,4}main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -45,7 +45,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
-                  r"\brecipe\.(?:\w+\.){2,}main_", r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py\b",
+                  r"\brecipe\.(?:\w+\.){2,4}main_", r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py\b",
                   r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b")
 
 
@@ -241,14 +241,14 @@ LAUNCHERS = (
               r"(?:\\|[a-z]\w*\b)",)),
     Launcher("ChatLearn", "trainer", ("runtime_args",), (r"^runtime_args[ \t]*:",), surfaces=frozenset((YAML,)),
              requires=r"(?m)^[ \t]+policy_trainer[ \t]*:", reason="RL trainer config not read: ChatLearn"),
-    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.(?:\w+\.){2,}main_\w+\b",)),
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.(?:\w+\.){2,4}main_\w+\b",)),
     # Pai-Megatron-Patch (alibaba/Pai-Megatron-Patch@a098ca5): its READMEs run the example scripts with positional
     # arguments (examples/qwen3/README.md:111 `sh run_mcore_qwen3.sh dlc A3B 1 8 ...`; the script reads TP=${10} ..
     # EP=${14}, run_mcore_qwen3.sh:37-41, and picks the model in `if [ $MODEL_SIZE = A3B ]` branches); its checkpoint
     # convertors run Megatron's model under torchrun (toolkits/model_checkpoints_convertor/*/hf2mcore_*.py,
     # toolkits/distributed_checkpoints_convertor/impl/convert.py)
     Launcher("Pai-Megatron-Patch script", "trainer", ("run_", "hf2m"),
-             (AT_COMMAND + r"(?:sh|bash)[ \t]+(?:\./)?(?:[\w.-]+/)*(?:run_(?!make_)\w+|hf2m\w+)\.sh[ \t]+"
+             (AT_COMMAND + r"(?:sh|bash)[ \t]+(?:\./)?(?:[\w.-]+/){0,6}(?:run_(?!make_)\w+|hf2m\w+)\.sh[ \t]+"
               r"(?:\\|[\w$/.~\"'-])",), surfaces=frozenset((SHELL, MARKDOWN)), requires=r"Pai-Megatron-Patch",
              reason="an example script run with positional arguments ($1..$N set its Megatron flags): not read"),
     Launcher("Pai-Megatron-Patch convertor", "trainer", ("hf2m", "impl/convert.py"),

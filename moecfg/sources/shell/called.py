@@ -14,6 +14,7 @@ import re
 
 from moecfg.sources.launch import EnvEntry, Launch, OpenEnv, Word
 from moecfg.sources.shell.values import Var
+from moecfg.sources.textmap import Span
 
 _POSITIONAL = re.compile(r"\$(?:[1-9]|\{[1-9][0-9]*\}|[@*])")
 
@@ -37,8 +38,7 @@ def read_called(command, argv: list) -> bool:
         from moecfg.sources.shell.reader import Decoded, ShellReader
         from moecfg.sources.textmap import SourceMap
 
-        span = argv[0].span.__class__(argv[0].span.line, argv[0].span.column, argv[-1].span.end_line,
-                                      argv[-1].span.end_column)
+        span = Span(argv[0].span.line, argv[0].span.column, argv[-1].span.end_line, argv[-1].span.end_column)
         env = {n: Var(e.value, e.span, exported=True)
                for n, e in walk.environment(command.prefix, command.wrap.clear).items()}
         for i, w in enumerate(argv[2:], 1):
