@@ -2,7 +2,7 @@
 `python verl_entrypoint.py`) with verl's keys, a `--config-path` of the user's, a config composed from its folder's
 groups, a group file read at the package verl mounts it at, and a reward model's engine listed.
 
-Fixtures (fixtures/verl/): verl-project/verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh,
+Fixtures (fixtures/verl_p/): verl-project/verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh,
 gkd/megatron/run_moonlight_dsv3_training.sh, rep_exp/config/{engine,ref}/, fapo/config/rm_config.yaml;
 alibaba/Pai-Megatron-Patch@a098ca5 examples/qwen3/run_mcore_qwen3_verl.sh and verl_configs/.
 """
@@ -17,7 +17,7 @@ from moecfg.frameworks import LaunchContext
 from moecfg.sources.manifests.yaml_source import parse_stream
 from moecfg.sources.readers import read_shell, read_yaml_document
 
-F = Path(__file__).resolve().parent / "fixtures" / "verl"
+F = Path(__file__).resolve().parent / "fixtures" / "verl_p"
 A = "actor_rollout_ref"
 QWEN = LaunchContext(models=(("*", "qwen3-30b-a3b"),))
 
