@@ -1,7 +1,7 @@
 """sources/shell/called.py and conditions.py: `sh run_mcore_qwen3.sh dlc A3B 1 8 ...` (a README's launch of a script
 that reads $1..$N) is read as the script with its arguments, its `if [ $X = a ]` tests decided.
 
-Fixture (fixtures/pai_called_p/): alibaba/Pai-Megatron-Patch@a098ca5 examples/qwen3/README.md and run_mcore_qwen3.sh.
+Fixture (tests/trainers/fixtures/pai_called_p/): alibaba/Pai-Megatron-Patch@a098ca5 examples/qwen3/README.md and run_mcore_qwen3.sh.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from moecfg.frameworks import LaunchContext
 from moecfg.sources.readers import read_markdown, read_shell
 from moecfg.sources.shell.sourced import Includes
 
-F = Path(__file__).resolve().parent / "fixtures" / "pai_called_p"
+F = Path(__file__).resolve().parents[1] / "trainers" / "fixtures" / "pai_called_p"
 
 
 def _flags(launch) -> dict:
