@@ -235,7 +235,7 @@ LAUNCHERS = (
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
     # --- verlpai engineer: ChatLearn (trainers/chatlearn; alibaba/ChatLearn@248875a chatlearn/entrypoint.py, Pai-
     #     Megatron-Patch's copy chatlearn_entrypoint.py) and its config; verl's nested recipe modules
-    #     (verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh:78)
+    #     (verl-project/verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh:78)
     Launcher("ChatLearn", "trainer", ("entrypoint.py",),
              (r"\bpython[0-9.]*[ \t]+" + _ARGS + r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py[ \t]+"
               r"(?:\\|[a-z]\w*\b)",)),

@@ -13,8 +13,8 @@ Two more shapes, both copies of verl's own config folder that recipes ship besid
   inside the checked folder only, each setting positioned at the `defaults` entry that brought it;
 - a group file itself (`engine/megatron.yaml`, `ref/megatron_ref.yaml`, `rollout/rollout.yaml`,
   `reward_model/megatron_reward_model.yaml`; verl-project/verl-recipe@48ea0a7 rep_exp/config/): its settings at the
-  package verl mounts the group at (verl@b178a3c verl/trainer/config/ppo_megatron_trainer.yaml:5-21,
-  actor/megatron_actor.yaml:7 `../engine@megatron: megatron`), over ppo_megatron_trainer (a `megatron` file, the
+  package verl mounts the group at (volcengine/verl@b178a3c verl/trainer/config/ppo_megatron_trainer.yaml:5-21,
+  verl/trainer/config/actor/megatron_actor.yaml:7 `../engine@megatron: megatron`), over ppo_megatron_trainer (a `megatron` file, the
   engine group) or ppo_trainer.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ import re
 
 from moecfg.sources.launch import EnvEntry, Launch, OpenEnv, Word
 from moecfg.sources.shell.values import Var
-from moecfg.sources.textmap import Span
+from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, Span
 
 _POSITIONAL = re.compile(r"\$(?:[1-9]|\{[1-9][0-9]*\}|[@*])")
 
@@ -34,17 +34,13 @@ def read_called(command, argv: list) -> bool:
     try:
         if not _POSITIONAL.search(text):
             return False
-        from moecfg.sources.manifests.launch import line_index
-        from moecfg.sources.shell.reader import Decoded, ShellReader
-        from moecfg.sources.textmap import SourceMap
-
         span = Span(argv[0].span.line, argv[0].span.column, argv[-1].span.end_line, argv[-1].span.end_column)
         env = {n: Var(e.value, e.span, exported=True)
                for n, e in walk.environment(command.prefix, command.wrap.clear).items()}
         for i, w in enumerate(argv[2:], 1):
             env[str(i)] = Var(w.value, span)
         env["#"] = Var(str(len(argv) - 2), span)
-        sub = ShellReader(line_index(text), [], r.context, include=include)
+        sub = type(r)(LineIndex(text), [], r.context, include=include)  # reader.ShellReader (no import: no cycle)
         sub.decide_tests, sub.calls = True, r.calls
         sub.array_budget, sub.budget = r.array_budget, r.budget
         sub.read(Decoded(text, SourceMap.identity(len(text))), env, r.depth + 1)
