@@ -233,6 +233,18 @@ LAUNCHERS = (
              (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
              surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
+    # --- nemorl engineer: NVIDIA NeMo-RL's entry scripts (trainers/nemo_rl reads them; listed where it did not:
+    # a command held in a string, NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878)
+    Launcher("NeMo-RL", "trainer", ("run_",), (_run(
+        r"\bexamples/(?:run_(?:grpo|grpo_single_controller|grpo_sliding_puzzle|sft|dpo|distillation|eval|ppo|rm|"
+        r"vlm_grpo|vlm_sft|xtoken_off_policy_distillation)|nemo_gym/run_(?:grpo|distillation)_nemo_gym)\.py\b"),)),
+    # --- titanmm: MindSpeed-LLM's FSDP2 entry scripts (trainers/mindspeed_llm_fsdp2 reads them and their configs)
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("_fsdp2.py",), (_run(r"\b(?:train|inference)_fsdp2\.py\b"),)),
+    # --- primerl helper: prime-rl's console scripts (PrimeIntellect-ai/prime-rl@559b44772 pyproject.toml
+    #     [project.scripts]) run by `uv run`, or named by the `@ config.toml` after them (trainers/prime_rl)
+    Launcher("prime-rl", "trainer", ("uv run", " @ "),
+             (r"\buv[ \t]+run[ \t]+(?:-" + _WORD + r"[ \t]+)*(?:rl|inference|trainer|sft|orchestrator)(?![-.\w])",
+              AT_COMMAND + r"(?:rl|inference|trainer|sft|orchestrator)[ \t]+@[ \t]")),
     # --- verlpai engineer: ChatLearn (trainers/chatlearn; alibaba/ChatLearn@248875a chatlearn/entrypoint.py, Pai-
     #     Megatron-Patch's copy chatlearn_entrypoint.py) and its config; verl's nested recipe modules
     #     (verl-project/verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh:78)

@@ -10,6 +10,8 @@
 - `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
 - `looks_like_markdown(name)` / `read_markdown(text, name)`: the shell and YAML code blocks of a Markdown or rST
   document (documents/markdown.py).
+- `read_toml(text)`: a prime-rl TOML config (recipes/prime_rl.py; sniffed before tomllib parses it), None when the
+  text is no prime-rl config.
 """
 from __future__ import annotations
 
@@ -42,6 +44,12 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     out = read(text, name)
     out.problems.extend(Budget.current().problems())  # a spent reading budget: said once per file
     return out
+
+
+def read_toml(text: str) -> LaunchFile | None:
+    from moecfg.sources.recipes.prime_rl import read_toml as read
+
+    return read(text)
 
 
 def read_shell(text: str, include=None, environment: dict | None = None) -> LaunchFile:

@@ -8,6 +8,15 @@ from moecfg.sources.seen import seen, surface_of
 
 # (launcher, surface, a launch line, a line that only names the launcher)
 CASES = [
+    # nemorl engineer: NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878, README prose
+    ("NeMo-RL", "shell", "uv run ./examples/nemo_gym/run_grpo_nemo_gym.py \\", "see examples/run_grpo.py for GRPO"),
+    # NVIDIA/Megatron-LM's examples/run_simple_mcore_train_loop.py is not NeMo-RL's
+    ("NeMo-RL", "shell", "uv run python examples/run_sft.py --config x.yaml",
+     "python examples/run_simple_mcore_train_loop.py --config x.yaml"),
+    ("prime-rl", "shell", "uv run rl @ examples/advanced/glm-5.2/swe.toml --output-dir /tmp/x",
+     "uv run ruff check . # lint rl code"),
+    ("prime-rl", "shell", "uv run inference --vllm.model zai-org/GLM-5-FP8 --vllm.enable-expert-parallel",
+     "the inference @ config and the rl entry point"),
     ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
     ("vLLM-MindSpore", "shell", "vllm-mindspore serve Qwen/Qwen3-8B --data-parallel-size 4",
      "vllm-mindspore serves models on MindSpore"),
@@ -52,6 +61,9 @@ CASES = [
     ("ROLL", "yaml", "    strategy_name: megatron_train", "    # strategy_name: megatron_train"),
     ("MindSpeed-MM", "shell", "torchrun $DISTRIBUTED_ARGS mindspeed_mm/fsdp/train/trainer.py x_config.yaml",
      "MindSpeed-MM trains with mindspeed_mm.fsdp"),
+    # titanmm
+    ("MindSpeed-LLM FSDP2", "shell", "torchrun $DISTRIBUTED_ARGS train_fsdp2.py examples/fsdp2/x.yaml",
+     " └── train_fsdp2.py            # FSDP2 训练流程"),
     ("AReaL", "yaml", "  backend: \"megatron:(attn:d4p4t2|ffn:d2p4e4)\"", "  backend: megatron"),
     ("ROLL", "shell", "python examples/start_rlvr_pipeline.py --config_name rlvr_config", "ROLL runs RLVR pipelines"),
     ("SkyRL", "shell", "uv run -m skyrl_train.entrypoints.main_base trainer.epochs=1", "SkyRL trains agents"),

@@ -636,6 +636,18 @@ def _shell_after_unknown_prefix(argv: list) -> int | None:
     return None
 
 
+def _ray_job_shell(argv: list) -> int | None:
+    """`ray job submit [options] -- bash -c "script"`: where the entrypoint's shell starts (Ray runs the words after
+    `--` as the job's command), or None. Only a shell entrypoint: a `python ...` one stays the launch it is."""
+    words = [w.value for w in argv[:64]]
+    if words[1:3] != ["job", "submit"] or "--" not in words:
+        return None
+    j = words.index("--") + 1
+    if j + 1 < len(argv) and (words[j] or "").rsplit("/", 1)[-1] in _SHELLS and _SCRIPT_OPTS.match(words[j + 1] or ""):
+        return j
+    return None
+
+
 class _Command:
     """One simple command: strip wrappers (wrappers.py), recurse into `sh -c`, read `source`, emit a Launch."""
 
@@ -645,7 +657,13 @@ class _Command:
         self.prefix = self.wrap.prefix
 
     def run(self) -> None:
-        argv = self.wrap.strip(self.argv)
+        first = len(self.walk.r.launches)
+        self.launch(self.wrap.strip(self.argv))
+        if self.wrap.image is not None:  # `docker run IMAGE ...`: every launch read inside runs in that image
+            for launch in self.walk.r.launches[first:]:
+                launch.image = launch.image or self.wrap.image
+
+    def launch(self, argv: list) -> None:
         if not argv:
             return
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
@@ -655,7 +673,7 @@ class _Command:
             from moecfg.sources.shell.called import read_called
             if read_called(self, argv):  # `sh run_mcore_qwen3.sh dlc A3B ...`: the script with its arguments
                 return
-        shell_at = _shell_after_unknown_prefix(argv) if name is None else None
+        shell_at = _shell_after_unknown_prefix(argv) if name is None else _ray_job_shell(argv) if name == "ray" else None
         if shell_at is not None and self.inline_script(argv[shell_at:]):
             return  # `$SRUN_CMD --nodes=2 bash -c "$CMD"`: a launcher prefix held in a variable, then its script
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
@@ -663,6 +681,9 @@ class _Command:
         if name in ("source", ".") and len(self.argv) == len(argv):
             self.walk.source(argv)
         env = self.walk.environment(self.prefix, self.wrap.clear)
+        if self.wrap.passed:  # docker run -e NAME: the host's NAME, when the script knows it
+            host = self.walk.environment({}, False)
+            env.update({n: host[n] for n in self.wrap.passed if n in host and n not in env})
         for removed in self.wrap.removed:
             env.pop(removed, None)
         launch = self.walk.r.make_launch([b.word() for b in argv], env)
