@@ -46,6 +46,7 @@ FAMILY_MODULES = (
     "moecfg.trainers.rllm.rules",
     "moecfg.trainers.llamafactory.rules",
     "moecfg.trainers.prime_rl.rules",
+    "moecfg.trainers.chatlearn.rules",
 )
 
 

@@ -35,6 +35,7 @@ FRAMEWORK_MODULES = {
     "llamafactory": "moecfg.trainers.llamafactory",
     "mindspeed-llm-fsdp2": "moecfg.trainers.mindspeed_llm_fsdp2",  # titanmm: MindSpeed-LLM's FSDP2 configs
     "prime-rl": "moecfg.trainers.prime_rl",  # prime-rl's TOML configs and `uv run rl|inference ...`
+    "chatlearn": "moecfg.trainers.chatlearn",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",

@@ -27,7 +27,7 @@ COMMANDS = (
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
+                  r"verl\.experimental", r"recipe\.(?:\w+\.){1,4}main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # A training entry script (shell scripts; not YAML strings, where `pretrain_gpt.py` is often prose).
 TRAINING_SCRIPTS = (r"\bpretrain_\w+\.py\b", r"\bposttrain_\w+\.py\b")  # Megatron, MindSpeed-LLM
 # Words that make a template or a broken YAML file worth reporting: it may hold a launch once rendered.
@@ -45,6 +45,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
+                  r"\brecipe\.(?:\w+\.){2,4}main_", r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py\b",
                   r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b",
                   r"\bdist_config:")  # rlinf engineer: LLaMA-Factory v1's (sources/recipes/llamafactory.py)
 
@@ -55,7 +56,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
 # (tests/sources/test_sniff.py checks that each list above is covered).
 MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
-                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py")
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py", "chatlearn")
 # (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
 
 
@@ -259,6 +260,27 @@ LAUNCHERS = (
     Launcher("prime-rl", "trainer", ("uv run", " @ "),
              (r"\buv[ \t]+run[ \t]+(?:-" + _WORD + r"[ \t]+)*(?:rl|inference|trainer|sft|orchestrator)(?![-.\w])",
               AT_COMMAND + r"(?:rl|inference|trainer|sft|orchestrator)[ \t]+@[ \t]")),
+    # --- verlpai engineer: ChatLearn (trainers/chatlearn; alibaba/ChatLearn@248875a chatlearn/entrypoint.py, Pai-
+    #     Megatron-Patch's copy chatlearn_entrypoint.py) and its config; verl's nested recipe modules
+    #     (verl-project/verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh:78)
+    Launcher("ChatLearn", "trainer", ("entrypoint.py",),
+             (r"\bpython[0-9.]*[ \t]+" + _ARGS + r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py[ \t]+"
+              r"(?:\\|[a-z]\w*\b)",)),
+    Launcher("ChatLearn", "trainer", ("runtime_args",), (r"^runtime_args[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+policy_trainer[ \t]*:", reason="RL trainer config not read: ChatLearn"),
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.(?:\w+\.){2,4}main_\w+\b",)),
+    # Pai-Megatron-Patch (alibaba/Pai-Megatron-Patch@a098ca5): its READMEs run the example scripts with positional
+    # arguments (examples/qwen3/README.md:111 `sh run_mcore_qwen3.sh dlc A3B 1 8 ...`; the script reads TP=${10} ..
+    # EP=${14}, run_mcore_qwen3.sh:37-41, and picks the model in `if [ $MODEL_SIZE = A3B ]` branches); its checkpoint
+    # convertors run Megatron's model under torchrun (toolkits/model_checkpoints_convertor/*/hf2mcore_*.py,
+    # toolkits/distributed_checkpoints_convertor/impl/convert.py)
+    Launcher("Pai-Megatron-Patch script", "trainer", ("run_", "hf2m"),
+             (AT_COMMAND + r"(?:sh|bash)[ \t]+(?:\./)?(?:[\w.-]+/){0,6}(?:run_(?!make_)\w+|hf2m\w+)\.sh[ \t]+"
+              r"(?:\\|[\w$/.~\"'-])",), surfaces=frozenset((SHELL, MARKDOWN)), requires=r"Pai-Megatron-Patch",
+             reason="an example script run with positional arguments ($1..$N set its Megatron flags): not read"),
+    Launcher("Pai-Megatron-Patch convertor", "trainer", ("hf2m", "impl/convert.py"),
+             (AT_COMMAND + r"torchrun\b" + _ARGS + r"(?:\bhf2m\w+|\bimpl/convert)\.py\b",),
+             reason="checkpoint conversion (Pai-Megatron-Patch toolkits): not read"),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),

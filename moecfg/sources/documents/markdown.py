@@ -243,6 +243,8 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     variables: dict = {}  # name -> Var at the end of the section's previous shell block
     sourced: list = []  # and the files it sourced (`source .../Ascend/cann/set_env.sh` in a block of its own)
     section, yaml_blocks, toml_blocks = None, 0, 0
+    from moecfg.sources.shell.sourced import Includes
+    calls = Includes.for_script(name) if name else None
     for block in found:
         if block.lang in TOML_LANGS:
             if toml_blocks < MAX_TOML_BLOCKS:
@@ -259,6 +261,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
         problems: list = []
         reader = shell.ShellReader(lines, problems, "shell")
         reader.sourced = sourced
+        reader.calls = calls  # `sh run_x.sh ARGS`: the script beside the document, read with its arguments
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
         if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks

@@ -33,9 +33,10 @@ def read_yaml_document(doc: YamlDocument, text: str, name: str = "", root: str |
     from moecfg.sources.recipes.llamafactory import read_llamafactory_config
     from moecfg.sources.recipes.mindspeed_llm_fsdp2 import read_mindspeed_llm_fsdp2
     from moecfg.sources.recipes.nemo_rl import read_nemo_rl_config
+    from moecfg.sources.recipes.chatlearn import read_chatlearn_config
     return read_vllm_recipe(doc, name, root, text, docs) or read_recipe(doc) or read_megatron_test(doc) \
         or read_perf_config(doc, name, root) or read_perf_recipe(doc, name, root) or read_miles_config(doc) \
-        or read_mindspeed_rl(doc, name, root) or read_verl_config(doc) or read_roll_config(doc) \
+        or read_mindspeed_rl(doc, name, root) or read_verl_config(doc, name, root) or read_roll_config(doc) \
         or read_areal_config(doc) or read_mindspeed_mm_config(doc) or read_mindspeed_llm_fsdp2(doc) \
-        or read_nemo_rl_config(doc, name, root) \
+        or read_nemo_rl_config(doc, name, root) or read_chatlearn_config(doc) \
         or read_rlinf_config(doc) or read_llamafactory_config(doc) or yaml_commands.read_yaml_commands(doc, text)

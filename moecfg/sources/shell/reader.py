@@ -128,6 +128,10 @@ class ShellReader:
         # heredoc bodies fed to a command as data (`kubectl apply -f - <<EOF`, `cat > cfg.yaml <<EOF`): their
         # (first line, last line, command), so a launch written inside one is listed with that reason (coverage)
         self.data_heredocs: list[tuple[int, int, str]] = []
+        # a script run with positional arguments (`sh x.sh a b`, called.py): its `if` tests decided (conditions.py);
+        # `calls`: the hook that reads such a script where `source` is not followed (a Markdown block)
+        self.decide_tests = False
+        self.calls = None
 
     def span(self, lo: int, hi: int):
         return self.lines.span(lo, hi)
@@ -389,6 +393,13 @@ class _Walk(Words):
         self.vars.restore(saved)
 
     def branches(self, node) -> None:
+        if self.r.decide_tests and node.type == "if_statement":
+            from moecfg.sources.shell.conditions import taken
+            chosen = taken(self, node)
+            if chosen is not None:  # bash runs this branch only
+                for child in chosen:
+                    self.statements(child)
+                return
         before = dict(self.vars)
         if node.type in ("for_statement", "c_style_for_statement"):
             var = node.child_by_field_name("variable")
@@ -658,6 +669,10 @@ class _Command:
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
+        if name in _SHELLS and len(argv) > 2 and len(self.argv) == len(argv):
+            from moecfg.sources.shell.called import read_called
+            if read_called(self, argv):  # `sh run_mcore_qwen3.sh dlc A3B ...`: the script with its arguments
+                return
         shell_at = _shell_after_unknown_prefix(argv) if name is None else _ray_job_shell(argv) if name == "ray" else None
         if shell_at is not None and self.inline_script(argv[shell_at:]):
             return  # `$SRUN_CMD --nodes=2 bash -c "$CMD"`: a launcher prefix held in a variable, then its script
