@@ -36,6 +36,6 @@ def test_rlinf_expert_tp_refusal_is_an_error_at_its_key(run, tmp_path):
     (tmp_path / "x.yaml").write_text(bad)
     res, report = _check(run, tmp_path)
     errors = [d for r in report["results"] for d in r.get("diagnostics", []) if d["severity"] == "error"]
-    assert [d["code"] for d in errors] == ["MC727"]
+    assert [d["code"] for d in errors] == ["MC729"]
     line = next(i for i, t in enumerate(bad.splitlines(), 1) if "expert_tensor_parallel_size: 8" in t)
     assert errors[0]["line"] == line and res.exit_code == 1

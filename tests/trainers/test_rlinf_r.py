@@ -1,5 +1,5 @@
 """trainers/rlinf: an RLinf config (sources/recipes/rlinf.py) -> the Megatron-LM actor and the SGLang / vLLM rollout,
-each engine flag named with the RLinf key that set it; RLinf's own checks (MC727, MC728).
+each engine flag named with the RLinf key that set it; RLinf's own checks (MC729, MC734).
 
 Fixtures (trimmed to the sections moecfg reads): RLinf/RLinf@a3816b596
 examples/reasoning/config/math/qwen3-30b-grpo-megatron.yaml (actor TP 4 x PP 2 x EP 8, alltoall; SGLang rollout TP 4,
@@ -142,30 +142,30 @@ def test_an_unknown_model_with_expert_parallelism_asks_for_it():
     assert "MC042" in _codes(d)
 
 
-@pytest.mark.parametrize("etp,mbridge,code", [(4, "False", None), (8, "False", "MC727"), (8, "True", None)])
+@pytest.mark.parametrize("etp,mbridge,code", [(4, "False", None), (8, "False", "MC729"), (8, "True", None)])
 def test_expert_tp_above_tp_without_bridge(etp, mbridge, code):
     text = QWEN.read_text().replace("expert_tensor_parallel_size: 1", f"expert_tensor_parallel_size: {etp}") \
         .replace("    use_hf_ckpt: True\n", f"    use_hf_ckpt: True\n    mbridge: {mbridge}\n")
     d = _derive(text)
-    assert ("MC727" in _codes(d)) == (code == "MC727")
+    assert ("MC729" in _codes(d)) == (code == "MC729")
     if code:
-        note = next(n for n in d.notes if n.code == "MC727")
+        note = next(n for n in d.notes if n.code == "MC729")
         assert note.span.line == _line(text, "expert_tensor_parallel_size: 8") and not d.calls
 
 
 @pytest.mark.parametrize("rtp,placement,code", [(2, "actor,rollout,reward: all", None),
                                                  (4, "actor,rollout,reward: all", None),
                                                  (8, "actor,rollout,reward: all", None),
-                                                 (3, "actor,rollout,reward: all", "MC728"),
-                                                 (3, "actor,reward: 0-7\n    rollout: 0-7", "MC728"),
+                                                 (3, "actor,rollout,reward: all", "MC734"),
+                                                 (3, "actor,reward: 0-7\n    rollout: 0-7", "MC734"),
                                                  (3, "actor,reward: 0-7\n    rollout: 8-15", None)])
 def test_collocated_actor_tp_over_rollout_tp(rtp, placement, code):
     text = QWEN.read_text().replace("  tensor_parallel_size: 4\n", f"  tensor_parallel_size: {rtp}\n") \
         .replace("actor,rollout,reward: all", placement)
     d = _derive(text)
-    assert ("MC728" in _codes(d)) == (code == "MC728")
+    assert ("MC734" in _codes(d)) == (code == "MC734")
     if code:
-        note = next(n for n in d.notes if n.code == "MC728")
+        note = next(n for n in d.notes if n.code == "MC734")
         assert note.span.line == _line(text, f"  tensor_parallel_size: {rtp}") and "placement.py:281-284" in \
             note.message
 
@@ -214,14 +214,14 @@ def test_an_evaluation_has_no_actor_placement_to_refuse():
     text = QWEN.read_text().replace("  tensor_parallel_size: 4\n", "  tensor_parallel_size: 3\n") \
         .replace("task_type: reasoning", "task_type: reasoning_eval")
     d = _derive(text)
-    assert "MC728" not in _codes(d) and [c.role for c in d.calls] == ["rollout"]
+    assert "MC734" not in _codes(d) and [c.role for c in d.calls] == ["rollout"]
 
 
 def test_an_evaluation_does_not_validate_the_actor():
     # validate_cfg returns after validate_reasoning_eval_cfg (rlinf/config.py:1511-1513), before the Megatron checks
     text = QWEN.read_text().replace("expert_tensor_parallel_size: 1", "expert_tensor_parallel_size: 8") \
         .replace("task_type: reasoning", "task_type: reasoning_eval")
-    assert "MC727" not in _codes(_derive(text))
+    assert "MC729" not in _codes(_derive(text))
 
 
 def test_a_critic_model_is_listed_not_derived():

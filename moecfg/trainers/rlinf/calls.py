@@ -126,7 +126,7 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
 
 
 def _checks(k: _Keys, out: Derivation, backend: Key, trains_and_rolls: bool, checks_actor: bool) -> bool:
-    """MC727 (config.py:784-793) and MC728 (placement.py:281-284: ModelParallelComponentPlacement, which the
+    """MC729 (config.py:784-793) and MC734 (placement.py:281-284: ModelParallelComponentPlacement, which the
     reasoning and coding entries build, examples/reasoning/main_grpo.py:47; an evaluation's placement has no actor);
     False when one refuses the launch."""
     tp, etp = k.get("actor.model.tensor_model_parallel_size"), k.get("actor.model.expert_tensor_parallel_size")

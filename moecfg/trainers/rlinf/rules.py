@@ -1,4 +1,4 @@
-"""RLinf launch rules (MC727-MC728): what RLinf's own config validation and placement refuse.
+"""RLinf launch rules (MC729, MC734): what RLinf's own config validation and placement refuse.
 
 RLinf/RLinf@a3816b596 rlinf/config.py:784-793 (validate_megatron_cfg), rlinf/utils/placement.py:249-251, 281-284
 (ModelParallelComponentPlacement, built by examples/reasoning/main_grpo.py:47).
@@ -11,10 +11,10 @@ from moecfg.trainers.rule_text import PASS_EXAMPLE
 
 _F = "launch"
 _R = "RLinf/RLinf@a3816b596"
-ERROR_LABELS = {c: "RLinf's error" for c in ("MC727", "MC728")}
+ERROR_LABELS = {c: "RLinf's error" for c in ("MC729", "MC734")}
 _OK = PASS_EXAMPLE
 EXPERT_TP_ABOVE_TP = rule(
-    "MC727", "rlinf-expert-tp-above-tp", ERROR, "actor.model.expert_tensor_parallel_size must not exceed "
+    "MC729", "rlinf-expert-tp-above-tp", ERROR, "actor.model.expert_tensor_parallel_size must not exceed "
     "tensor_model_parallel_size (without Megatron-Bridge)", family=_F,
     source=f"{_R} rlinf/config.py:784-793 (validate_megatron_cfg: assert expert_tensor_parallel_size <= "
     "tensor_model_parallel_size unless actor.megatron.mbridge)",
@@ -27,7 +27,7 @@ EXPERT_TP_ABOVE_TP = rule(
     fix="Set actor.model.expert_tensor_parallel_size to at most tensor_model_parallel_size (or 1 with expert "
     "parallelism).")
 COLLOCATED_TP = rule(
-    "MC728", "rlinf-collocated-actor-tp-rollout-tp", ERROR, "collocated actor and rollout: an actor TP above the "
+    "MC734", "rlinf-collocated-actor-tp-rollout-tp", ERROR, "collocated actor and rollout: an actor TP above the "
     "rollout TP must be a multiple of it", family=_F,
     source=f"{_R} rlinf/utils/placement.py:281-284 (assert actor_tp_size % rollout_tp_size == 0 in the collocated "
     "mode, :249-251: actor and rollout on the same GPUs)",
