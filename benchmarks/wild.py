@@ -25,12 +25,12 @@ import time
 SEVERITIES = ("error", "warning", "info")
 # "EP launch files by grep": a shell, YAML or documentation file that sets an expert-parallel flag or key (the
 # bare word `deepep` in prose does not count); the by-hand count of docs/wild.md, round of 2026-11-28
-EP_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".mdx", ".rst")
+EP_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".mdx", ".rst", ".toml")  # .toml: prime-rl configs
 EP_FLAG = re.compile(r"--ep-size|--ep_size|\bep_size *[:=]|--expert-parallel-size|--expert[-_]model[-_]parallel[-_]size"
                      r"|expert_model_parallel_size *[:=]|--enable[-_]expert[-_]parallel|enable_expert_parallel *[:=]"
                      r"|--moe[-_]a2a[-_]backend|moe_a2a_backend *[:=]|--enable-deepep-moe|--ep[ =][0-9$]|--ep-num\b"
                      r"|expert_parallel_size *[:=]|\bEP_SIZE=|--enable[-_]ep[-_]moe|\bEP=[0-9$]|\bep: *[0-9$]"
-                     r"|^ *expert: *true", re.M)
+                     r"|^ *expert: *true|^ *ep *= *[0-9]", re.M)  # `ep = 8`: prime-rl's [trainer.model] (TOML)
 
 
 def ep_files(folder: str) -> list[str]:

@@ -126,10 +126,10 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options,
         diags = _note_diagnostics(call)
         if not call.quiet:  # a dense model has no MoE layer to speak of
             diags.append(diagnostic(L.NO_EP_OP.code, call.why_none or "no expert-parallel collective runs", start))
-        result.diagnostics = _conditional(diags, call.condition)
+        result.diagnostics = _conditional(diags, call)
         return result
     if _missing_required(call):  # left out because unknown (MC042/MC023 say which): no MC005 for them
-        result.diagnostics = _conditional(_note_diagnostics(call), call.condition)
+        result.diagnostics = _conditional(_note_diagnostics(call), call)
         return result
     doc = LaunchDocument(index, call, start, shell)
     module = backends.load(call.kind)
@@ -145,7 +145,7 @@ def _judge(call: frameworks.OpCall, index: int, name: str, start: Span, options,
     findings = [f for f in findings if f.code not in covered]
     diags = _note_diagnostics(call, unchecked if call.unknown else None)  # after analyze: notes may use its codes
     diags.extend(_position(doc, [_in_launch_terms(f, call.knobs) for f in findings] if call.knobs else findings))
-    result.diagnostics = _conditional(diags, call.condition)
+    result.diagnostics = _conditional(diags, call)
     return result
 
 
@@ -217,10 +217,12 @@ def _in_launch_terms(f: Finding, knobs: dict[str, str]) -> Finding:
     return replace(f, message=re.sub(rf"(`?\b({words})\b`?)", beside, f.message))
 
 
-def _conditional(diags: list[Diagnostic], condition: str) -> list[Diagnostic]:
-    """A call that runs only under `condition` (two ops possible): an error holds for it only, so a warning."""
-    for d in diags if condition else ():
-        if d.severity == "error":
+def _conditional(diags: list[Diagnostic], call: frameworks.OpCall) -> list[Diagnostic]:
+    """A call that runs only under `call.condition` (two ops possible), or a rule whose error holds only under
+    `call.holds_if[code]`: the error holds for it only, so a warning that says under what."""
+    for d in diags:
+        condition = call.holds_if.get(d.code) or call.condition
+        if condition and d.severity == "error":
             d.severity, d.message = "warning", f"if {condition}: {d.message}"
     return diags
 

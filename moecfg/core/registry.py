@@ -38,9 +38,15 @@ FAMILY_MODULES = (
     "moecfg.trainers.roll.rules",
     "moecfg.trainers.megatron_bridge.rules",
     "moecfg.trainers.skyrl.rules",
+    "moecfg.trainers.nemo_rl.rules",
     "moecfg.trainers.torchtitan.rules",
     "moecfg.trainers.areal.rules",
     "moecfg.trainers.mindspeed_mm.rules",
+    "moecfg.trainers.rlinf.rules",
+    "moecfg.trainers.rllm.rules",
+    "moecfg.trainers.llamafactory.rules",
+    "moecfg.trainers.prime_rl.rules",
+    "moecfg.trainers.chatlearn.rules",
 )
 
 

@@ -235,6 +235,14 @@ class IgnoreFile:
                 return None if got is None else not got.negated
         return None
 
+    def decide_self(self, rel: str, is_dir: bool) -> bool | None:
+        """The last pattern matching `rel` itself, not its folders: for a walk that decided each folder as it entered
+        it (an inner .gitignore's `!slurm*` re-includes a folder an outer `slurm*` ignores; git then reads the files
+        in it against every pattern by their own path: NVIDIA/Megatron-LM@d98e8a6 .gitignore:8 with
+        examples/post_training/modelopt/.gitignore:1)."""
+        got = self._last(rel, rel.rsplit("/", 1)[-1], is_dir)
+        return None if got is None else not got.negated
+
     def _last(self, path: str, name: str, is_dir: bool):
         best = (-1, None)
         for index, glob in self.by_name.get(name, ()):

@@ -29,6 +29,13 @@ FRAMEWORK_MODULES = {
     "torchtitan": "moecfg.trainers.torchtitan",
     "areal": "moecfg.trainers.areal",
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
+    "nemo-rl": "moecfg.trainers.nemo_rl",
+    "rlinf": "moecfg.trainers.rlinf",
+    "rllm": "moecfg.trainers.rllm",
+    "llamafactory": "moecfg.trainers.llamafactory",
+    "mindspeed-llm-fsdp2": "moecfg.trainers.mindspeed_llm_fsdp2",  # titanmm: MindSpeed-LLM's FSDP2 configs
+    "prime-rl": "moecfg.trainers.prime_rl",  # prime-rl's TOML configs and `uv run rl|inference ...`
+    "chatlearn": "moecfg.trainers.chatlearn",
     "vllm-ascend": "moecfg.frameworks.vllm_ascend",
     "sglang": "moecfg.frameworks.sglang",
     "vllm-mindspore": "moecfg.frameworks.vllm_mindspore",
@@ -96,6 +103,9 @@ class OpCall:
     knobs: dict[str, str] = field(default_factory=dict)  # op field -> the launch's own knob, named in op findings
     derived: dict = field(default_factory=dict)  # launch-level figures (memory budget), merged into the result
     condition: str = ""  # runs only if this holds (the framework may run another op): its errors become warnings
+    # rule code -> what must hold for that rule's error (a figure that depends on a version the launch does not
+    # give): the error becomes a warning that says so; the call's other findings stand
+    holds_if: dict[str, str] = field(default_factory=dict)
     # arguments the launch sets to a value not known statically (`export HCCL_BUFFSIZE=$BUF`): the op's findings at
     # them are not reported (no rule judges a value it does not know, and no default stands in for it)
     unknown: tuple[str, ...] = ()

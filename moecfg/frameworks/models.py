@@ -97,6 +97,8 @@ def _by_prefix(name: str) -> presets.ModelPreset | None:
     """`DeepSeek-V3.1-w8a8-mtp-QuaRot` -> deepseek-v3: the longest leading run of `-` parts naming a preset
     (checkpoint names append quantisation and tooling tags to the model's name)."""
     pieces = name.split("-")
+    if any(p.lower() == "distill" for p in pieces):
+        return None  # `DeepSeek-R1-Distill-Qwen-1.5B`: another (dense) model distilled from the named one
     for n in range(len(pieces) - 1, 1, -1):
         hit = presets.lookup("-".join(pieces[:n]))
         if hit:

@@ -9,6 +9,9 @@ still checked. The walk is iterative (no recursion limit on deep trees). A file 
 that does not exist or cannot be read (the same checks: a link to a device or out of the current folder)
 is a usage error (`PathError`, exit 2, contract §4). A folder with nothing to check is not an error.
 
+A `*.toml` file is walked too: a prime-rl config is read (sources/recipes/prime_rl.py sniffs its raw text before any
+parse), any other TOML (pyproject.toml, ...) is skipped with the reason, unparsed.
+
 Documentation (`*.md`, `*.mdx`, `*.markdown`, `*.rst`: launches in its code blocks, documents/markdown.py) is read when a
 file is named, and while walking a folder named on the command line, except a repository's top folder (one holding
 `.git`): a whole-repository walk reads documentation only when asked (`--markdown`, settings `markdown: true`).
@@ -32,6 +35,7 @@ from moecfg.core.record import record
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")  # launch scripts (files named otherwise are read when named on the command line)
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")  # documentation: launches in code blocks
+TOML_SUFFIXES = (".toml",)  # prime-rl configs (sources/recipes/prime_rl.py sniffs each before parsing it)
 CONFIG_NAMES = (".moecfg.yaml", ".moecfg.yml")  # moecfg's own config, never a deployment file
 MAX_BYTES = 64 << 20  # no deployment file is this large; bounds memory on a huge or endless file
 
@@ -97,8 +101,8 @@ def _excluded_dirs():
 
 
 def discover(paths, walk: Walk | None = None) -> list[Entry]:
-    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash, and documentation as `walk.markdown` says,
-    sorted); '-' is stdin. Raises PathError."""
+    """Expand directories (recursively, *.yaml / *.yml / *.sh / *.bash / *.toml, and documentation as
+    `walk.markdown` says, sorted); '-' is stdin. Raises PathError."""
     walk = walk or Walk()
     entries: list[Entry] = []
     for p in paths:
@@ -107,7 +111,8 @@ def discover(paths, walk: Walk | None = None) -> list[Entry]:
         elif os.path.isdir(p):  # a folder named on the command line is entered even through a link (find -H)
             docs = walk.markdown if walk.markdown is not None else not os.path.exists(os.path.join(p, ".git"))
             sniffed = {PY_SUFFIX: "py"} if docs or walk.markdown is False else {PY_SUFFIX: "py", **_ROOT_DOCS}
-            found = _walk(p, YAML_SUFFIXES + SHELL_SUFFIXES + (DOC_SUFFIXES if docs else ()), walk, sniffed, docs)
+            suffixes = YAML_SUFFIXES + SHELL_SUFFIXES + TOML_SUFFIXES + (DOC_SUFFIXES if docs else ())
+            found = _walk(p, suffixes, walk, sniffed, docs)
             entries.extend(sorted(found, key=lambda e: e.path))
         elif os.path.lexists(p):  # a Python file is only sniffed for launch words, named or not (never parsed)
             entries.append(Entry(p, named=True, sniff="py" if p.endswith(PY_SUFFIX) else None))

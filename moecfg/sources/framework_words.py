@@ -27,7 +27,7 @@ COMMANDS = (
 )
 # `python3 -m <module>` of a serving framework (a YAML string whose first line starts a launch).
 PYTHON_MODULES = (r"vllm", r"vllm_mindspore", r"sglang", r"dynamo\.(?:vllm|sglang)", r"lmdeploy", r"verl\.trainer",
-                  r"verl\.experimental", r"recipe\.\w+\.main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
+                  r"verl\.experimental", r"recipe\.(?:\w+\.){1,4}main_\w+", r"lightllm", r"fastdeploy", r"rtp_llm")
 # Megatron-Bridge's launchers (trainers/megatron_bridge; bridge3): read in YAML strings under a command key (its
 # model verification cards' `command: >` / `commands:`) and in Markdown blocks
 BRIDGE_COMMANDS = (r"\bscripts/conversion/convert\.sh\s+(?:import|export|roundtrip)\b",
@@ -56,7 +56,9 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
                   r"\blightllm\.server\b", r"\bfastdeploy\.entrypoints\b", r"\brtp_llm\.start_server\b",
                   r"\btrtllm-serve\b",
                   r"\bverl\.trainer\.", r"\bverl\.experimental\.", r"\brecipe\.\w+\.\w*main",
-                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b") + BRIDGE_COMMANDS
+                  r"\brecipe\.(?:\w+\.){2,4}main_", r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py\b",
+                  r"\bmegatron[ \t]+(?:sft|pt|rlhf|export)\b", r"\btrain(?:_async)?\.py\b",
+                  r"\bdist_config:") + BRIDGE_COMMANDS  # rlinf engineer: LLaMA-Factory v1's (dist_config); bridge3
 
 
 # Lowercase substrings without which a Kubernetes object cannot hold a launch moecfg reads (sniff.py skips a big
@@ -65,7 +67,7 @@ MARKDOWN_WORDS = (r"\bvllm\b", r"\bsglang\b", r"\bdynamo\.\w", r"\btorchrun\b", 
 # (tests/sources/test_sniff.py checks that each list above is covered).
 MANIFEST_WORDS = ("vllm", "sglang", "launch_server", "pretrain_", "posttrain_", "torchrun", "msrun", "deepep",
                   "deep_ep", "tutel", "lmdeploy", "xllm", "dynamo", "deepspeed", "mindie", "mindspeed", "megatron",
-                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py",
+                  "torch.distributed", "verl", "recipe.", "train.py", "train_async.py", "chatlearn",
                   "convert.sh", "infer.sh", "run_recipe.py", "scripts/performance/", "examples/conversion/",
                   "scripts/inference/", "hf_to_megatron_generate_", "scripts/training/")  # bridge3
 # (+ every word of LAUNCHERS below: a launch seen but not read is looked for in a bundle too)
@@ -248,6 +250,53 @@ LAUNCHERS = (
              (r"^[ \t]+backend:[ \t]*[\"']?(?:megatron|fsdp|archon)(?:\[\w+\])?:",),
              surfaces=frozenset((YAML,)), reason="RL trainer config not read: AReaL"),
     Launcher("MindSpeed-MM", "trainer", ("mindspeed_mm/fsdp/",), (r"\bmindspeed_mm/fsdp/train/trainer\.py\b",)),
+    # --- nemorl engineer: NVIDIA NeMo-RL's entry scripts (trainers/nemo_rl reads them; listed where it did not:
+    # a command held in a string, NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878)
+    Launcher("NeMo-RL", "trainer", ("run_",), (_run(
+        r"\bexamples/(?:run_(?:grpo|grpo_single_controller|grpo_sliding_puzzle|sft|dpo|distillation|eval|ppo|rm|"
+        r"vlm_grpo|vlm_sft|xtoken_off_policy_distillation)|nemo_gym/run_(?:grpo|distillation)_nemo_gym)\.py\b"),)),
+    # --- rlinf engineer: RLinf's configs (read by sources/recipes/rlinf.py: dropped where read) and entry scripts
+    Launcher("RLinf", "trainer", ("training_backend",),
+             (r"^[ \t]+training_backend:[ \t]*[\"']?(?:megatron|fsdp)\b",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^cluster[ \t]*:", reason="RL trainer config not read: RLinf"),
+    Launcher("RLinf", "trainer", ("main_grpo.py", "train_vlm_sft.py", "examples/agent/"),
+             (r"\bexamples/(?:reasoning/main_grpo|sft/train_vlm_sft|agent/[\w/]+/(?:main_\w+|train))\.py\b"
+              r"[^\n]*--config-name\b",)),
+    # LLaMA-Factory: `USE_MCA=1 llamafactory-cli train x.yaml` (trainers/llamafactory reads it) and a v1
+    # `dist_config` (sources/recipes/llamafactory.py reads it; a Markdown code block's is parsed for this word)
+    Launcher("LLaMA-Factory", "trainer", ("llamafactory-cli", "lmf "),
+             (r"\bUSE_(?:MCA|MEGATRON_BRIDGE|V1)=1\b[^\n]*\b(?:llamafactory-cli|lmf)[ \t]+train\b",)),
+    Launcher("LLaMA-Factory", "trainer", ("dist_config",), (r"^dist_config[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+name:[ \t]*(?:fsdpturbo|fsdp2|deepspeed)\b",
+             reason="trainer config not read: LLaMA-Factory v1"),
+    # --- titanmm: MindSpeed-LLM's FSDP2 entry scripts (trainers/mindspeed_llm_fsdp2 reads them and their configs)
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("_fsdp2.py",), (_run(r"\b(?:train|inference)_fsdp2\.py\b"),)),
+    # --- primerl helper: prime-rl's console scripts (PrimeIntellect-ai/prime-rl@559b44772 pyproject.toml
+    #     [project.scripts]) run by `uv run`, or named by the `@ config.toml` after them (trainers/prime_rl)
+    Launcher("prime-rl", "trainer", ("uv run", " @ "),
+             (r"\buv[ \t]+run[ \t]+(?:-" + _WORD + r"[ \t]+)*(?:rl|inference|trainer|sft|orchestrator)(?![-.\w])",
+              AT_COMMAND + r"(?:rl|inference|trainer|sft|orchestrator)[ \t]+@[ \t]")),
+    # --- verlpai engineer: ChatLearn (trainers/chatlearn; alibaba/ChatLearn@248875a chatlearn/entrypoint.py, Pai-
+    #     Megatron-Patch's copy chatlearn_entrypoint.py) and its config; verl's nested recipe modules
+    #     (verl-project/verl-recipe@48ea0a7 dapo/dapo_transfer_queue/30B_megatron_dapo_npu.sh:78)
+    Launcher("ChatLearn", "trainer", ("entrypoint.py",),
+             (r"\bpython[0-9.]*[ \t]+" + _ARGS + r"\b(?:chatlearn/entrypoint|chatlearn_entrypoint)\.py[ \t]+"
+              r"(?:\\|[a-z]\w*\b)",)),
+    Launcher("ChatLearn", "trainer", ("runtime_args",), (r"^runtime_args[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+policy_trainer[ \t]*:", reason="RL trainer config not read: ChatLearn"),
+    Launcher("verl", "trainer", ("recipe.",), (PYTHON_M + r"recipe\.(?:\w+\.){2,4}main_\w+\b",)),
+    # Pai-Megatron-Patch (alibaba/Pai-Megatron-Patch@a098ca5): its READMEs run the example scripts with positional
+    # arguments (examples/qwen3/README.md:111 `sh run_mcore_qwen3.sh dlc A3B 1 8 ...`; the script reads TP=${10} ..
+    # EP=${14}, run_mcore_qwen3.sh:37-41, and picks the model in `if [ $MODEL_SIZE = A3B ]` branches); its checkpoint
+    # convertors run Megatron's model under torchrun (toolkits/model_checkpoints_convertor/*/hf2mcore_*.py,
+    # toolkits/distributed_checkpoints_convertor/impl/convert.py)
+    Launcher("Pai-Megatron-Patch script", "trainer", ("run_", "hf2m"),
+             (AT_COMMAND + r"(?:sh|bash)[ \t]+(?:\./)?(?:[\w.-]+/){0,6}(?:run_(?!make_)\w+|hf2m\w+)\.sh[ \t]+"
+              r"(?:\\|[\w$/.~\"'-])",), surfaces=frozenset((SHELL, MARKDOWN)), requires=r"Pai-Megatron-Patch",
+             reason="an example script run with positional arguments ($1..$N set its Megatron flags): not read"),
+    Launcher("Pai-Megatron-Patch convertor", "trainer", ("hf2m", "impl/convert.py"),
+             (AT_COMMAND + r"torchrun\b" + _ARGS + r"(?:\bhf2m\w+|\bimpl/convert)\.py\b",),
+             reason="checkpoint conversion (Pai-Megatron-Patch toolkits): not read"),
     # --- other serving engines (DeepEP-engines engineer: add yours here) ---
     Launcher("LightLLM", "engine", ("lightllm",), (r"\blightllm\.server\.api_server\b",)),
     Launcher("FastDeploy", "engine", ("fastdeploy",), (r"\bfastdeploy\.entrypoints\.\w+",)),
@@ -260,6 +309,46 @@ LAUNCHERS = (
     Launcher("TensorRT-LLM", "engine", ("trtllm-",),
              (AT_COMMAND + r"trtllm-serve(?:[ \t]+(?:serve|disaggregated)\b|[ \t]+[\w$./~\"'-])",
               AT_COMMAND + r"trtllm-llmapi-launch\b")),
+    # --- mlmwild engineer: launches near Megatron's that are not Megatron's arguments ---
+    # MindSpeed-LLM's FSDP2 YAML (parallel.ep_size / ep_fsdp_size: Ascend/MindSpeed-LLM@c77308a
+    # mindspeed_llm/fsdp2/utils/arguments.py:382-383), where trainers/mindspeed_llm_fsdp2 did not read the file
+    Launcher("MindSpeed-LLM FSDP2", "trainer", ("ep_fsdp_size",), (r"^[ \t]+ep_fsdp_size[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^parallel[ \t]*:",  # mindspeed_llm/fsdp2/utils/arguments.py:382-383
+             reason="trainer config not read: MindSpeed-LLM FSDP2 (train_fsdp2.py's YAML, parallel.ep_size / ep_fsdp_size)"),
+    # Megatron-LM's ModelOpt scripts: the entry script picked in an if/else (train.sh: PRETRAIN_EXE is
+    # pretrain_hybrid.py or pretrain_gpt.py), and the environment files that set their sizes (SANDBOX_ENV_SETUP,
+    # examples/post_training/modelopt/ADVANCED.md:34-70) for a script and model chosen at launch ($1: MLM_MODEL_CFG)
+    Launcher("Megatron-LM", "trainer", ("PRETRAIN_EXE",), (AT_COMMAND + r"(?:\$\{?\w+\}?[ \t]+)?\"?\$\{?PRETRAIN_EXE\b",),
+             surfaces=frozenset((SHELL,)), requires=r"pretrain_\w+\.py",
+             reason="Megatron launch not read: its entry script is chosen at run time (PRETRAIN_EXE set in an if/else)"),
+    Launcher("Megatron-LM ModelOpt", "trainer", ("EP=",), (r"^EP=\d+[ \t]*$",), surfaces=frozenset((SHELL,)),
+             requires=r"(?m)^ETP=\d+[ \t]*$(?s:.*)^HF_MODEL_CKPT=|^HF_MODEL_CKPT=(?s:.*)^ETP=\d+[ \t]*$",
+             reason="ModelOpt environment file (SANDBOX_ENV_SETUP: TP / ETP / EP of examples/post_training/modelopt/"
+                    "*.sh) not read: the script and model it configures are chosen at launch (MLM_MODEL_CFG, $1)"),
+    # miles (a slime fork): a checkpoint conversion called from Python in a shell script (`python3 -c "...
+    # convert_checkpoint(..., extra_args='--expert-model-parallel-size 8')"`): radixark/miles@31f1ca9
+    # miles/utils/external_utils/command_utils.py:35-76 builds `torchrun tools/convert_hf_to_torch_dist.py` from it
+    Launcher("miles", "trainer", ("convert_checkpoint(",), (r"\bconvert_checkpoint\(",), surfaces=frozenset((SHELL,)),
+             requires=r"miles\.utils\.external_utils",
+             reason="checkpoint conversion built in Python (miles' convert_checkpoint: torchrun "
+                    "tools/convert_hf_to_torch_dist.py with Megatron's arguments) not read"),
+    # slime / miles checkpoint conversion: Megatron's parser, but PP re-derived from the world size when it is 1
+    # (radixark/miles@31f1ca9 tools/convert_hf_to_torch_dist.py:50-90); it builds no MoE dispatcher
+    Launcher("slime/miles", "trainer", ("convert_hf_to_torch_dist",), (_run(r"\bconvert_hf_to_torch_dist\.py\b"),),
+             reason="checkpoint conversion (tools/convert_hf_to_torch_dist.py: Megatron's arguments, PP re-derived "
+                    "from the world size, no MoE dispatch) not read"),
+    # miles' Python launchers (scripts/run_*.py, examples' run-*.py): they build the train.py launch in Python
+    # (radixark/miles@31f1ca9 miles/utils/external_utils/command_utils.py execute_train), which is not read
+    Launcher("miles", "trainer", ("run_", "run-"), (r"\bpython[0-9.]*[ \t]+(?:[\w./-]*/)?run[_-][\w.-]*\.py\b",),
+             surfaces=frozenset((SHELL, MARKDOWN)), requires=r"\bmiles\b",
+             reason="miles Python launcher (it builds the train.py launch in Python) not read"),
+    # Megatron-LM's functional tests of NeMo: the harness runs `nemo llm pretrain -y --factory X` with MODEL_ARGS as
+    # NeMo 2.0 overrides (NVIDIA/Megatron-LM@d98e8a6 tests/functional_tests/shell_test_utils/_run_training.sh:93-117,
+    # 219-226; tests/test_utils/recipes/h100/gpt-nemo.yaml TRAINING_SCRIPT_PATH)
+    Launcher("NeMo", "trainer", ("MODEL_ARGS",), (r"^MODEL_ARGS[ \t]*:",),
+             surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]+trainer\.strategy\.\w+[ \t]*:",
+             reason="NeMo 2.0 launch not read (Megatron-LM's test harness runs `nemo llm pretrain` with these "
+                    "MODEL_ARGS overrides)"),
     # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
     Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),

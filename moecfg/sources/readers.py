@@ -10,6 +10,8 @@
 - `template_problem(text)`: MC024 for a file that does not parse as YAML because it is a template.
 - `looks_like_markdown(name)` / `read_markdown(text, name)`: the shell and YAML code blocks of a Markdown or rST
   document (documents/markdown.py).
+- `read_toml(text)`: a prime-rl TOML config (recipes/prime_rl.py; sniffed before tomllib parses it), None when the
+  text is no prime-rl config.
 """
 from __future__ import annotations
 
@@ -44,6 +46,12 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     return out
 
 
+def read_toml(text: str) -> LaunchFile | None:
+    from moecfg.sources.recipes.prime_rl import read_toml as read
+
+    return read(text)
+
+
 def read_shell(text: str, include=None, environment: dict | None = None) -> LaunchFile:
     """`include`: sourced.Includes for a script read from a file (`source FILE` next to it is read).
     `environment`: variables exported before the script starts (preflight: the process environment), given as
@@ -59,8 +67,12 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     reader.forks = []
     start = Span(1, 1, 1, 1)
     env = {str(k): Var(str(v), start, exported=True) for k, v in (environment or {}).items()}
-    reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
+    variables = reader.read(shell.Decoded(text, SourceMap.identity(len(text))), env)
     out.launches = reader.launches
+    from moecfg.sources.shell.argument_files import argument_launch  # a file of arguments for a sourcing launch
+    held = argument_launch(variables, out.launches, reader.span)
+    if held is not None:
+        out.launches = [*out.launches, held]
     if reader.forks and out.launches and not reader.budget.spent:
         _branch_alternatives(text, include, env, reader)
     out.data_regions = reader.data_heredocs

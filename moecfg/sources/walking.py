@@ -36,9 +36,11 @@ class Ignores:
         return Ignores(((folder, patterns),) + self.specs) if patterns else self
 
     def ignored(self, path: str, is_dir: bool) -> bool:
+        """`path` itself (the walk asks for each folder before it enters it, and enters no ignored one), innermost
+        .gitignore first."""
         for folder, patterns in self.specs:
             rel = os.path.relpath(path, folder).replace(os.sep, "/")
-            decided = patterns.decide(rel, is_dir)
+            decided = patterns.decide_self(rel, is_dir)
             if decided is not None:
                 return decided
         return False

@@ -8,6 +8,15 @@ from moecfg.sources.seen import seen, surface_of
 
 # (launcher, surface, a launch line, a line that only names the launcher)
 CASES = [
+    # nemorl engineer: NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878, README prose
+    ("NeMo-RL", "shell", "uv run ./examples/nemo_gym/run_grpo_nemo_gym.py \\", "see examples/run_grpo.py for GRPO"),
+    # NVIDIA/Megatron-LM's examples/run_simple_mcore_train_loop.py is not NeMo-RL's
+    ("NeMo-RL", "shell", "uv run python examples/run_sft.py --config x.yaml",
+     "python examples/run_simple_mcore_train_loop.py --config x.yaml"),
+    ("prime-rl", "shell", "uv run rl @ examples/advanced/glm-5.2/swe.toml --output-dir /tmp/x",
+     "uv run ruff check . # lint rl code"),
+    ("prime-rl", "shell", "uv run inference --vllm.model zai-org/GLM-5-FP8 --vllm.enable-expert-parallel",
+     "the inference @ config and the rl entry point"),
     ("vLLM", "shell", "vllm serve deepseek-ai/DeepSeek-V3 --enable-expert-parallel", "we use vLLM serve quality"),
     ("vLLM-MindSpore", "shell", "vllm-mindspore serve Qwen/Qwen3-8B --data-parallel-size 4",
      "vllm-mindspore serves models on MindSpore"),
@@ -28,6 +37,18 @@ CASES = [
      "verl trainer docs: see the verl trainer page"),
     ("verl", "shell", "    -- python3 -m recipe.dapo.main_dapo \\", "the recipe.dapo module holds main_dapo"),
     ("verl", "yaml", "actor_rollout_ref:", "  actor_rollout_ref_note: x"),
+    # verlpai: ChatLearn's entry (Pai-Megatron-Patch@a098ca5 examples/qwen3/run_mcore_qwen3_30b_chatlearn.sh:45),
+    # its config (examples/qwen3/chatlearn_configs/grpo_megatron.yaml:1), verl's nested recipe module
+    ("ChatLearn", "shell", "python chatlearn_entrypoint.py grpo --config-file chatlearn_configs/grpo_megatron.yaml \\",
+     "see chatlearn_entrypoint.py for the launcher"),
+    ("ChatLearn", "yaml", "runtime_args:\n  train_backend: megatron\nmodels:\n  policy_trainer:\n    num_gpu: 8",
+     "runtime_args_note: x"),
+    ("Pai-Megatron-Patch script", "shell", "sh run_mcore_qwen3.sh dlc A3B 1 8  # cd Pai-Megatron-Patch/examples/qwen3",
+     "echo sh run_mcore_qwen3.sh dlc A3B  # Pai-Megatron-Patch"),
+    ("Pai-Megatron-Patch convertor", "shell",
+     "cmd=\"torchrun ${DISTRIBUTED_ARGS[@]} impl/convert.py \\", "see impl/convert.py for torchrun"),
+    ("verl", "shell", "    -- python3 -m recipe.dapo.dapo_transfer_queue.main_dapo \\",
+     "the recipe.dapo.dapo_transfer_queue package holds main_dapo"),
     ("slime", "shell", "   -- python3 train.py \\\n   --rollout-batch-size 8", "slime trains with train loops"),
     ("slime", "py", "    U.execute_train(train_args=train_args)\n'--rollout-batch-size 8'",
      "def build_train_args():\n'--rollout-batch-size 8'"),
@@ -40,6 +61,9 @@ CASES = [
     ("ROLL", "yaml", "    strategy_name: megatron_train", "    # strategy_name: megatron_train"),
     ("MindSpeed-MM", "shell", "torchrun $DISTRIBUTED_ARGS mindspeed_mm/fsdp/train/trainer.py x_config.yaml",
      "MindSpeed-MM trains with mindspeed_mm.fsdp"),
+    # titanmm
+    ("MindSpeed-LLM FSDP2", "shell", "torchrun $DISTRIBUTED_ARGS train_fsdp2.py examples/fsdp2/x.yaml",
+     " └── train_fsdp2.py            # FSDP2 训练流程"),
     ("AReaL", "yaml", "  backend: \"megatron:(attn:d4p4t2|ffn:d2p4e4)\"", "  backend: megatron"),
     ("ROLL", "shell", "python examples/start_rlvr_pipeline.py --config_name rlvr_config", "ROLL runs RLVR pipelines"),
     ("SkyRL", "shell", "uv run -m skyrl_train.entrypoints.main_base trainer.epochs=1", "SkyRL trains agents"),
@@ -83,10 +107,33 @@ CASES = [
      "enable_expert_parallel: true\nmax_model_len: 32768"),
     ("TensorRT-LLM", "shell", "trtllm-serve deepseek-ai/DeepSeek-R1 --ep_size 8 --tp_size 8",
      "TensorRT-LLM's trtllm-serve command starts an OpenAI server."),
+    # rlinf engineer: RLinf/RLinf@a3816b596 examples/reasoning/config/math/qwen3-30b-grpo-megatron.yaml:138-139 and
+    # examples/reasoning/run_main_grpo_math.sh:20 (a config without `cluster:` is not RLinf's)
+    ("RLinf", "yaml", "  training_backend: megatron\ncluster:\n  num_nodes: 16", "  training_backend: megatron"),
+    ("RLinf", "shell", "python ${REPO_PATH}/examples/reasoning/main_grpo.py --config-path x/ --config-name q",
+     "see examples/reasoning/main_grpo.py"),
+    # hiyouga/LLaMA-Factory@ff6d4d12e examples/README.md (USE_MCA), docs/en/advanced/distributed/fsdpturbo-ep-efsdp.md:18-21
+    ("LLaMA-Factory", "shell", "USE_MCA=1 llamafactory-cli train examples/megatron/qwen3_moe_full.yaml",
+     "llamafactory-cli train runs Hugging Face's trainer unless USE_MCA=1"),
+    ("LLaMA-Factory", "yaml", "dist_config:\n  name: fsdpturbo\n  ep_size: 16", "dist_config: {}"),
     ("torchrun", "shell", "torchrun --nproc_per_node 8 my_train.py --ep 8", "we launch with torchrun, --ep 8 is set"),
     # bridge3: Megatron-Bridge's training launcher (scripts/training/README.md:6 names it in prose too)
     ("Megatron-Bridge", "shell", "./scripts/training/train.sh --nodes 2 --gpus-per-node 8 --recipe x",
      "`scripts/training/train.sh` invokes `setup_experiment.py` on a Slurm login node"),
+    # --- mlmwild: MindSpeed-LLM FSDP2 (Ascend/MindSpeed-LLM@c77308a tests/st/shell_scripts/
+    #     tune_gpt_oss_20b_a3b_4k_fsdp2.sh:20, examples/fsdp2/glm52/glm52_744b_4k_fsdp2_A3.yaml:19-28), Megatron-LM's
+    #     ModelOpt files and NeMo functional tests (NVIDIA/Megatron-LM@d98e8a6), miles (radixark/miles@31f1ca9)
+    ("MindSpeed-LLM FSDP2", "yaml", "  ep_fsdp_size: 4\nparallel:\n  ep_size: 128", "  ep_fsdp_size: 4\nmodel:\n  x: 1"),
+    ("Megatron-LM", "shell", "${LAUNCH_SCRIPT} ${PRETRAIN_EXE} \\\nPRETRAIN_EXE=${SCRIPT_DIR}/pretrain_gpt.py",
+     "echo PRETRAIN_EXE is pretrain_gpt.py"),
+    ("Megatron-LM ModelOpt", "shell", "EP=64\nETP=1\nHF_MODEL_CKPT=/m", "EP=64\nETP=1\nTP=8"),
+    ("NeMo", "yaml", "MODEL_ARGS:\n  trainer.strategy.expert_model_parallel_size: 4", "MODEL_ARGS:\n  --num-layers: 12"),
+    ("miles", "shell", "convert_checkpoint(\nfrom miles.utils.external_utils.command_utils import convert_checkpoint",
+     "echo convert_checkpoint( runs later"),
+    ("slime/miles", "shell", "torchrun --nproc-per-node 8 tools/convert_hf_to_torch_dist.py --hf-checkpoint /m",
+     "tools/convert_hf_to_torch_dist.py converts the checkpoint"),
+    ("miles", "shell", "python scripts/run_kimi_k3.py train --head-ip $HEAD --tag miles",
+     "miles is started by a Python script such as run_kimi_k3"),
 ]
 
 

@@ -202,3 +202,20 @@ def test_unknown_values_are_not_guessed():
     assert d.calls == [] and "MC023" in note_codes(d)
     d = derive(f"{DPA16} --max-running-requests $MRR")
     assert d.calls[0].kind == "deepep" and "MC023" in note_codes(d) and "MC976" not in note_codes(d)
+
+
+def test_mc644_is_an_error_only_when_the_launch_runs_main():
+    """MC644 holds for SGLang main after 0.5.23 (1-byte FP8 sizing); every release sizes with 2 bytes. A launch that
+    gives no version (XiaomiMiMo/MiMo-V2-Flash@main README.md:208, which pins a 0.5.6 build with pip) is derived as
+    main, but its MC644 is a warning saying so; a development image keeps the error; a release has none."""
+    from moecfg.checking.engine import check_text
+
+    unpinned = finding(lint(f"{SRV} --tp 8"), "MC644")
+    assert unpinned.severity == "warning" and unpinned.message.startswith("if the launch runs SGLang main after 0.5.23")
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: s}}\nspec:\n  containers:\n  - name: s\n    image: "
+           "lmsysorg/sglang:{tag}\n    command: [python3, -m, sglang.launch_server, --model-path, deepseek-ai/DeepSeek-V3,"
+           " --tp, '8', --moe-a2a-backend, deepep]\n    resources: {{limits: {{nvidia.com/gpu: 8}}}}\n")
+    for tag, severity in (("nightly-dev-20260801", "error"), ("dev", "error"), ("v0.5.8-cu130", None)):
+        found = [d.severity for r in check_text(pod.format(tag=tag), "pod.yaml").results for d in r.diagnostics
+                 if d.code == "MC644"]
+        assert found == ([severity] if severity else []), tag

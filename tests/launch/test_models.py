@@ -67,3 +67,9 @@ def test_checkpoint_tags_after_the_model_name(text, name):
 
 def test_prefix_needs_two_parts():
     assert resolve_model("/m/Kimi", CTX) is None  # one part is too short to name a model
+
+
+@pytest.mark.parametrize("text", ["/path/to/model/DeepSeek-R1-Distill-Qwen-1.5B/",  # RLinf/RLinf@a3816b596
+                                  "deepseek-ai/DeepSeek-R1-Distill-Llama-70B"])  # examples/reasoning/config/math/
+def test_a_distilled_model_is_not_its_teacher(text):  # qwen2.5-1.5b-grpo-megatron.yaml:88: a dense Qwen2.5 1.5B
+    assert resolve_model(text, CTX) is None

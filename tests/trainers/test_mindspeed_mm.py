@@ -1,5 +1,6 @@
 """trainers/mindspeed_mm: a MindSpeed-MM FSDP2 config is read (its EP, dispatcher, the checks MindSpeed-MM runs on its
-`parallel` section: MC745, MC746), its own expert dispatch listed as not derived.
+`parallel` section: MC745, MC746); the alltoall / allgather dispatchers are plain HCCL collectives (nothing to size),
+the mc2 dispatcher's CANN ops are checked on their EP size (test_mindspeed_mc2_m.py) and listed as not derived.
 
 Fixture: Ascend/MindSpeed-MM@57069cd examples/qwen3_5/qwen3_5_122B_config.yaml: EP 8, dispatcher alltoall.
 """
@@ -27,12 +28,15 @@ def _derive(text: str | None = None):
     return module.derive(launch, CTX)
 
 
-def test_the_config_is_read_and_its_ep_dispatch_listed():
+def test_the_config_is_read_and_its_alltoall_dispatch_has_nothing_to_size():
     d = _derive()
     (call,) = d.calls
     assert call.kind == "none" and call.derivation["expert_parallel_size"].startswith("8 <- parallel.")
-    (u,) = d.unread
-    assert "EP at parallel.expert_parallel_size 8" in u.reason and "alltoall" in u.reason
+    assert not d.unread and "all-to-all (HCCL collective) over the 8 EP ranks" in call.why_none
+    d = _derive(CONFIG.read_text().replace("dispatcher: alltoall", "dispatcher: allgather"))
+    assert not d.unread and "all-gather" in d.calls[0].why_none
+    d = _derive(CONFIG.read_text().replace("dispatcher: alltoall", "dispatcher: other"))
+    assert "dispatcher other" in d.unread[0].reason
 
 
 def test_mc2_is_named_with_its_kernels():
@@ -54,9 +58,10 @@ def test_mindspeed_mm_refusals(old, new, code):
 
 
 def test_ep_one_or_no_apply_modules_has_nothing_unread():
-    assert not _derive(CONFIG.read_text().replace("expert_parallel_size: 8", "expert_parallel_size: 1")).unread
-    text = CONFIG.read_text().replace("    apply_modules:\n      - model.language_model.layers.{*}.mlp.experts\n"
-                                      "    dispatcher", "    dispatcher")
+    mc2 = CONFIG.read_text().replace("dispatcher: alltoall", "dispatcher: mc2")
+    assert not _derive(mc2.replace("expert_parallel_size: 8", "expert_parallel_size: 1")).unread
+    text = mc2.replace("    apply_modules:\n      - model.language_model.layers.{*}.mlp.experts\n"
+                       "    dispatcher", "    dispatcher")
     assert not _derive(text).unread
 
 

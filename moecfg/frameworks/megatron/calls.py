@@ -28,7 +28,7 @@ _GTP = ("--tensor-parallel-num-weight-shards", "--expert-tensor-parallel-num-wei
 FLAGS = tuple(FlagSpec(n) for n in _INT + ("--pipeline-model-parallel-size", "--yaml-cfg") + _GTP) + (
     FlagSpec("--moe-token-dispatcher-type"), FlagSpec("--moe-flex-dispatcher-backend"),
     FlagSpec("--moe-enable-deepep", takes_value=False), FlagSpec("--sequence-parallel", takes_value=False),
-    FlagSpec("--use-checkpoint-args", takes_value=False))
+    FlagSpec("--use-checkpoint-args", takes_value=False), FlagSpec("--transformer-impl"))
 
 
 class _Args:
@@ -132,6 +132,16 @@ def _unknown_words(a: _Args) -> bool:
 
 def _call(a: _Args, ctx) -> OpCall | None:
     if not a.flags.get("--moe-token-dispatcher-type") and _unknown_words(a):
+        return None
+    if a.flags.value("--transformer-impl") == "inference_optimized":
+        return OpCall("train", "none", None, {}, why_none="--transformer-impl inference_optimized: in inference the MoE "
+                      "layers dispatch with the NVLS / NCCL all-gather-v dispatcher of --inference-moe-token-dispatcher-"
+                      f"type ({M}/moe_layer.py:392-411), no DeepEP buffer")
+    if a.flags.boolean("--use-checkpoint-args"):  # forced over the command line (_set_arg force=True)
+        a.notes.append(Note("MC023", "--use-checkpoint-args: the number of experts and the router's top-k come "
+                            "from the checkpoint's arguments, over the command line (NVIDIA/Megatron-LM@d98e8a6 "
+                            "megatron/training/checkpointing.py:2256-2268, 2305-2312 load_args_from_checkpoint), "
+                            "not known statically: no dispatcher buffer is derived", a.span("--use-checkpoint-args")[0]))
         return None
     if not a.flags.get("--num-experts") or a.flags.value("--num-experts") == "0":  # dense: nothing to say (no MC041)
         return OpCall("train", "none", None, {}, why_none="no --num-experts: a dense model, no MoE dispatch", quiet=True)

@@ -72,6 +72,12 @@ def derive_call(launch, ctx, start: int, why_ms: str) -> tuple[OpCall | None, li
                           "statically (unset variables): parallel sizes or buffer flags may be among them, so the "
                           "process groups and their HCCL buffers are not derived", a.unknown[0].span))
         return None, notes
+    if a.on("--use-checkpoint-args"):  # Megatron's _set_arg(force=True) puts the checkpoint's over the command line
+        notes.append(Note("MC023", "--use-checkpoint-args: the number of experts and the router's top-k come from the "
+                          f"checkpoint's arguments ({_MEG.replace('arguments.py', 'checkpointing.py')}:1059-1061, "
+                          "1106-1109 load_args_from_checkpoint, force=True), not known statically: the "
+                          "process groups and their HCCL buffers are not derived", a.span("--use-checkpoint-args")))
+        return None, notes
     sizes = {n: a.int(n) for n in _INT[:4]}  # TP, PP, CP, EP (ETP defaults to TP, read below)
     experts = a.int("--num-experts", lo=0) if a.flags.get("--num-experts") else 0
     world = P.world(launch, start, absent_known=False)  # as Megatron: PET_* may come from the job (Kubeflow)

@@ -61,6 +61,10 @@ def derive(launch, ctx: LaunchContext, out: Derivation, flags, pick=None) -> Non
     the package imports this module, not the other way round)."""
     c = Ctx(launch, flags, ctx)
     c.pick = pick
+    written = c.flags.get("--moe-a2a-backend")
+    if written is not None and written.value is None:  # `--moe-a2a-backend $X`: not SGLang's default "none"
+        _unknown(c, out.notes, ("--moe-a2a-backend",))
+        return
     backend = c.flags.value("--moe-a2a-backend") or "none"
     role = {"prefill": "prefill", "decode": "decode"}.get(c.flags.value("--disaggregation-mode") or "", "serve")
     if backend not in ("deepep", "deepep_v2"):
@@ -257,7 +261,23 @@ def _v1(c: Ctx, dims, role: str, notes: list) -> OpCall | None:
                 "--moe-runner-backend"), "num_sms": c.span("--deepep-config"),
             "dispatch_config": c.span("--deepep-config"), "combine_config": c.span("--deepep-config"),
             "num_nvl_bytes": c.span("--deepep-config"), "env.NVSHMEM_QP_DEPTH": c.env_span("NVSHMEM_QP_DEPTH") or t_src}
-    return OpCall(role, "deepep", None, args, why, src, notes=[qp_note] if qp_note else [], knobs=SGLANG_KNOBS)
+    call = OpCall(role, "deepep", None, args, why, src, notes=[qp_note] if qp_note else [], knobs=SGLANG_KNOBS)
+    if params == 1 and not _version_known(c):  # main's FP8 sizing stands in for a version the launch does not give
+        call.holds_if["MC644"] = ("the launch runs SGLang main after 0.5.23 (no version given: every release 0.5.1 .. "
+                                  "0.5.23 sizes these buffers with 2 bytes per element, enough for the BF16 combine)")
+    return call
+
+
+def _version_known(c: Ctx) -> bool:
+    """The launch or the settings name the SGLang version (an image tag, framework_versions), or a development
+    build; not a launch read as main because it names none (MC040)."""
+    pick = getattr(c, "pick", None)
+    if pick is not None and pick.known:
+        return True
+    from moecfg.frameworks.flag_tables import _DEV_TAGS
+
+    tag = (c.launch.image or "").rsplit("/", 1)[-1].partition(":")[2].lower()
+    return tag.startswith(_DEV_TAGS)
 
 
 def _qp_depth_unverified(c: Ctx, t: int, t_src: tuple, depth: str | None) -> Note | None:

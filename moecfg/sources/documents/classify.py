@@ -105,6 +105,8 @@ def classify_text(text: str, name: str, vocabulary: Vocabulary, root: str | None
         return [_launches_or_skipped(readers.read_markdown(text, name), "documentation without a launch")]
     if readers is not None and readers.looks_like_shell(name, text):
         return _shell(readers, text, name, root)
+    if name.lower().endswith(".toml"):
+        return [_toml(readers or _readers(), text)]
     if name.lower().endswith(".json") and not _may_be_manifest(text):
         return [_json(text, name, root)]  # a MindIE config.json (vendor/mindie.py); any other JSON but a manifest: nothing
     foreign = sniff.foreign_without_parsing(text)
@@ -181,6 +183,15 @@ def _yaml_launch(readers, doc: YamlDocument, text: str, name: str = "", root: st
     if lf.skipped and not lf.launches and not lf.problems:
         return Skipped(doc.index, f"document {doc.index}: {lf.skipped}")
     return Launches(doc.index, lf, doc.start.line)
+
+
+def _toml(readers, text: str) -> Classified:
+    """A TOML file: a prime-rl config (sniffed on its raw text first, then parsed: recipes/prime_rl.py), else skipped
+    unparsed (pyproject.toml, a torchtitan job)."""
+    from moecfg.sources.recipes.prime_rl import NOT_PRIME_RL
+
+    lf = readers.read_toml(text) if readers is not None else None
+    return Skipped(0, NOT_PRIME_RL) if lf is None else _launches_or_skipped(lf)
 
 
 def _may_be_manifest(text: str) -> bool:

@@ -35,6 +35,8 @@ SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "ksh", "console", "shell-
                          "sh-session", "terminal"})
 _PROMPTED = frozenset({"console", "shell-session", "shellsession", "sh-session", "terminal"})
 YAML_LANGS = frozenset({"yaml", "yml"})
+TOML_LANGS = frozenset({"toml"})  # prime-rl config fragments (recipes/prime_rl.py)
+MAX_TOML_BLOCKS = 200
 MAX_BLOCKS = 2000  # per file: a document with more code blocks than this is not a tutorial (bounds hostile input)
 MAX_YAML_BLOCKS = 200  # each YAML block is parsed with its own line offset
 _MAX_DEPTH = 8  # nested directive fences / indented bodies parsed again (bounds hostile input)
@@ -138,8 +140,8 @@ def _fence(text: str, ranges: list, tok, a: int, b: int, end: int, out: list, br
         return
     lang = _lang(info)
     block = Block(lang, a, list(ranges[a + 1:stop]), indent)
-    if (lang in SHELL_LANGS or lang in YAML_LANGS or (not info and _starts_launch(text, block))) \
-            and len(out) < MAX_BLOCKS:
+    read = lang in SHELL_LANGS or lang in YAML_LANGS or lang in TOML_LANGS
+    if (read or (not info and _starts_launch(text, block))) and len(out) < MAX_BLOCKS:
         out.append(block)
 
 
@@ -183,7 +185,7 @@ def _rst_blocks(text: str) -> list[Block]:
         m = _RST_DIRECTIVE.match(line)
         if m:
             lang = m.group(2).lower()
-            if (lang in SHELL_LANGS or lang in YAML_LANGS) and len(out) < MAX_BLOCKS:
+            if (lang in SHELL_LANGS or lang in YAML_LANGS or lang in TOML_LANGS) and len(out) < MAX_BLOCKS:
                 current = (Block(lang, section, [], 0), len(m.group(1)))
             continue
         if _RST_UNDERLINE.match(line) and not prev_blank:
@@ -240,8 +242,15 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     found = blocks(text, rst=name.lower().endswith(".rst"))
     variables: dict = {}  # name -> Var at the end of the section's previous shell block
     sourced: list = []  # and the files it sourced (`source .../Ascend/cann/set_env.sh` in a block of its own)
-    section, yaml_blocks = None, 0
+    section, yaml_blocks, toml_blocks = None, 0, 0
+    from moecfg.sources.shell.sourced import Includes
+    calls = Includes.for_script(name) if name else None
     for block in found:
+        if block.lang in TOML_LANGS:
+            if toml_blocks < MAX_TOML_BLOCKS:
+                toml_blocks += 1
+                _read_toml_block(text, block, out)
+            continue
         if block.lang in YAML_LANGS:
             if yaml_blocks < MAX_YAML_BLOCKS and (has_launch_word(text, block) or _k8s_like(text, block)):
                 yaml_blocks += 1
@@ -252,6 +261,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
         problems: list = []
         reader = shell.ShellReader(lines, problems, "shell")
         reader.sourced = sourced
+        reader.calls = calls  # `sh run_x.sh ARGS`: the script beside the document, read with its arguments
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
         if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks
@@ -277,6 +287,20 @@ def directive_text(text: str, name: str = "") -> str:
 
 def _k8s_like(text: str, block: Block) -> bool:
     return any(text.startswith("apiVersion:", lo + block.indent) for lo, _ in block.lines[:50])
+
+
+def _read_toml_block(text: str, block: Block, out: LaunchFile) -> None:
+    """A prime-rl config fragment (```toml with an [inference.vllm] / [trainer.model] ... table): its launch, positioned
+    in the file; a block TOML cannot read (an elided `...`) is an illustration, not reported."""
+    from moecfg.sources.recipes.prime_rl import BROKEN, read_toml
+
+    if not block.lines:
+        return
+    first = block.lines[0][0]
+    body = text[first:block.lines[-1][1]]
+    lf = read_toml(body, first_line=text.count("\n", 0, first), block=True)
+    if lf is not None and lf.launches and lf.launches[0].argv[1].value != BROKEN:
+        out.launches.extend(lf.launches)
 
 
 def _read_yaml_block(text: str, block: Block, out: LaunchFile) -> None:

@@ -128,6 +128,10 @@ class ShellReader:
         # heredoc bodies fed to a command as data (`kubectl apply -f - <<EOF`, `cat > cfg.yaml <<EOF`): their
         # (first line, last line, command), so a launch written inside one is listed with that reason (coverage)
         self.data_heredocs: list[tuple[int, int, str]] = []
+        # a script run with positional arguments (`sh x.sh a b`, called.py): its `if` tests decided (conditions.py);
+        # `calls`: the hook that reads such a script where `source` is not followed (a Markdown block)
+        self.decide_tests = False
+        self.calls = None
         # `if` / `case` branches setting variables to literal values (branches.py): collected when a list (a file's
         # read), and the branch a re-read takes at each
         self.forks: list | None = None
@@ -393,6 +397,13 @@ class _Walk(Words):
         self.vars.restore(saved)
 
     def branches(self, node) -> None:
+        if self.r.decide_tests and node.type == "if_statement":
+            from moecfg.sources.shell.conditions import taken
+            chosen = taken(self, node)
+            if chosen is not None:  # bash runs this branch only
+                for child in chosen:
+                    self.statements(child)
+                return
         if node.type in ("if_statement", "case_statement") and (self.r.forced or self.r.forks is not None):
             from moecfg.sources.shell import branches as shell_branches  # a file's launches may have alternatives
             chosen = shell_branches.forced(self, node, self.r.forced) if self.r.forced else None
@@ -639,6 +650,18 @@ def _shell_after_unknown_prefix(argv: list) -> int | None:
     return None
 
 
+def _ray_job_shell(argv: list) -> int | None:
+    """`ray job submit [options] -- bash -c "script"`: where the entrypoint's shell starts (Ray runs the words after
+    `--` as the job's command), or None. Only a shell entrypoint: a `python ...` one stays the launch it is."""
+    words = [w.value for w in argv[:64]]
+    if words[1:3] != ["job", "submit"] or "--" not in words:
+        return None
+    j = words.index("--") + 1
+    if j + 1 < len(argv) and (words[j] or "").rsplit("/", 1)[-1] in _SHELLS and _SCRIPT_OPTS.match(words[j + 1] or ""):
+        return j
+    return None
+
+
 class _Command:
     """One simple command: strip wrappers (wrappers.py), recurse into `sh -c`, read `source`, emit a Launch."""
 
@@ -648,13 +671,23 @@ class _Command:
         self.prefix = self.wrap.prefix
 
     def run(self) -> None:
-        argv = self.wrap.strip(self.argv)
+        first = len(self.walk.r.launches)
+        self.launch(self.wrap.strip(self.argv))
+        if self.wrap.image is not None:  # `docker run IMAGE ...`: every launch read inside runs in that image
+            for launch in self.walk.r.launches[first:]:
+                launch.image = launch.image or self.wrap.image
+
+    def launch(self, argv: list) -> None:
         if not argv:
             return
         name = argv[0].value.rsplit("/", 1)[-1] if argv[0].value else None
         if name in _SHELLS and self.inline_script(argv) or name in _HEREDOC_RUNNERS and self.heredoc_script(argv):
             return
-        shell_at = _shell_after_unknown_prefix(argv) if name is None else None
+        if name in _SHELLS and len(argv) > 2 and len(self.argv) == len(argv):
+            from moecfg.sources.shell.called import read_called
+            if read_called(self, argv):  # `sh run_mcore_qwen3.sh dlc A3B ...`: the script with its arguments
+                return
+        shell_at = _shell_after_unknown_prefix(argv) if name is None else _ray_job_shell(argv) if name == "ray" else None
         if shell_at is not None and self.inline_script(argv[shell_at:]):
             return  # `$SRUN_CMD --nodes=2 bash -c "$CMD"`: a launcher prefix held in a variable, then its script
         if name == "eval" and len(argv) > 1 and self.eval_script(argv[1:]):
@@ -662,6 +695,9 @@ class _Command:
         if name in ("source", ".") and len(self.argv) == len(argv):
             self.walk.source(argv)
         env = self.walk.environment(self.prefix, self.wrap.clear)
+        if self.wrap.passed:  # docker run -e NAME: the host's NAME, when the script knows it
+            host = self.walk.environment({}, False)
+            env.update({n: host[n] for n in self.wrap.passed if n in host and n not in env})
         for removed in self.wrap.removed:
             env.pop(removed, None)
         launch = self.walk.r.make_launch([b.word() for b in argv], env)

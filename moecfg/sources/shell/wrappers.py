@@ -58,13 +58,31 @@ def _text(word) -> str:
     return word.value if word.value is not None else getattr(word, "script", None) or ""
 
 
+# `docker run` / `podman run` options that take a value (Docker 27 `docker run --help`, podman 5 `podman run`):
+# the image is the first word after them, the container's command follows it
+_CONTAINER_VALUES = frozenset("""-a --attach --add-host --annotation --blkio-weight -c --cpu-shares --cap-add --cap-drop
+    --cgroup-parent --cgroupns --cidfile --cpu-period --cpu-quota --cpu-rt-period --cpu-rt-runtime --cpus --cpuset-cpus
+    --cpuset-mems --device --device-cgroup-rule --device-read-bps --device-write-bps --dns --dns-option --dns-search
+    --domainname --entrypoint -e --env --env-file --expose --gpus --group-add --health-cmd --health-interval
+    --health-retries --health-start-period --health-timeout -h --hostname --ip --ip6 --ipc --isolation -l --label
+    --label-file --link --log-driver --log-opt --mac-address -m --memory --memory-reservation --memory-swap
+    --memory-swappiness --mount --name --network --net --network-alias --oom-score-adj --pid --pids-limit --platform
+    -p --publish --pull --restart --runtime --security-opt --shm-size --stop-signal --stop-timeout --storage-opt
+    --sysctl --tmpfs --ulimit -u --user --userns --uts -v --volume --volume-driver --volumes-from -w --workdir""".split())
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+
+
 class Stripper:
     """Strips wrappers off `argv` (Built words); `prefix` gains the environment they set, `clear` is set
-    by `env -i`. `launches` is False when the wrappers run no program (`taskset -p MASK PID`)."""
+    by `env -i` and by a container (`docker run`: the host's environment stays outside but for `-e NAME`, listed in
+    `passed`), `image` by a container's image. `launches` is False when the wrappers run no program
+    (`taskset -p MASK PID`)."""
 
     def __init__(self, prefix: dict):
         self.prefix, self.clear, self.launches = prefix, False, True
         self.removed: set[str] = set()  # env -u X
+        self.passed: set[str] = set()  # docker run -e NAME: the host's value of NAME
+        self.image: str | None = None
 
     def strip(self, argv: list) -> list:
         i = 0  # an index, not slices: `env env env ...` 100,000 times stays linear
@@ -72,6 +90,11 @@ class Stripper:
             name = argv[i].value.rsplit("/", 1)[-1]
             if name == "env":
                 i = self.env_args(argv, i + 1)
+            elif name in _CONTAINER_TOOLS and i + 1 < len(argv) and argv[i + 1].value in ("run", "container"):
+                inside = self.container_run(argv, i + 2 + (argv[i + 1].value == "container"))
+                if inside is None:  # not a run, or what runs is not known: left as written (no launch in it)
+                    break
+                argv, i = inside, 0
             elif name in WRAPPERS:
                 i = self.options(WRAPPERS[name], argv, i + 1)
             else:
@@ -111,6 +134,38 @@ class Stripper:
     def set(self, assignment: str, word) -> None:
         name, _, value = assignment.partition("=")
         self.prefix[name] = EnvEntry(name, value, word.span)
+
+    def container_run(self, argv: list, i: int) -> list | None:
+        """`docker run [OPTIONS] IMAGE [COMMAND...]` (`docker container run`, podman, nerdctl): the options' `-e
+        NAME=V` set the container's environment, `-e NAME` passes the host's; the image is kept (its tag names the
+        framework version); `--entrypoint X` runs X with the words after the image. Returns the words of the program
+        the container runs; None: not a run (`container ls`), no command, or one not known statically."""
+        if i > len(argv) or argv[i - 1].value != "run":
+            return None
+        entrypoint = None
+        while i < len(argv) and _text(argv[i]).startswith("-"):
+            opt = _text(argv[i])
+            key, inline = opt.split("=", 1) if "=" in opt and opt.startswith("--") else (opt, None)
+            value = None if inline is not None else argv[i + 1] if key in _CONTAINER_VALUES and i + 1 < len(argv) \
+                else None
+            text = inline if inline is not None else value.value if value is not None else None
+            if key in ("-e", "--env") and text:
+                if _NAME.match(text):
+                    self.set(text, value or argv[i])
+                else:
+                    self.passed.add(text)
+            elif key == "--entrypoint":
+                entrypoint = value if value is not None else argv[i]
+                if inline is not None or value is None or value.value is None:
+                    return None  # `--entrypoint=X` or an unknown program: what runs is not known
+            i += 1 if inline is not None or key not in _CONTAINER_VALUES else 2
+        if i >= len(argv) or argv[i].value is None:
+            return None  # no image, or an image not known statically: no command to read after it
+        inside = ([entrypoint] if entrypoint is not None else []) + argv[i + 1:]
+        if not inside:
+            return None
+        self.clear, self.image = True, argv[i].value
+        return inside
 
     def env_args(self, argv: list, i: int) -> int:
         while i < len(argv) and argv[i].value is not None:

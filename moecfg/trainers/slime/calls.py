@@ -108,8 +108,26 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
                           "and Megatron-LM@1dcf0da", launch.span))
     if "--debug-rollout-only" not in r.own:
         _train(r, ctx, out)
-    if "--debug-train-only" not in r.own:
+    config = _sglang_config(launch, start)
+    if config is not None and "--debug-train-only" not in r.own:
+        # the YAML's server groups set each engine's GPUs and override the --sglang-* flags (slime@624b824
+        # slime/backends/sglang_utils/arguments.py:131-140, sglang_engine.py:516-520; miles: sglang_engine.py:800-801):
+        # the file is read on its own (sources/recipes/miles_sglang.py), not merged into this launch
+        phases.not_derived(out, launch, f"rollout engines from --sglang-config {config}: its server groups override "
+                           "the --sglang-* flags; the YAML is read on its own")
+    elif "--debug-train-only" not in r.own:
         _rollout(r, ctx, out)
+
+
+def _sglang_config(launch: Launch, start: int) -> str | None:
+    """The --sglang-config value as written (`(not known statically)` for a variable), or None without the flag."""
+    words = launch.argv[start:]
+    for i, w in enumerate(words):
+        head, eq, inline = (w.value or "").partition("=")
+        if head == "--sglang-config":
+            value = inline if eq else (words[i + 1].value if i + 1 < len(words) else None)
+            return value if value is not None else "(not known statically)"
+    return None
 
 
 def _train(r: _Read, ctx: LaunchContext, out: Derivation) -> None:

@@ -1,12 +1,14 @@
-"""torchtitan (pytorch/torchtitan): `torchrun ... -m torchtitan.train --module <model> --config <config function>
-[--parallelism.<degree> N ...]`, or the repository's `./run_train.sh --parallelism...` (NGPU ranks, run_train.sh:29):
-one training launch whose expert dispatch is torchtitan's own token dispatcher.
+"""torchtitan (pytorch/torchtitan): `torchrun ... -m torchtitan.train <options>`, or the repository's `./run_train.sh
+<options>` (NGPU ranks, run_train.sh:29): one training launch whose expert dispatch is torchtitan's own.
 
-Read at pytorch/torchtitan@b5bcd76: torchtitan/config/configs.py:121-282 (ParallelismConfig defaults),
-torchtitan/distributed/parallel_dims.py:166-191 (its checks), torchtitan/models/common/config_utils.py:360-425 (the
-comm backend: standard all-to-all, DeepEP v2 ElasticBuffer, HybridEP, minimal_async_ep, set by the Python config
-function). moecfg sizes none of torchtitan's buffers (DeepEP v2's ElasticBuffer is not DeepEP v1's Buffer): a launch
-with expert parallelism is read and its dispatch listed as not derived (Derivation.unread).
+Two launch forms (releases.py). torchtitan 0.2 (the releases, pytorch/torchtitan@73a0e69 = v0.2.2): a TOML job
+config (`--job.config_file`, read when it is inside the checked tree: config_file.py) under `--section.field` flags;
+`--parallelism.expert_parallel_comm_backend deepep` on deepseek_v3 / llama4 makes DeepEP v1 `Buffer` calls, derived
+onto moecfg's `kind: deepep` op (deepep.py). main (pytorch/torchtitan@b5bcd76): `--module M --config F`, F a Python
+config function that sets the model, the degrees and the token dispatcher (standard all-to-all, DeepEP v2
+ElasticBuffer, HybridEP, minimal_async_ep; torchtitan/models/common/config_utils.py:360-425): what the command line does
+not say is not known, and a dispatch with expert parallelism is listed as not derived (Derivation.unread). Both forms
+are checked as ParallelDims checks them (rules.py).
 """
 from __future__ import annotations
 
@@ -43,6 +45,9 @@ def recognise(launch: Launch, ctx: LaunchContext | None = None) -> bool:
 def derive(launch: Launch, ctx: LaunchContext) -> Derivation:
     from moecfg.trainers.torchtitan.calls import derive_train
 
-    out = Derivation(NAME, VERSIONS[-1])
+    from moecfg.trainers.torchtitan import releases
+
+    form = releases.form(launch.words(), launch.env)
+    out = Derivation(NAME, VERSIONS[-1] if form == "0.2" else "main (b5bcd76)" if form == "main" else VERSIONS[-1])
     derive_train(launch, ctx, out, command_start(launch))
     return out

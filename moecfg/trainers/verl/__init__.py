@@ -24,9 +24,16 @@ VERSIONS = ("0.5.0", "0.6.0", "0.6.1", "0.7.0")  # releases/defaults.json: those
 # fully_async_policy/fully_async_main.py, the recipes' main_<name>.py); not the SFT trainers nor main_generation
 _MODULE = re.compile(r"^(?:verl\.trainer\.main_ppo|verl\.trainer\.main_generation_server|"
                      r"verl\.experimental\.\w+\.(?:main_ppo|async_main_ppo|fully_async_main)|"
-                     r"(?:verl\.)?recipe\.\w+\.(?:main_\w+|\w+_main))$")
-_FILE = re.compile(r"(?:^|/)(?:verl/trainer/main_ppo|recipe/\w+/main_\w+)\.py$")
+                     r"(?:verl\.)?recipe\.(?:\w+\.){1,4}(?:main_\w+|\w+_main))$")
+_FILE = re.compile(r"(?:^|/)(?:verl/trainer/main_ppo|recipe/(?:\w+/){1,4}main_\w+)\.py$")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+# An entry of the recipe's own folder, run from it: verl-project/verl-recipe@48ea0a7 gkd/megatron/test_qwen.sh:44
+# (`ray job submit --working-dir "${WORKING_DIR}" -- python3 -m main_gkd`, gkd/megatron/main_gkd.py), rep_exp's
+# `-m rep_exp.main_rep_exp`, alibaba/Pai-Megatron-Patch@a098ca5 examples/qwen3/run_mcore_qwen3_verl.sh:34
+# (`python verl_entrypoint.py`, a copy of verl's main_ppo): verl only when verl's own keys follow it
+_LOCAL_MODULE = re.compile(r"^(?:\w+\.){0,4}(?:main_\w+|\w+_main)$")
+_LOCAL_FILE = re.compile(r"^[\w./-]+\.py$")
+_VERL_KEY = re.compile(r"^\+{0,2}actor_rollout_ref\.\w")
 
 
 def command_start(launch: Launch) -> int | None:
@@ -42,6 +49,10 @@ def command_start(launch: Launch) -> int | None:
             return j + 2
         if j < len(words) and _FILE.search(words[j] or ""):
             return j + 1
+        local = j + 2 if j + 1 < len(words) and words[j] == "-m" and _LOCAL_MODULE.match(words[j + 1] or "") else \
+            j + 1 if j < len(words) and _LOCAL_FILE.match(words[j] or "") else None
+        if local is not None and any(_VERL_KEY.match(x or "") for x in words[local:]):
+            return local
     return None
 
 

@@ -16,6 +16,7 @@ volcengine/verl@b178a3c:
 """
 from __future__ import annotations
 
+import posixpath
 import re
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
@@ -46,6 +47,7 @@ class _Keys:
 
     def __init__(self, launch: Launch, start: int, version: str | None, own_config: str | None = "ppo_trainer"):
         self.launch, self.written, self.hidden, self.config_name = launch, {}, [], None
+        config_path, self.selects = None, {}
         words = list(launch.argv[start:])
         i = 0
         while i < len(words):
@@ -54,28 +56,41 @@ class _Keys:
             if text in ("--config-name", "-cn", "--config-path", "-cp") and i + 1 < len(words):
                 if text in ("--config-name", "-cn"):
                     self.config_name = words[i + 1].value or "?"
+                else:
+                    config_path = words[i + 1].value or "?"
                 i += 2
                 continue
             if text and text.startswith(("--config-name=", "-cn=")):
                 self.config_name = text.split("=", 1)[1] if w.value is not None else "?"
+            elif text and text.startswith(("--config-path=", "-cp=")):
+                config_path = text.split("=", 1)[1] if w.value is not None else "?"
             elif text and "=" in text and not text.startswith("-"):
                 name, _, value = text.partition("=")
                 self.written[name.lstrip("+")] = Key(name.lstrip("+"), known_value(value) if w.value is not None
                                                      else None, w.span)
+                if w.value is not None and _SELECT.match(value):  # a config file's `${oc.select:other,default}`
+                    self.selects[name.lstrip("+")] = value
             elif text is None or w.value is None:
                 self.hidden.append(w)  # `$@`, `${EXTRA_ARGS}`: overrides may hide in it
             i += 1
         if self.config_name and self.config_name.endswith(".yaml"):
             self.config_name = self.config_name[:-len(".yaml")]  # Hydra takes the file name with its suffix too
         self.config_name = self.config_name or own_config or "?"  # "?": the entry's own config, not read
-        self.table = releases.config(self.config_name, version) if self.config_name != "?" and version else None
+        # Hydra's --config-path is relative to the entry's file (verl's `--config-path=config` is verl/trainer/config):
+        # any other folder is the user's, whose configs (even a copy named ppo_megatron_trainer) moecfg has not read
+        self.foreign_path = config_path if config_path is not None and not (
+            _verls_folder(launch.argv[start - 1].value or "", config_path)) else None
+        self.table = releases.config(self.config_name, version) \
+            if self.config_name != "?" and version and self.foreign_path is None else None
 
     def get(self, name: str, depth: int = 0) -> Key:
         """The key as written, else the config's default (an `oc.select` default follows its key), else unknown."""
-        if name in self.written:
+        if name in self.written and name not in self.selects:
             return self.written[name]
         entry = (self.table or {}).get("keys", {}).get(name) if self.table else None
-        if entry is None:
+        if name in self.selects:  # written as `${oc.select:...}`: followed like a default (its span the file's)
+            entry = {"value": self.selects[name]}
+        elif entry is None:
             return Key(name, None, self.launch.span, default=self.table is not None)
         value = entry["value"]
         m = _SELECT.match(value) if isinstance(value, str) else None
@@ -92,7 +107,18 @@ class _Keys:
         return {k[len(prefix):]: v for k, v in self.written.items() if k.startswith(prefix)}
 
     def source(self) -> str:
-        return f"{self.table['source']} {self.table['file']}" if self.table else "a config moecfg has not read"
+        if self.table:
+            return f"{self.table['source']} {self.table['file']}"
+        return f"a config moecfg has not read{f' (--config-path {self.foreign_path})' if self.foreign_path else ''}"
+
+
+def _verls_folder(entry: str, path: str) -> bool:
+    """--config-path names verl's own config folder: Hydra takes it relative to the entry's file (`config` beside
+    verl/trainer/main_ppo.py; `../../verl/trainer/config` beside recipe/dapo/main_dapo.py, Ascend/MindSpeed-RL@05a90d7
+    tests/verl_examples/configs/test_dapo_qwen3_235b_megatron_A3.sh:73)."""
+    folder = posixpath.dirname(entry) if entry.endswith(".py") else "/".join(entry.split(".")[:-1])
+    norm = posixpath.normpath(posixpath.join(folder, path))
+    return norm == "verl/trainer/config" or norm.endswith("/verl/trainer/config")
 
 
 def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: int,
@@ -113,10 +139,24 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
     if _ref_differs(keys):
         _train(keys, ctx, out, "ref", "ref")
     _rollout(keys, ctx, out)
+    _reward_model(keys, out)
     if keys.hidden and any(c.kind != "none" for c in out.calls):  # said where it could change a derived buffer
         out.notes.append(Note("MC023", f"{len(keys.hidden)} word(s) of the verl command are not known statically "
                               "(`$@`, an unset variable): an override in them would change what is derived here",
                               keys.hidden[0].span))
+
+
+def _reward_model(keys: _Keys, out: Derivation) -> None:
+    """verl's reward model runs engines of its own (reward_model.strategy, reward_model.rollout; verl@b178a3c
+    verl/trainer/config/reward_model/megatron_reward_model.yaml, verl-recipe@48ea0a7 fapo/config/rm_config.yaml:24-36):
+    not derived, listed when the launch sets them."""
+    written = keys.under("reward_model.")
+    if not any(k.startswith(("strategy", "megatron.", "rollout.")) for k in written):
+        return
+    said = [f"{k.name} = {k.value or 'not known statically'}" for k in (
+        keys.get("reward_model.enable"), keys.get("reward_model.strategy"), keys.get("reward_model.rollout.name"))
+        if k.name in keys.written or k.value is not None]
+    phases.not_derived(out, keys.launch, "reward model engine not derived" + (f": {', '.join(said)}" if said else ""))
 
 
 def _config_said(name: str) -> str:
@@ -127,7 +167,9 @@ def _ref_differs(keys: _Keys) -> bool:
     """The ref model builds its own dispatcher; derived apart only when its settings differ from the actor's (by
     default they are the actor's, through `oc.select`)."""
     fields = list(_SIZES) + ["sequence_parallel"]
-    differs = any(keys.get(f"{A}.ref.megatron.{f}").value != keys.get(f"{A}.actor.megatron.{f}").value for f in fields)
+    # a ref size not known (a config moecfg has not read) is no evidence: verl's own config makes it the actor's
+    differs = any(r.value is not None and r.value != keys.get(f"{A}.actor.megatron.{f}").value
+                  for f in fields for r in (keys.get(f"{A}.ref.megatron.{f}"),))
     return differs or bool(keys.under(f"{A}.ref.megatron.override_transformer_config."))
 
 
@@ -149,8 +191,8 @@ def _train(keys: _Keys, ctx: LaunchContext, out: Derivation, who: str, role: str
     sizes: dict[str, tuple[int | None, Key | None]] = {}
     for field, flag in _SIZES.items():
         key = keys.get(prefix + field)
-        if key.value in (None, "null", "None") and key.default:
-            continue  # expert-TP null: Megatron's own default (TP); an unknown default is not given either
+        if key.value in ("null", "None") or (key.value is None and key.default):
+            continue  # expert-TP null (written or the default): Megatron's own default (TP); an unknown default neither
         mg.flag(flag, key)
         sizes[flag] = (integer(key.value), key)
     sp = keys.get(prefix + "sequence_parallel")

@@ -46,7 +46,8 @@ SGLANG_FP8 = rule(
     "combine needs: it always moves BF16 tokens (2 bytes per element) through the same buffer, which is why DeepEP's "
     "README and Megatron size with hidden * max(elem_size, 2). A value below DeepEP's own host assertion for the "
     "combine (intranode: buffer.hpp:807-811) fails at the first combine whatever the load: an error. A value that "
-    "passes the assertion but is below the hint the internode kernels write up to is a warning.",
+    "passes the assertion but is below the hint the internode kernels write up to is a warning. A launch that names no "
+    "SGLang version is derived as main but gets the error as a warning saying so: every release sizes with 2 bytes.",
     cann_error="RuntimeError: Assertion exception (csrc/legacy/buffer.hpp:807): num_channels * num_ranks * sizeof(int) "
     "* 2 + num_channels * num_ranks * config.num_max_nvl_chunked_recv_tokens * hidden * x.element_size() + ... <= "
     "num_nvl_bytes",
