@@ -43,7 +43,7 @@ def test_the_bridge_readme_export_without_its_required_paths_is_refused():
     """megatron-bridge-convert.md (listed as unread until bridge3): `convert.sh export` without --megatron-path and
     --hf-path, which its parser requires (scripts/conversion/arguments.py:165, :267)."""
     report = check_paths([str(FIXTURES / "megatron-bridge-convert.md")])
-    assert [d.code for r in report.results for d in r.diagnostics if d.severity == "error"] == ["MC727"]
+    assert [d.code for r in report.results for d in r.diagnostics if d.severity == "error"] == ["MC714"]
     assert report.unread == []
 
 

@@ -66,22 +66,22 @@ def test_a_conversion_held_in_convert_sh_variable_is_read_and_not_judged_past_un
 def test_the_card_export_over_8_gpus_with_ep8_pp4_is_refused_by_setup_conversion(tmp_path):
     report = _check(tmp_path, "card.yaml", (FIXTURES / "card_dsv4_export.yaml").read_text())
     (error,) = [d for r in report.results for d in r.diagnostics if d.severity == "error"]
-    assert error.code == "MC727" and "ETP 1 x EP 8 x PP 4 = 32" in error.message and error.line == 8
+    assert error.code == "MC714" and "ETP 1 x EP 8 x PP 4 = 32" in error.message and error.line == 8
     fixed = (FIXTURES / "card_dsv4_export.yaml").read_text().replace("--nodes 2 ", "--nodes 8 ")
     report = _check(tmp_path, "card.yaml", fixed)  # 8 x 4 = 32 GPUs: just inside
     assert report.count("error") == 0 and [s.state for s in report.states] == ["read"]
 
 
 @pytest.mark.parametrize("args, code", [
-    ("import --hf-model M --megatron-path P --ep 8", "MC727"),  # the CPU backend (import's default) needs EP 1
+    ("import --hf-model M --megatron-path P --ep 8", "MC714"),  # the CPU backend (import's default) needs EP 1
     ("import --hf-model M --megatron-path P --device gpu --gpus-per-node 8 --ep 8", None),
-    ("import --hf-model M --megatron-path P --device gpu --ep 8", "MC727"),  # no --gpus-per-node
-    ("import --hf-model M --megatron-path P --device gpu --gpus-per-node 8 --tp 4 --pp 4", "MC727"),  # 8 % 16
+    ("import --hf-model M --megatron-path P --device gpu --ep 8", "MC714"),  # no --gpus-per-node
+    ("import --hf-model M --megatron-path P --device gpu --gpus-per-node 8 --tp 4 --pp 4", "MC714"),  # 8 % 16
     ("import --hf-model M --megatron-path P --device gpu --gpus-per-node 8 --tp 4 --pp 2", None),  # 8 % 8
-    ("roundtrip --hf-model M --device cpu", "MC727"),
+    ("roundtrip --hf-model M --device cpu", "MC714"),
     ("roundtrip --hf-model-id M --gpus-per-node 8 --ep 8", None),  # roundtrip's default --device gpu
-    ("export --hf-model M --megatron-path P", "MC727"),  # --hf-path is required
-    ("import --hf-model M --megatron-path P --nodes 2", "MC727"),  # the local executor: one node
+    ("export --hf-model M --megatron-path P", "MC714"),  # --hf-path is required
+    ("import --hf-model M --megatron-path P --nodes 2", "MC714"),  # the local executor: one node
     ("import --hf-model M --megatron-path P --executor slurm --nodes 2", None),
     ("import --hf-model M --megatron-path P $EXTRA --ep 8", None),  # $EXTRA may hold --device gpu ...
 ])
@@ -113,7 +113,7 @@ def test_a_torchrun_world_without_nnodes_is_not_judged():
 
 def test_text_generation_with_ep_needs_the_coordinator():
     base = "torchrun --nproc_per_node=8 --nnodes=1 scripts/inference/text_generation.py --hf-model-path M --ep 2"
-    assert _codes(base + "\n") == ["MC727"]
+    assert _codes(base + "\n") == ["MC714"]
     assert _codes(base + " --use-coordinator\n") == []
 
 

@@ -41,7 +41,7 @@ def test_the_card_sft_over_8_gpus_with_tp4_cp2_and_the_recipes_ep8_fits(tmp_path
     ("--nodes 1 --gpus-per-node 8", []),  # TP 4 x CP 2 = 8 ranks, ETP 1 x EP 8 = 8
     ("--nodes 1 --gpus-per-node 4", ["MC983"]),  # 4 ranks: TP 4 x PP 1 x CP 2 = 8 does not divide
     ("--gpus-per-node 16", []),  # --nodes 1 by default (setup_experiment.py:66)
-    ("--nodes 2", ["MC727"]),  # --gpus-per-node is required (setup_experiment.py:193-194)
+    ("--nodes 2", ["MC714"]),  # --gpus-per-node is required (setup_experiment.py:193-194)
     ("--nodes 2 $EXTRA", []),  # $EXTRA may hold it
 ])
 def test_the_ranks_are_nodes_times_gpus_per_node(opts, codes):

@@ -1,4 +1,4 @@
-"""Megatron-Bridge launch rules (MC735-MC739, MC747): what run_recipe.py's and setup_experiment.py's own parsers refuse.
+"""Megatron-Bridge launch rules (MC714, MC735, MC736, MC747): what run_recipe.py's and setup_experiment.py's own parsers refuse.
 
 NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py:168-171, :263-272;
 scripts/performance/argument_parser.py:178-190, :222-227, :686-692.
@@ -10,7 +10,7 @@ from moecfg.core.registry import rule
 
 _F = "launch"
 _S = "NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py"
-ERROR_LABELS = {c: "Megatron-Bridge's error" for c in ("MC727", "MC735", "MC736", "MC747")}
+ERROR_LABELS = {c: "Megatron-Bridge's error" for c in ("MC714", "MC735", "MC736", "MC747")}
 _OK = ("# the rule is about the launch, not an op: any op document that passes (DeepEP, DeepSeek-V3 shapes)\n"
        "kind: deepep\nmode: normal\nnum_ranks: 8\nhidden: 7168\nnum_experts: 256\nnum_topk: 8\n")
 RECIPE_AND_MODEL = rule(
@@ -42,7 +42,7 @@ SETUP_REFUSED = rule(
     "README's older --model_size form).", pass_example=_OK,
     fix="Give -m <family> -mr <recipe> -ng <gpus> -g <gpu> (h100, b200, b300, gb200, gb300, vr200, r100).")
 CONVERSION_REFUSED = rule(
-    "MC727", "megatron-bridge-conversion-arguments", ERROR,
+    "MC714", "megatron-bridge-conversion-arguments", ERROR,
     "convert.sh, train.sh and the inference scripts refuse sizes and resources their own checks reject",
     family=_F, source="NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/conversion/setup_conversion.py:66-131 "
     "(_validate_args), scripts/inference/text_generation.py:97-98, scripts/training/setup_experiment.py:189-194",

@@ -1,4 +1,4 @@
-"""verl launch rules (MC709-MC714): rollout settings verl's own checks refuse.
+"""verl launch rules (MC709-MC713): rollout settings verl's own checks refuse.
 
 volcengine/verl@b178a3c verl/workers/config/rollout.py:257-266 (RolloutConfig.__post_init__),
 verl/workers/rollout/vllm_rollout/vllm_async_server.py:308-311 (the vLLM server's expert-parallel layout).
