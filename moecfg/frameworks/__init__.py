@@ -19,6 +19,7 @@ from moecfg.sources.textmap import Span
 # Order matters: the first framework that recognises a launch derives it (vllm-ascend before vllm).
 FRAMEWORK_MODULES = {
     # trainers first: a trainer's launch holds an engine's words (slime's `--sglang-*`, verl's Hydra keys)
+    "rllm": "moecfg.trainers.rllm",  # before verl: an rLLM Hydra main carries verl keys plus rLLM's own
     "verl": "moecfg.trainers.verl",
     "slime": "moecfg.trainers.slime",
     "ms-swift": "moecfg.trainers.ms_swift",
@@ -31,7 +32,6 @@ FRAMEWORK_MODULES = {
     "mindspeed-mm": "moecfg.trainers.mindspeed_mm",
     "nemo-rl": "moecfg.trainers.nemo_rl",
     "rlinf": "moecfg.trainers.rlinf",
-    "rllm": "moecfg.trainers.rllm",
     "llamafactory": "moecfg.trainers.llamafactory",
     "mindspeed-llm-fsdp2": "moecfg.trainers.mindspeed_llm_fsdp2",  # titanmm: MindSpeed-LLM's FSDP2 configs
     "prime-rl": "moecfg.trainers.prime_rl",  # prime-rl's TOML configs and `uv run rl|inference ...`
