@@ -1,4 +1,5 @@
-"""Megatron-Bridge launch rules (MC714, MC735, MC736, MC747): what run_recipe.py's and setup_experiment.py's own parsers refuse.
+"""Megatron-Bridge launch rules (MC714, MC735, MC736, MC747): what run_recipe.py's, setup_experiment.py's and the
+conversion / inference launchers' own checks refuse.
 
 NVIDIA-NeMo/Megatron-Bridge@067f987 scripts/training/run_recipe.py:168-171, :263-272;
 scripts/performance/argument_parser.py:178-190, :222-227, :686-692.
