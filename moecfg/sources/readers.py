@@ -76,6 +76,7 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     if reader.forks and out.launches and not reader.budget.spent:
         _branch_alternatives(text, include, env, reader)
     out.data_regions = reader.data_heredocs
+    out.unread.extend(reader.unread)
     if reader.placeholders and out.launches:
         out.problems.append(shell.shell_repair.placeholder_note(reader.placeholders))
     out.problems.extend(reader.budget.problems())

@@ -1,6 +1,7 @@
-"""A launch written inside a heredoc that a command takes as data (kserve's install scripts: `kubectl apply -f -
-<<EOF` with whole manifests) is listed with that reason, not the launcher's generic one; a heredoc that is the
-script a command runs (`bash <<EOF`) is read, not listed as data."""
+"""A launch written inside a heredoc that a command takes as data (`cat > pod.yaml <<EOF`, `kubectl delete -f -
+<<EOF`) is listed with that reason, not the launcher's generic one; a heredoc that is the script a command runs
+(`bash <<EOF`) is read, not listed as data, and so is a manifest applied to a cluster (tests/sources/
+test_heredoc_manifest_h.py)."""
 from __future__ import annotations
 
 from moecfg.checking.engine import check_text
@@ -19,7 +20,7 @@ EOF
 
 
 def test_a_launch_in_a_data_heredoc_names_the_command_it_is_fed_to():
-    [u] = check_text(MANIFEST, "install.sh").unread
+    [u] = check_text(MANIFEST.replace("apply", "delete"), "install.sh").unread
     assert u.line == 9 and "heredoc fed to `kubectl`" in u.reason
 
 
@@ -30,7 +31,7 @@ def test_a_heredoc_script_is_read_not_data():
 
 
 def test_each_data_heredoc_names_its_own_command():
-    text = MANIFEST.replace("kubectl apply -f -", "cat > pod.yaml") + MANIFEST
+    text = MANIFEST.replace("kubectl apply -f -", "cat > pod.yaml") + MANIFEST.replace("apply", "delete")
     first, second = check_text(text, "install.sh").unread
     assert "fed to `cat`" in first.reason and "fed to `kubectl`" in second.reason
     assert (first.line, second.line) == (9, 19)

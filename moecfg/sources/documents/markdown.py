@@ -264,6 +264,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
         reader.calls = calls  # `sh run_x.sh ARGS`: the script beside the document, read with its arguments
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
+        out.unread.extend(reader.unread)
         if has_launch_word(text, block):  # syntax: docs mix output, Python and elisions into shell blocks
             out.problems.extend(p for p in problems if p.code != L.SHELL_SYNTAX.code)
     if not out.launches and not out.problems:

@@ -15,6 +15,7 @@ from moecfg.sources.shell import reader as S
 from moecfg.sources.shell import repair as shell_repair
 from moecfg.sources.launch import LaunchFile, Problem
 from moecfg.sources.shell.words import Built, Var, Variables
+from moecfg.sources.shell.values import _UNKNOWN as _UNKNOWN_MARK
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap, yaml_scalar_map
 from moecfg.sources.manifests.yaml_source import Span, YamlDocument
 
@@ -50,6 +51,8 @@ class DocReader:
             return None
         if _templated(value):
             self.template(path)
+            return None
+        if _UNKNOWN_MARK in value:  # a shell variable the script does not know, in a heredoc (shell/heredoc_manifest.py)
             return None
         return Decoded(value, yaml_scalar_map(self.text, self.lines, self.doc.values[path], value))
 

@@ -7,7 +7,9 @@ block scalar still has its own line and column.
 
 Also read: bash arrays (arrays.py), wrappers before the program (wrappers.py), `source FILE` through the
 engine's hook (sourced.py), a heredoc that is the script a command runs (`sbatch <<EOF`, `bash <<EOF`), and
-a heredoc `read -r -d '' CMD` keeps in a variable (heredoc_read.py).
+a heredoc `read -r -d '' CMD` keeps in a variable (heredoc_read.py), and a heredoc applied to a cluster
+(`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl apply -f -`): its body read as the YAML it is
+(heredoc_manifest.py).
 Out of scope: heredoc bodies that are YAML/JSON configs written for a launch (`cat > cfg.yaml <<EOF`): they
 are data, not commands, and are skipped.
 """
@@ -128,6 +130,10 @@ class ShellReader:
         # heredoc bodies fed to a command as data (`kubectl apply -f - <<EOF`, `cat > cfg.yaml <<EOF`): their
         # (first line, last line, command), so a launch written inside one is listed with that reason (coverage)
         self.data_heredocs: list[tuple[int, int, str]] = []
+        self.unread: list = []  # sources.launch.Unread from the manifests read in heredocs (heredoc_manifest.py)
+        # heredocs a function `cat`s (its name, the body as fed, the data entry): read when the script pipes the
+        # function into `kubectl apply -f -` (heredoc_manifest.function_applied)
+        self.function_heredocs: list = []
         # a script run with positional arguments (`sh x.sh a b`, called.py): its `if` tests decided (conditions.py);
         # `calls`: the hook that reads such a script where `source` is not followed (a Markdown block)
         self.decide_tests = False
@@ -176,7 +182,22 @@ class ShellReader:
             if nl < 0:
                 break
             base += nl + 1
+        if depth == 0 and self.function_heredocs:
+            self.function_manifests(script.text)
         return variables
+
+    def function_manifests(self, text: str) -> None:
+        """Each function's `cat <<EOF` body: read as a manifest when the script pipes the function into
+        `kubectl apply -f -`, data otherwise."""
+        from moecfg.sources.shell import heredoc_manifest as HM
+
+        pending, self.function_heredocs = self.function_heredocs, []
+        applied: dict = {}
+        for name, dec, entry in pending:
+            if name not in applied:
+                applied[name] = HM.function_applied(name, text)
+            if not (applied[name] and HM.read_body(self, dec)):
+                self.data_heredocs.append(entry)
 
     def _report(self, chunk: _Chunk, errors: list, blanked: set, verdict, text: str) -> None:
         """MC020 only when the unreadable part holds a launch and bash refuses the script too (without bash:
@@ -348,6 +369,8 @@ class _Walk(Words):
     def __init__(self, reader: ShellReader, chunk: _Chunk, variables: dict, bad_rows: set):
         self.r, self.c, self.vars, self.bad_rows = reader, chunk, variables, bad_rows
         self.heredoc = None  # (body node, quoted) of the heredoc fed to the command being read
+        self.heredoc_header = ""  # the command's text before that body (`cat <<EOF | kubectl apply -f -`)
+        self.function = None  # the name of the function whose body is being read
 
     def statements(self, node) -> None:
         stack = [node]
@@ -368,7 +391,14 @@ class _Walk(Words):
                 self.unset(n)
             elif t in _BRANCHY:
                 self.branches(n)
-            elif t in ("function_definition", "subshell"):
+            elif t == "function_definition":
+                name = n.child_by_field_name("name")
+                outer, self.function = self.function, self.c.node_text(name) if name is not None else None
+                try:
+                    self.scoped(n)
+                finally:
+                    self.function = outer
+            elif t == "subshell":
                 self.scoped(n)
             elif t in ("command_substitution", "process_substitution"):
                 continue
@@ -384,6 +414,7 @@ class _Walk(Words):
         start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None) if redirect else None
         if body is not None and start is not None:
             self.heredoc = (body, any(q in self.c.node_text(start) for q in "'\"\\"))  # <<'EOF': not expanded
+            self.heredoc_header = self.c.text[self.c.node_range(node)[0]:self.c.node_range(body)[0]]
         try:
             self.command(node.named_children[0])
         finally:
@@ -558,7 +589,31 @@ class _Walk(Words):
         if self.heredoc is not None:  # the body was not the script the command runs: data
             span = self.node_span(self.heredoc[0])
             shown = argv[0].value.rsplit("/", 1)[-1] if argv and argv[0].value else "a command"
-            self.r.data_heredocs.append((span.line, span.end_line, shown[:40]))
+            entry = (span.line, span.end_line, shown[:40])
+            if not self.manifest(argv, entry):
+                self.r.data_heredocs.append(entry)
+
+    def manifest(self, argv: list, entry: tuple) -> bool:
+        """A heredoc applied to a cluster, read as the YAML it is (heredoc_manifest.py); a function's `cat <<EOF`
+        waits for the end of the script (is the function piped into `kubectl apply -f -`?)."""
+        from moecfg.sources.shell import heredoc_manifest as HM
+
+        command = argv[0].value if argv else None
+        if not HM.feeds(command):
+            return False
+        header = self.heredoc_header
+        applied = HM.applies(header)
+        if not applied and not (self.function and command.rsplit("/", 1)[-1] == "cat" and len(argv) == 1
+                                and "|" not in header and ">" not in header.replace("<<", "")):
+            return False
+        w = self.heredoc_body(*self.heredoc)
+        dec = HM.envsubst(header, Decoded(w.script, w.map), self.vars.exported)
+        if len(dec.text) != dec.map.length:
+            return False
+        if applied:
+            return HM.read_body(self.r, dec)
+        self.r.function_heredocs.append((self.function, dec, entry))
+        return True
 
     def escaped_blank_after(self, node):
         """`cmd -g gb300 \\ ` with a blank after the backslash: bash's last word is that blank and the newline ends the
