@@ -44,11 +44,12 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
     derivation did not read (issue 30)."""
     results: list[DocumentResult] = []
     # a valueFrom / template-value info is about a launch: said only when one is recognised
-    about_launch = [diagnostic(p.code, p.message, p.span) for p in lf.problems if p.about_launch]
+    about_launch = [p for p in lf.problems if p.about_launch]
     loose = [diagnostic(p.code, p.message, p.span) for p in lf.problems if not p.about_launch]
     budget = Budget.current()
     if ctx.file is None:
         ctx = replace(ctx, file=name)
+    seen_at: list[int] = []  # lines of the launches recognised
     recognised = 0  # the launch's ordinal in this call (`launch.index`; checking/engine.py makes it the file's)
     for launch in lf.launches:
         launch_ctx = _with_hints(ctx, launch)
@@ -61,6 +62,7 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
         derivation = module.derive(launch, launch_ctx)
         if coverage is not None:
             coverage.recognised(launch, derivation)
+        seen_at.append(launch.span.line)
         about = {"framework": derivation.framework, "framework_version": derivation.version, "line": launch.span.line}
         ordinal, recognised = recognised, recognised + 1
         launch_notes = [_with_fix(diagnostic(n.code, n.message, n.span, severity=n.severity), n) for n in derivation.notes]
@@ -79,7 +81,8 @@ def lint_launch_file(lf: LaunchFile, name: str, ctx: frameworks.LaunchContext, o
             result.launch = {**about, "role": _phase(launch), "index": ordinal}
             results.append(result)
     if results:
-        loose += about_launch
+        loose += [diagnostic(p.code, p.message, p.span) for p in about_launch
+                  if p.within is None or any(p.within[0] <= line <= p.within[1] for line in seen_at)]
     if loose:
         if results:
             results[0].diagnostics = sorted(loose + results[0].diagnostics, key=lambda d: (d.line, d.column, d.code))

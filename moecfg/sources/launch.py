@@ -65,6 +65,9 @@ class Problem:
     message: str
     span: Span
     about_launch: bool = False  # an info worth saying only beside a recognised launch (a valueFrom, a template value)
+    # with about_launch: (first, last) line of the YAML document it is about, when the file holds several read as
+    # one (a script's heredoc manifests, shell/heredoc_manifest.py): said only beside a launch recognised there
+    within: tuple | None = None
 
 
 @record(frozen=True, slots=True)

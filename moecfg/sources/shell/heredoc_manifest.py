@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from moecfg.core.record import replace
 from moecfg.sources.shell.values import _UNKNOWN
 from moecfg.sources.textmap import Decoded, SourceMap
 
@@ -105,7 +106,8 @@ def _read_part(reader, dec: Decoded) -> bool:
         lf = read_yaml_document(doc, source) if isinstance(doc.data, dict) else None
         if lf is not None:
             reader.launches.extend(lf.launches)
-            reader.problems.extend(lf.problems)
+            within = (doc.start.line, doc.start.end_line)  # its infos only beside a launch recognised in it
+            reader.problems.extend(replace(p, within=within) if p.about_launch else p for p in lf.problems)
             reader.unread.extend(lf.unread)
     return True
 
