@@ -93,3 +93,42 @@ def test_markdown_heredoc_manifest_positions_and_command_substitution():
     first = runtime.argv[0].span
     assert (first.line, first.column) == (38, 21)  # `                  - --port` in the guide
     assert text.splitlines()[first.line - 1][first.column - 1:].startswith("--port")
+
+
+LLMISVC = """cat <<EOF | kubectl apply -f -
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata:
+  name: dsr1
+spec:
+  model:
+    uri: hf://deepseek-ai/DeepSeek-R1-0528
+  parallelism:
+    data: ${DP}
+    dataLocal: 8
+    expert: EXPERT
+    tensor: 1
+  template:
+    containers:
+    - name: main
+      image: vllm/vllm-openai:v0.10.1
+      env:
+      - name: VLLM_ALL2ALL_BACKEND
+        value: deepep_high_throughput
+EOF
+"""
+
+
+def test_an_unknown_size_in_a_serving_crd_stays_unknown():
+    got = check_text(LLMISVC.replace("EXPERT", "true"), "deploy.sh")
+    codes = {d.code for r in got.results for d in r.diagnostics}
+    assert "MC023" in codes and "MC971" not in codes  # --data-parallel-size unknown; EP is on
+    [launch] = [r.launch for r in got.results if r.launch]
+    assert launch["line"] == 9  # the `parallelism:` key the controller's flags come from
+
+
+def test_an_unknown_expert_switch_lists_the_service_instead_of_guessing():
+    got = check_text(LLMISVC.replace("EXPERT", "${EP}"), "deploy.sh")
+    assert not any(r.launch for r in got.results)  # without it MC971 would say EP is off: a guess
+    [u] = got.unread
+    assert u.line == 12 and "parallelism.expert" in u.reason

@@ -21,6 +21,7 @@ import shlex
 
 from moecfg.sources.launch import EnvEntry, Launch, LaunchFile, Word
 from moecfg.sources.shell.words import Var
+from moecfg.sources.shell.values import _UNKNOWN as _UNKNOWN_MARK  # an unknown piece of a heredoc (shell/heredoc_manifest.py)
 
 CONTAINER_KEYS = ("mainContainer", "runner")
 _OME_KINDS = ("ClusterServingRuntime", "ServingRuntime")
@@ -121,7 +122,15 @@ def read_llm_inference_service(doc, text: str) -> LaunchFile | None:
     for role, base in (("serve", ("spec",)), ("prefill", ("spec", "prefill"))):
         node = spec if role == "serve" else spec.get("prefill")
         if isinstance(node, dict) and _main_without_command(node):
+            if _unknown_expert(node):  # the controller's --enable-expert-parallel may be there or not: not guessed
+                from moecfg.sources.launch import Unread
+                r.out.unread.append(Unread(r.span(base + ("parallelism", "expert")), "KServe LLMInferenceService",
+                                           "parallelism.expert holds a value the script does not know"))
+                continue
             r.out.launches.append(_llmisvc_launch(r, spec, node, base, role, hints))
+    if r.out.unread and not r.out.launches:
+        r.out.skipped = "LLMInferenceService whose parallelism.expert is not known"
+        return r.out
     if not r.out.launches:
         r.out.skipped = "LLMInferenceService whose containers run their own command (read as a pod template)"
         return None
@@ -140,6 +149,12 @@ def _main(node: dict):
         if isinstance(c, dict) and c.get("name") == "main":
             return i, c
     return None
+
+
+def _unknown_expert(node: dict) -> bool:
+    """`expert: ${EP}` in a heredoc the script expands without knowing EP (shell/heredoc_manifest.py)."""
+    par = node.get("parallelism")
+    return isinstance(par, dict) and isinstance(par.get("expert"), str) and _UNKNOWN_MARK in par["expert"]
 
 
 def _llmisvc_launch(r, spec: dict, node: dict, base: tuple, role: str, hints) -> Launch:
