@@ -18,6 +18,7 @@ PARSES = 2_000  # texts parsed: the script, each sourced file, `bash -c` string,
 COMMANDS = 10_000  # commands and assignments read (~0.1 ms each)
 LAUNCHES = 300  # framework launches derived and judged (~3 ms each)
 WORDS = 100_000  # command words built (expansions and field splitting included)
+MANIFEST_CHARS = 8 << 20  # heredoc bodies parsed as YAML manifests (shell/heredoc_manifest.py); beyond: data
 VALUE_CHARS = 64 << 10  # one variable's value (`A="$A$A"` doubles it)
 
 _CURRENT: ContextVar[Budget | None] = ContextVar("moecfg_read_budget", default=None)
@@ -27,6 +28,7 @@ class Budget:
     def __init__(self):
         self.parse_seconds, self.parsed, self.commands, self.launches, self.words = 0.0, 0, 0, 0, 0
         self.parses = 0
+        self.manifest_chars = 0  # heredoc bodies parsed as YAML (shell/heredoc_manifest.py)
         self.spent: str | None = None  # which budget stopped the reading
         self.where = None  # the Span where it did
         self.value_capped = None  # (Span) the first value left unknown for its size

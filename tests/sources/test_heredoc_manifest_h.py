@@ -132,3 +132,13 @@ def test_an_unknown_expert_switch_lists_the_service_instead_of_guessing():
     assert not any(r.launch for r in got.results)  # without it MC971 would say EP is off: a guess
     [u] = got.unread
     assert u.line == 12 and "parallelism.expert" in u.reason
+
+
+def test_heredoc_manifests_past_the_files_budget_stay_data(monkeypatch):
+    from moecfg.sources import budget
+
+    monkeypatch.setattr(budget, "MANIFEST_CHARS", 1 << 20)  # the real 8 MiB, scaled down with the script
+    filler = "a: 1\n" * ((1 << 20) // 5 // 2 + 1)  # each body just over half the budget
+    text = "".join(f"kubectl apply -f - <<EOF\n{filler}---\n{_pod(ARGS)}EOF\n" for _ in range(3))
+    lf = read_shell(text)
+    assert len([x for x in lf.launches if x.context == "k8s"]) == 1 and len(lf.data_regions) == 2

@@ -67,8 +67,13 @@ def read_body(reader, dec: Decoded) -> bool:
     lines of them) hold no launch and are not parsed."""
     from moecfg.sources.manifests.yaml_source import YamlProblem
 
+    from moecfg.sources.budget import MANIFEST_CHARS
+
     read = False
     for part in _documents(dec):
+        reader.budget.manifest_chars += len(part.text)
+        if reader.budget.manifest_chars > MANIFEST_CHARS:  # a file of heredocs larger than any real installer
+            break
         try:
             read = _read_part(reader, part) or read
         except (YamlProblem, RecursionError):
