@@ -63,7 +63,9 @@ def read_shell(text: str, include=None, environment: dict | None = None) -> Laun
     from moecfg.sources.manifests.launch import line_index
     from moecfg.sources.manifests.yaml_source import Span
     out = LaunchFile()
+    from moecfg.sources.manifests import heredoc
     reader = shell.ShellReader(line_index(text), out.problems, "shell", include=include)
+    reader.manifests = heredoc.read  # `kubectl apply -f - <<EOF`: the body read as the YAML it is
     reader.forks = []
     start = Span(1, 1, 1, 1)
     env = {str(k): Var(str(v), start, exported=True) for k, v in (environment or {}).items()}
@@ -96,6 +98,7 @@ def _branch_alternatives(text: str, include, env: dict, reader) -> None:
     def read_with(chosen: dict):
         with per_file():
             again = shell.ShellReader(line_index(text), [], "shell", include=include)
+            again.manifests = reader.manifests
             again.forced = chosen
             again.read(shell.Decoded(text, SourceMap.identity(len(text))), dict(env))
             return None if again.budget.spent else again.launches

@@ -244,6 +244,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
     sourced: list = []  # and the files it sourced (`source .../Ascend/cann/set_env.sh` in a block of its own)
     section, yaml_blocks, toml_blocks = None, 0, 0
     from moecfg.sources.shell.sourced import Includes
+    from moecfg.sources.manifests.heredoc import read as manifest_heredoc
     calls = Includes.for_script(name) if name else None
     for block in found:
         if block.lang in TOML_LANGS:
@@ -262,6 +263,7 @@ def read_markdown(text: str, name: str = "") -> LaunchFile:
         reader = shell.ShellReader(lines, problems, "shell")
         reader.sourced = sourced
         reader.calls = calls  # `sh run_x.sh ARGS`: the script beside the document, read with its arguments
+        reader.manifests = manifest_heredoc  # `cat <<EOF | kubectl apply -f -`: the body read as the YAML it is
         variables = reader.read(script_of(text, block), variables)
         out.launches.extend(reader.launches)
         out.unread.extend(reader.unread)

@@ -1,35 +1,26 @@
-"""A heredoc applied to a cluster (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl apply -f -`): its body read as
-the YAML it is (Kubernetes objects through the manifest readers, sources/manifests/documents.py), every position the
-file's own line and column.
+"""Which heredoc is applied to a cluster (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl apply -f -`): its body is
+then read as the YAML it is, by the hook the reader's caller gives it (`ShellReader.manifests`:
+sources/manifests/heredoc.py; the shell reader imports no manifest reader, they import it).
 
 The consumer is decided from the command's own text up to the body (its header line): kubectl or oc with the verb
-`apply`, `create` or `replace` and `-f -` / `--filename=-` (stdin), fed by the heredoc directly or through `cat`,
-`tee` or `envsubst` in the pipeline (kserve/kserve@3b0c2ba docs/samples/llmisvc/... and llm-d/llm-d@6d0f3c1 guides
-write it so). A function that only `cat`s a heredoc is read when the script pipes that function into such a command
-(`get_kserve_runtime_manifests | kubectl apply --server-side -f -`, kserve/kserve@3b0c2ba
-hack/setup/quick-install/kserve-standard-mode-full-install-with-manifests.sh:1372,5420).
+`apply`, `create` or `replace` and `-f -` / `--filename=-` (stdin), fed by the heredoc directly (kserve/kserve@aaac4e2
+docs/samples/canary-testing/README.md:24 `kubectl apply -f - <<EOF`) or through `cat`, `tee` or `envsubst` in the
+pipeline (test/scripts/aws/run-e2e-tests.sh:59 `cat <<EOF | kubectl apply -f -`). A function that only `cat`s a
+heredoc is read when the script pipes that function into such a command (install/v0.20.0/
+kserve-standard-mode-full-install-with-manifests.sh:1372 `get_kserve_runtime_manifests() {`, :5420
+`get_kserve_runtime_manifests | kubectl apply --server-side -f -`); piped only into `kubectl delete` it stays data.
 
 The body is what the shell feeds: an unquoted delimiter expands `$VAR` / `${VAR}` with the script's variables first
 (words.heredoc_body); a value the script does not know stays unknown (the scalar holding it is unknown, never a
-default); `'EOF'` keeps the text literal. `envsubst` then replaces `$VAR` / `${VAR}` with the exported variables
-(unknown unless the script exports a known value). Anything else fed from a heredoc stays data (coverage lists it).
+default); `'EOF'` keeps the text literal. Anything else fed from a heredoc stays data (coverage lists it).
 """
 from __future__ import annotations
 
 import re
 
-from moecfg.core.record import replace
-from moecfg.sources.shell.values import _UNKNOWN
-from moecfg.sources.textmap import Decoded, SourceMap
-
 _APPLY = re.compile(r"(?:^|[\s|;&(/])(?:kubectl|oc)\b[^|;&\n]*?\s(?:apply|create|replace)\b[^|;&\n]*?"
                     r"(?:\s-f\s*|\s--filename[=\s]\s*)-(?![\w./-])")
 _FEEDERS = {"cat", "tee", "envsubst", "kubectl", "oc"}  # commands whose stdin reaches the consumer unchanged
-_ENVSUBST = re.compile(r"\|\s*envsubst\b|^\s*envsubst\b")
-_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-_SEPARATOR = re.compile(r"(?m)^---[ \t]*(?:#[^\n]*)?$\n?")
-_CRD = re.compile(r"(?m)^kind:[ \t]*CustomResourceDefinition[ \t]*$")
-UNKNOWN_MARK = _UNKNOWN  # a scalar holding this text is unknown (manifests/launch.py DocReader.decoded)
 
 
 def applies(header: str) -> bool:
@@ -47,93 +38,3 @@ def function_applied(name: str, text: str) -> bool:
         if applies(m.group()[m.group().index("|"):]):
             return True
     return False
-
-
-def envsubst(header: str, dec: Decoded, exported: dict) -> Decoded:
-    """The body after `envsubst` in the pipeline: `$NAME` / `${NAME}` replaced by exported values (unknown otherwise)."""
-    if not _ENVSUBST.search(header) or "$" not in dec.text:
-        return dec
-    from moecfg.sources.manifests.launch import substitute
-
-    def repl(m):
-        entry = exported.get(m.group(1) or m.group(2))
-        return entry.value if entry is not None and entry.value is not None else _UNKNOWN
-    return substitute(dec, _REFERENCE, repl) or dec
-
-
-def read_body(reader, dec: Decoded) -> bool:
-    """Read the body `dec` (mapped into the file) as YAML documents into `reader`'s launches and problems; False when
-    it is not YAML moecfg can read (it then stays data). CustomResourceDefinitions (kserve's installers embed 50 000
-    lines of them) hold no launch and are not parsed."""
-    from moecfg.sources.manifests.yaml_source import YamlProblem
-
-    from moecfg.sources.budget import MANIFEST_CHARS
-
-    read = False
-    for part in _documents(dec):
-        reader.budget.manifest_chars += len(part.text)
-        if reader.budget.manifest_chars > MANIFEST_CHARS:  # a file of heredocs larger than any real installer
-            break
-        try:
-            read = _read_part(reader, part) or read
-        except (YamlProblem, RecursionError):
-            continue  # not YAML moecfg reads (an elided `...`): nothing of it is reported
-    return read
-
-
-def _documents(dec: Decoded):
-    """The YAML documents of the body (split at `---` lines, each with its map), CRDs left out."""
-    pos, n = 0, len(dec.text)
-    for m in [*_SEPARATOR.finditer(dec.text), None]:
-        a, b = pos, m.start() if m is not None else n
-        pos = m.end() if m is not None else n
-        text = dec.text[a:b]
-        if text.strip() and not _CRD.search(text):
-            yield Decoded(text, dec.map.slice(a, b))
-
-
-def _read_part(reader, dec: Decoded) -> bool:
-    from moecfg.sources.manifests.documents import read_yaml_document
-    from moecfg.sources.manifests.yaml_source import parse_stream
-
-    lines = reader.lines
-    text = lines.text
-    lo, hi, exact = dec.map.locate(0, dec.map.length)
-    if exact and len(dec.map.segs) == 1 and text[lo:hi] == dec.text and lines.position(lo)[1] == 1:
-        docs = parse_stream(dec.text, first_line=lines.position(lo)[0] - 1)  # the file's own text, at its lines
-        source = dec.text
-    else:  # expanded (or a Markdown block's indented lines): parsed as the shell feeds it, positions moved back
-        docs = parse_stream(dec.text)
-        for doc in docs:
-            _remap(doc, dec, lines)
-        source = text
-    for doc in docs:
-        lf = read_yaml_document(doc, source) if isinstance(doc.data, dict) else None
-        if lf is not None:
-            reader.launches.extend(lf.launches)
-            within = (doc.start.line, doc.start.end_line)  # its infos only beside a launch recognised in it
-            reader.problems.extend(replace(p, within=within) if p.about_launch else p for p in lf.problems)
-            reader.unread.extend(lf.unread)
-    return True
-
-
-def _remap(doc, dec: Decoded, lines) -> None:
-    """Spans of `doc` (positions in the expanded body) moved to the file through the body's map."""
-    from moecfg.sources.textmap import LineIndex, Span
-
-    local = LineIndex(dec.text)
-    smap: SourceMap = dec.map
-    n = len(dec.text)
-
-    def moved(s):
-        a = local.offset(s.line, s.column)
-        b = local.offset(s.end_line, s.end_column)
-        start = smap.locate(a, min(a + 1, n))[0] if a < n else smap.locate(n - 1, n)[1]
-        end = smap.locate(max(b - 1, 0), b)[1] if b > a else start
-        return Span(*lines.position(start), *lines.position(max(end, start)))
-
-    doc.first_line = lines.first
-    doc.start = moved(doc.start)
-    doc.values = {k: moved(v) for k, v in doc.values.items()}
-    doc.keys = {k: moved(v) for k, v in doc.keys.items()}
-    doc.duplicates = [(p, moved(a), moved(b)) for p, a, b in doc.duplicates]

@@ -134,6 +134,9 @@ class ShellReader:
         # heredocs a function `cat`s (its name, the body as fed, the data entry): read when the script pipes the
         # function into `kubectl apply -f -` (heredoc_manifest.function_applied)
         self.function_heredocs: list = []
+        # reads a heredoc body applied to a cluster (sources/manifests/heredoc.read), given by the caller: the shell
+        # reader imports no manifest reader (they import it); None: such heredocs stay data
+        self.manifests = None
         # a script run with positional arguments (`sh x.sh a b`, called.py): its `if` tests decided (conditions.py);
         # `calls`: the hook that reads such a script where `source` is not followed (a Markdown block)
         self.decide_tests = False
@@ -193,10 +196,10 @@ class ShellReader:
 
         pending, self.function_heredocs = self.function_heredocs, []
         applied: dict = {}
-        for name, dec, entry in pending:
+        for name, header, dec, exported, entry in pending:
             if name not in applied:
                 applied[name] = HM.function_applied(name, text)
-            if not (applied[name] and HM.read_body(self, dec)):
+            if not (applied[name] and self.manifests(self, header, dec, exported)):
                 self.data_heredocs.append(entry)
 
     def _report(self, chunk: _Chunk, errors: list, blanked: set, verdict, text: str) -> None:
@@ -599,7 +602,7 @@ class _Walk(Words):
         from moecfg.sources.shell import heredoc_manifest as HM
 
         command = argv[0].value if argv else None
-        if not HM.feeds(command):
+        if self.r.manifests is None or not HM.feeds(command):
             return False
         header = self.heredoc_header
         applied = HM.applies(header)
@@ -607,12 +610,12 @@ class _Walk(Words):
                                 and "|" not in header and ">" not in header.replace("<<", "")):
             return False
         w = self.heredoc_body(*self.heredoc)
-        dec = HM.envsubst(header, Decoded(w.script, w.map), self.vars.exported)
+        dec = Decoded(w.script, w.map)
         if len(dec.text) != dec.map.length:
             return False
         if applied:
-            return HM.read_body(self.r, dec)
-        self.r.function_heredocs.append((self.function, dec, entry))
+            return self.r.manifests(self.r, header, dec, self.vars.exported)
+        self.r.function_heredocs.append((self.function, header, dec, self.vars.exported, entry))
         return True
 
     def escaped_blank_after(self, node):
