@@ -44,11 +44,9 @@ def envsubst(header: str, dec: Decoded, exported: dict) -> Decoded:
 
 def read_body(reader, dec: Decoded) -> bool:
     """Read the body `dec` (mapped into the file) as YAML documents into `reader`'s launches and problems; False when
-    it is not YAML moecfg can read (it then stays data). CustomResourceDefinitions (kserve's installers embed 50 000
-    lines of them) hold no launch and are not parsed."""
-    from moecfg.sources.manifests.yaml_source import YamlProblem
-
+    it is not YAML moecfg can read (it then stays data)."""
     from moecfg.sources.budget import MANIFEST_CHARS
+    from moecfg.sources.manifests.yaml_source import YamlProblem
 
     read = False
     for part in _documents(dec):
