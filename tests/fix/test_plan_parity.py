@@ -86,7 +86,7 @@ def test_a_buffer_not_known_is_not_the_default(tree):
 
 def test_a_launch_seen_but_not_read_is_named(tree):
     path = tree / "here.sh"
-    path.write_text(f"#!/bin/bash\nexport HCCL_BUFFSIZE=100\n{VLLM}\nkubectl apply -f - <<EOF\n"
+    path.write_text(f"#!/bin/bash\nexport HCCL_BUFFSIZE=100\n{VLLM}\ncat > job.yaml <<EOF\n"
                     "args: [\"vllm serve /m --enable-expert-parallel --data-parallel-size 4\"]\nEOF\n")
     got = invoke("plan", str(path))
     assert f"{path}:5: vLLM: not planned: seen, not read: inside a heredoc" in got.stdout
