@@ -142,3 +142,15 @@ def test_heredoc_manifests_past_the_files_budget_stay_data(monkeypatch):
     text = "".join(f"kubectl apply -f - <<EOF\n{filler}---\n{_pod(ARGS)}EOF\n" for _ in range(3))
     lf = read_shell(text)
     assert len([x for x in lf.launches if x.context == "k8s"]) == 1 and len(lf.data_regions) == 2
+
+
+def test_a_functions_heredoc_is_not_expanded_before_the_function_runs():
+    # bash expands `cat <<EOF` in a function when the function runs: TP is 8 then, 4 where it is defined
+    body = _pod(ARGS).replace('"$DP"', "2")
+    text = f"TP=4\nf() {{\n  cat <<EOF\n{body}EOF\n}}\nTP=8\nf | kubectl apply -f -\n"
+    lf = read_shell(text)
+    assert [x for x in lf.launches if x.context == "k8s"] == [] and len(lf.data_regions) == 1
+    quoted = read_shell(text.replace("cat <<EOF", "cat <<'EOF'"))
+    assert _values(quoted)[3:5] == ["--tp", "${TP}"]  # what kubectl receives
+    through = read_shell(text.replace("cat <<EOF", "cat <<'EOF'").replace("f |", "f | envsubst |"))
+    assert [x for x in through.launches if x.context == "k8s"] == []  # envsubst at the call: its environment

@@ -32,9 +32,14 @@ def feeds(command: str | None) -> bool:
     return command is not None and command.rsplit("/", 1)[-1] in _FEEDERS
 
 
-def function_applied(name: str, text: str) -> bool:
-    """`NAME | kubectl apply -f -` (possibly through envsubst) somewhere in the script `text`."""
+def function_applied(name: str, text: str) -> str | None:
+    """`NAME | kubectl apply -f -` somewhere in the script `text`: "envsubst" when the pipe goes through envsubst,
+    "applied" otherwise, None when the function is never piped into such a command."""
+    found = None
     for m in re.finditer(rf"(?m)(?:^|[;&({{]|\bthen|\bdo|&&|\|\|)[ \t]*{re.escape(name)}\b[^\n|;&]*\|[^\n]*", text):
-        if applies(m.group()[m.group().index("|"):]):
-            return True
-    return False
+        pipe = m.group()[m.group().index("|"):]
+        if applies(pipe):
+            if re.search(r"\|\s*envsubst\b", pipe):
+                return "envsubst"
+            found = "applied"
+    return found

@@ -199,6 +199,8 @@ class ShellReader:
         for name, header, dec, exported, entry in pending:
             if name not in applied:
                 applied[name] = HM.function_applied(name, text)
+            if "$" in dec.text and applied[name] == "envsubst":  # filled from the environment of the call: unknown
+                applied[name] = None
             if not (applied[name] and self.manifests(self, header, dec, exported)):
                 self.data_heredocs.append(entry)
 
@@ -615,7 +617,9 @@ class _Walk(Words):
             return False
         if applied:
             return self.r.manifests(self.r, header, dec, self.vars.exported)
-        self.r.function_heredocs.append((self.function, header, dec, self.vars.exported, entry))
+        if not self.heredoc[1] and w.expanded:  # expanded when the function runs, with the values of that moment
+            return False
+        self.r.function_heredocs.append((self.function, header, dec, dict(self.vars.exported), entry))
         return True
 
     def escaped_blank_after(self, node):
