@@ -52,7 +52,8 @@ def test_envsubst_fills_exported_values_only():
 
 def test_heredocs_not_applied_stay_data():
     for header in ("cat > pod.yaml <<EOF", "kubectl delete -f - <<EOF", "cat <<EOF | kubectl get -f -",
-                   "kubectl apply -f pod.yaml <<EOF"):
+                   "kubectl apply -f pod.yaml <<EOF",
+                   "kubectl create --dry-run=client -o yaml -f - <<EOF"):
         lf = read_shell(header + "\n" + _pod(ARGS) + "EOF\n")
         assert [x for x in lf.launches if x.context == "k8s"] == [] and len(lf.data_regions) == 1, header
 

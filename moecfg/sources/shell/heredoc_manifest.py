@@ -20,12 +20,14 @@ import re
 
 _APPLY = re.compile(r"(?:^|[\s|;&(/])(?:kubectl|oc)\b[^|;&\n]*?\s(?:apply|create|replace)\b[^|;&\n]*?"
                     r"(?:\s-f\s*|\s--filename[=\s]\s*)-(?![\w./-])")
+_DRY_RUN = re.compile(r"--dry-run(?:[= ](?:client|server|true)\b|(?=[\s|;&]|$))")
 _FEEDERS = {"cat", "tee", "envsubst", "kubectl", "oc"}  # commands whose stdin reaches the consumer unchanged
 
 
 def applies(header: str) -> bool:
     """Whether the command text before the body (`cat <<EOF | kubectl apply -f -`) applies stdin to a cluster."""
-    return bool(_APPLY.search(header))
+    m = _APPLY.search(header)
+    return bool(m) and not _DRY_RUN.search(header, m.start())  # `--dry-run=client`: printed, never applied
 
 
 def feeds(command: str | None) -> bool:
