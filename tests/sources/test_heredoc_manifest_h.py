@@ -155,3 +155,11 @@ def test_a_functions_heredoc_is_not_expanded_before_the_function_runs():
     assert _values(quoted)[3:5] == ["--tp", "${TP}"]  # what kubectl receives
     through = read_shell(text.replace("cat <<EOF", "cat <<'EOF'").replace("f |", "f | envsubst |"))
     assert [x for x in through.launches if x.context == "k8s"] == []  # envsubst at the call: its environment
+
+
+def test_which_pipes_apply_a_function():
+    from moecfg.sources.shell.heredoc_manifest import function_applied
+
+    assert function_applied("g", "  g | kubectl apply --server-side -f -\n") == "applied"
+    assert function_applied("g", "if x; then g | envsubst | oc create -f -; fi\n") == "envsubst"
+    assert function_applied("g", "echo g | kubectl apply -f -\ng | kubectl delete -f -\n") is None
