@@ -22,7 +22,7 @@ _ENTRY = re.compile(r"^(?:pre|post)train_\w+\.py$")  # pretrain_gpt.py, pretrain
 
 # Commands that name an entry script without running it: file tools, and a directory tree drawn in a doc
 # (`├── pretrain_gpt.py   # 预训练流程`, MindSpeed-LLM@c77308a README.md:94) that a code block holds.
-_NOT_A_RUNNER = frozenset({"cp", "mv", "rm", "ls", "ll", "cat", "less", "more", "head", "tail", "vi", "vim", "nano",
+NOT_A_RUNNER = frozenset({"cp", "mv", "rm", "ls", "ll", "cat", "less", "more", "head", "tail", "vi", "vim", "nano",
                            "git", "diff", "ln", "touch", "chmod", "chown", "find", "grep", "sed", "awk", "wget",
                            "curl", "scp", "rsync", "echo", "printf", "tar", "zip", "unzip", "du", "wc", "stat", "file",
                            "tree", "patch", "cd", "pushd", "test", "["})
@@ -83,7 +83,7 @@ def command_start(launch: Launch) -> int | None:
     names it: `cp pretrain_gpt.py ...`, a drawn directory tree, or a script of another name that passes none of
     Megatron's arguments while every word is known)."""
     first = launch.argv[0].value if launch.argv else None
-    if first is not None and (os.path.basename(first) in _NOT_A_RUNNER or _TREE_DRAWING.match(first)):
+    if first is not None and (os.path.basename(first) in NOT_A_RUNNER or _TREE_DRAWING.match(first)):
         return None
     for i in range(len(launch.argv)):
         name = _entry_name(launch.argv, i)
