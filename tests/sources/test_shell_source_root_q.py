@@ -2,7 +2,7 @@
 scripts): a relative path of folders that is not beside the script is read from the nearest folder above it, inside
 the checked tree, that holds it (sources/shell/sourced.py). `./x.sh`, `../x.sh` and a bare `x.sh` stay the script's.
 
-Fixture (fixtures/mindspeed_root_q/): Ascend/MindSpeed@028de58 tests_extend/system_tests/feature_tests/megatron_moe.sh
+Fixture (tests/sources/mindspeed_root_q/): Ascend/MindSpeed@028de58 tests_extend/system_tests/feature_tests/megatron_moe.sh
 and tests_extend/system_tests/env_npu.sh.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from reader_helpers import after
 from moecfg.sources.readers import read_shell
 from moecfg.sources.shell.sourced import Includes
 
-ROOT = Path(__file__).resolve().parent / "fixtures" / "mindspeed_root_q"
+ROOT = Path(__file__).resolve().parent / "mindspeed_root_q"
 SCRIPT = ROOT / "tests_extend" / "system_tests" / "feature_tests" / "megatron_moe.sh"
 
 
