@@ -8,6 +8,8 @@ Nothing here is a finding: a run fails on it only when asked (`--fail-on-unread`
 """
 from __future__ import annotations
 
+import re
+
 from moecfg.core.coverage import UnreadLaunch
 
 PY_REASON = "Python file building a launch (not read)"
@@ -31,6 +33,9 @@ def _templated_lines(text: str) -> list[int]:
             out.append(line)
         at = text.find("{{", at + 2)
     return out
+
+
+_ASSIGNMENT = re.compile(r"^[ \t]*(?:(?:export|local|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)\+?=")
 
 
 class Coverage:
@@ -75,15 +80,32 @@ class Coverage:
 
         said = {u.line for u in self.unread}
         templated = _templated_lines(text)
+        lines = None
         for s in seen(text, surface):
             if s.line in said or any(a <= line <= b for line in s.matched for a, b in self.extents):
                 continue
+            if self.extents and surface in ("shell", "markdown"):
+                lines = lines or text.split("\n")
+                if self._held(lines, s.matched):
+                    continue
             if s.launcher.surfaces == {"yaml"} and self.extents:  # a config's key (verl's `actor_rollout_ref:`)
                 continue  # in a file a framework read: its reader read the config, the launch lines lie elsewhere
 
             near = templated and any(abs(s.line - t) <= _TEMPLATE_NEAR for t in templated)
             self.unread.append(UnreadLaunch(self.name, s.line, s.launcher.name, reason or self._in_data(s.line)
                                             or (TEMPLATE_REASON if near else s.launcher.reason)))
+
+    def _held(self, lines: list[str], matched: tuple) -> bool:
+        """The launch words sit in a variable's assignment (`CMD="${CMD}torchrun ..."`) that a recognised launch
+        expands (`bash -c "$CMD"`, `$CMD`): read there, at the line that runs it, not a launch of its own."""
+        for line in matched:
+            m = _ASSIGNMENT.match(lines[line - 1]) if 0 < line <= len(lines) else None
+            if m is None:
+                return False
+            used = re.compile(r"\$\{?" + m.group(1) + r"(?![A-Za-z0-9_])")
+            if not any(used.search(lines[i - 1]) for a, b in self.extents for i in range(a, min(b, len(lines)) + 1)):
+                return False
+        return True
 
     def _in_data(self, line: int) -> str | None:
         for a, b, command in self.data:

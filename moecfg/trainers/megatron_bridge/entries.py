@@ -1,6 +1,6 @@
 """What a Megatron-Bridge launch that is not run_recipe.py / setup_experiment.py looks like (recognition only: regular
-expressions and the Megatron entry's list of file tools, so recognising any launch stays cheap): convert.sh, infer.sh and the rank-local
-conversion / generation scripts (conversion.py derives them), scripts/training/train.sh (train_sh.py).
+expressions and the Megatron entry's list of file tools, so recognising any launch stays cheap): convert.sh, infer.sh
+and the rank-local conversion / generation scripts (conversion.py derives them), scripts/training/train.sh (train_sh.py).
 
 Read at NVIDIA-NeMo/Megatron-Bridge@067f987; each script's parser is cited in SCRIPTS.
 """
@@ -9,12 +9,23 @@ from __future__ import annotations
 import os
 import re
 
-from moecfg.frameworks.megatron import NOT_A_RUNNER
 
-CONVERT = re.compile(r"(?:^|/)scripts/conversion/convert\.sh$")
-INFER = re.compile(r"(?:^|/)scripts/inference/infer\.sh$")
+class _Lazy:
+    """A pattern compiled on first use (re's own cache): importing this module compiles none of its 28 patterns."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+
+    def search(self, text: str):
+        return re.search(self.pattern, text)
+
+
+CONVERT = _Lazy(r"(?:^|/)scripts/conversion/convert\.sh$")
+INFER = _Lazy(r"(?:^|/)scripts/inference/infer\.sh$")
 _SUBCOMMANDS = ("import", "export", "roundtrip")
-TRAIN_SH = re.compile(r"(?:^|/)scripts/training/(?:train\.sh|setup_experiment\.py)$")
+TRAIN_SH = _Lazy(r"(?:^|/)scripts/training/(?:train\.sh|setup_experiment\.py)$")
 
 
 def names_only(argv) -> bool:
@@ -22,7 +33,11 @@ def names_only(argv) -> bool:
     (`sed -i ... scripts/performance/run_script.py`: AI-Hypercomputer/gpu-recipes@2e1fd5e training/a4/qwen3_235b_a22b/
     megatron-bridge-gke/nemo2602/128gpus-bf16-seq4096-gbs4096/recipe/launcher.sh:82 patches its pinned clone so)."""
     first = argv[0].value if argv else None
-    return first is not None and os.path.basename(first) in NOT_A_RUNNER
+    if first is None:
+        return False
+    from moecfg.frameworks.megatron import NOT_A_RUNNER  # the Megatron entry's list (deferred: compiles its patterns)
+
+    return os.path.basename(first) in NOT_A_RUNNER
 
 
 class Script:
@@ -33,60 +48,60 @@ class Script:
 
     __slots__ = ("name", "what", "sizes_at", "dispatches", "etp", "defaults", "gone")
 
-    def __init__(self, name: re.Pattern, what: str, sizes_at: str | None, dispatches: bool, etp: bool = True,
+    def __init__(self, name: _Lazy, what: str, sizes_at: str | None, dispatches: bool, etp: bool = True,
                  defaults: tuple[int, int, int, int] = (1, 1, 1, 1), gone: str | None = None):
         self.name, self.what, self.sizes_at, self.dispatches = name, what, sizes_at, dispatches
         self.etp, self.defaults, self.gone = etp, defaults, gone
 
 
 SCRIPTS = (
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_multi_gpu\.py$"), "round-trip conversion",
+    Script(_Lazy(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_multi_gpu\.py$"), "round-trip conversion",
            "examples/conversion/hf_megatron_roundtrip_multi_gpu.py:355-358", False),
-    Script(re.compile(r"(?:^|/)examples/conversion/(?:hf_megatron_roundtrip|convert_megatron_mimo)\.py$"),
+    Script(_Lazy(r"(?:^|/)examples/conversion/(?:hf_megatron_roundtrip|convert_megatron_mimo)\.py$"),
            "conversion", None, False),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_text\.py$"), "text generation",
+    Script(_Lazy(r"(?:^|/)examples/conversion/hf_to_megatron_generate_text\.py$"), "text generation",
            "examples/conversion/hf_to_megatron_generate_text.py:420-427", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_vlm\.py$"), "VLM generation",
+    Script(_Lazy(r"(?:^|/)examples/conversion/hf_to_megatron_generate_vlm\.py$"), "VLM generation",
            "examples/conversion/hf_to_megatron_generate_vlm.py:434-437", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_omni_lm\.py$"), "omni generation",
+    Script(_Lazy(r"(?:^|/)examples/conversion/hf_to_megatron_generate_omni_lm\.py$"), "omni generation",
            "examples/conversion/hf_to_megatron_generate_omni_lm.py:456-459", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_to_megatron_generate_audio_lm\.py$"), "audio generation",
+    Script(_Lazy(r"(?:^|/)examples/conversion/hf_to_megatron_generate_audio_lm\.py$"), "audio generation",
            "examples/conversion/hf_to_megatron_generate_audio_lm.py:431-434", True),
-    Script(re.compile(r"(?:^|/)examples/conversion/compare_hf_and_megatron/compare\.py$"), "HF / Megatron comparison",
+    Script(_Lazy(r"(?:^|/)examples/conversion/compare_hf_and_megatron/compare\.py$"), "HF / Megatron comparison",
            "examples/conversion/compare_hf_and_megatron/compare.py:1076-1079", True),
-    Script(re.compile(r"(?:^|/)scripts/inference/text_generation\.py$"), "text generation",
+    Script(_Lazy(r"(?:^|/)scripts/inference/text_generation\.py$"), "text generation",
            "src/megatron/bridge/inference/text_generation.py:446-449", True),
-    Script(re.compile(r"(?:^|/)scripts/inference/vlm_generation\.py$"), "VLM generation",
+    Script(_Lazy(r"(?:^|/)scripts/inference/vlm_generation\.py$"), "VLM generation",
            "scripts/inference/vlm_generation.py:421-424", True),
-    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni\.py$"),
+    Script(_Lazy(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni\.py$"),
            "omni generation", "examples/models/nemotron/nemotron_3_omni/hf_to_megatron_generate_nemotron_omni.py"
            ":1005-1008", True),
     # no --etp (:342-344): the expert-TP is the provider's, not known here
-    Script(re.compile(r"(?:^|/)examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl\.py$"),
+    Script(_Lazy(r"(?:^|/)examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl\.py$"),
            "VLM generation", "examples/models/vlm/ernie_vl/hf_to_megatron_generate_ernie_vl.py:342-344", True,
            etp=False),
-    Script(re.compile(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_benchmark\.py$"), "round-trip benchmark",
+    Script(_Lazy(r"(?:^|/)examples/conversion/hf_megatron_roundtrip_benchmark\.py$"), "round-trip benchmark",
            "examples/conversion/hf_megatron_roundtrip_benchmark.py:160-163", False),
-    Script(re.compile(r"(?:^|/)examples/conversion/adapter/export_adapter\.py$"), "adapter export",
+    Script(_Lazy(r"(?:^|/)examples/conversion/adapter/export_adapter\.py$"), "adapter export",
            "examples/conversion/adapter/export_adapter.py:125-128", False),
-    Script(re.compile(r"(?:^|/)examples/peft/merge_lora\.py$"), "LoRA merge", "examples/peft/merge_lora.py:97-99",
+    Script(_Lazy(r"(?:^|/)examples/peft/merge_lora\.py$"), "LoRA merge", "examples/peft/merge_lora.py:97-99",
            False, etp=False),
     # verify_adapter.py runs forward passes (:94-96); no --etp (:82-84)
-    Script(re.compile(r"(?:^|/)examples/conversion/adapter/verify_adapter\.py$"), "adapter verification",
+    Script(_Lazy(r"(?:^|/)examples/conversion/adapter/verify_adapter\.py$"), "adapter verification",
            "examples/conversion/adapter/verify_adapter.py:82-84", True, etp=False),
     # the quantization examples: calibration and generation run forward passes; export.py is not read further
-    Script(re.compile(r"(?:^|/)examples/quantization/(?:quantize|quantize_vlm|ptq_generate|ptq_generate_vlm|export)"
+    Script(_Lazy(r"(?:^|/)examples/quantization/(?:quantize|quantize_vlm|ptq_generate|ptq_generate_vlm|export)"
                       r"\.py$"), "quantization", "examples/quantization/quantize_utils.py:256-259", True),
-    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/cord_v2_inference\.py$"), "CORD-v2 inference",
+    Script(_Lazy(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/cord_v2_inference\.py$"), "CORD-v2 inference",
            "examples/models/nemotron/nemotron_3_omni/cord_v2_inference.py:278-281", True, defaults=(4, 1, 2, 1)),
-    Script(re.compile(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference\.py$"),
+    Script(_Lazy(r"(?:^|/)examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference\.py$"),
            "VALOR32K inference", "examples/models/nemotron/nemotron_3_omni/valor32k_avqa_inference.py:481-484", True),
     # removed by c8344d0f4 (feat(conversion): add shared checkpoint launcher), which added convert.sh: the versioned
     # docs (docs/fern/versions/0.4.2) still launch them; read as their last version, c8344d0f4^
-    Script(re.compile(r"(?:^|/)examples/conversion/convert_checkpoints\.py$"), "conversion", None, False,
+    Script(_Lazy(r"(?:^|/)examples/conversion/convert_checkpoints\.py$"), "conversion", None, False,
            gone="c8344d0f4 (its last version c8344d0f4^ examples/conversion/convert_checkpoints.py:223-256: one "
                 "process)"),
-    Script(re.compile(r"(?:^|/)examples/conversion/convert_checkpoints_multi_gpu\.py$"), "conversion",
+    Script(_Lazy(r"(?:^|/)examples/conversion/convert_checkpoints_multi_gpu\.py$"), "conversion",
            "c8344d0f4^ examples/conversion/convert_checkpoints_multi_gpu.py:271-275", False,
            gone="c8344d0f4 (its last version c8344d0f4^ examples/conversion/convert_checkpoints_multi_gpu.py)"),
 )
@@ -107,7 +122,7 @@ def find(launch) -> tuple[str, int] | None:
             return "convert", i
         if INFER.search(text):
             return "infer", i
-        if i and any(s.name.search(text) for s in SCRIPTS):
+        if i and text.endswith(".py") and any(s.name.search(text) for s in SCRIPTS):  # every SCRIPTS name ends .py
             return "script", i
     words = [w.value for w in argv]
     if argv[0].value is None and len(argv) > 2 and words[1] in _SUBCOMMANDS and \
