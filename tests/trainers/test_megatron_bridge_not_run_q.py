@@ -53,3 +53,14 @@ def test_runners_still_launch_it(line):
 def test_the_check_of_the_fixture_has_no_error():
     codes = [d.code for r in lint_text(FIXTURE.read_text(), "launcher.sh") for d in r.diagnostics]
     assert "MC747" not in codes and not [c for c in codes if c.startswith("MC7")]
+
+
+@pytest.mark.parametrize("line", [
+    "sed -i 's/x/y/' torchtitan/train.py --parallelism.expert_parallel_degree 8",
+    "sed -i 's/a/b/' mindspeed_mm/fsdp/train/trainer.py",
+    "/bin/cp pretrain_gpt.py --expert-model-parallel-size 8 /tmp",
+    "cat chatlearn/entrypoint.py grpo",
+])
+def test_no_framework_recognises_a_file_tool(line):
+    (launch,) = read_shell(line + "\n").launches
+    assert frameworks.recognise(launch, LaunchContext()) is None

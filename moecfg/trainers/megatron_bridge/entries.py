@@ -35,7 +35,7 @@ def names_only(argv) -> bool:
     first = argv[0].value if argv else None
     if first is None:
         return False
-    from moecfg.frameworks.megatron import NOT_A_RUNNER  # the Megatron entry's list (deferred: compiles its patterns)
+    from moecfg.frameworks import NOT_A_RUNNER  # the frameworks' list (frameworks.recognise holds it too)
 
     return os.path.basename(first) in NOT_A_RUNNER
 
