@@ -26,6 +26,7 @@ SEVERITIES = ("error", "warning", "info")
 # "EP launch files by grep": a shell, YAML or documentation file that sets an expert-parallel flag or key (the
 # bare word `deepep` in prose does not count); the by-hand count of docs/wild.md, round of 2026-11-28
 EP_SUFFIXES = (".sh", ".bash", ".yaml", ".yml", ".md", ".mdx", ".rst", ".toml")  # .toml: prime-rl configs
+DOC_SUFFIXES = (".md", ".mdx", ".rst")  # documentation: read with --markdown; the rest are launch files
 EP_FLAG = re.compile(r"--ep-size|--ep_size|\bep_size *[:=]|--expert-parallel-size|--expert[-_]model[-_]parallel[-_]size"
                      r"|expert_model_parallel_size *[:=]|--enable[-_]expert[-_]parallel|enable_expert_parallel *[:=]"
                      r"|--moe[-_]a2a[-_]backend|moe_a2a_backend *[:=]|--enable-deepep-moe|--ep[ =][0-9$]|--ep-num\b"
@@ -54,13 +55,16 @@ def _ep_states(folder: str, report: dict) -> dict:
     states = {f["file"].removeprefix("./"): f["state"] for f in report.get("files", [])}
     unread = {u["file"].removeprefix("./") for u in report.get("unread", [])}
     counts, missed = collections.Counter(), []
+    surfaces: dict[str, collections.Counter] = {"docs": collections.Counter(), "files": collections.Counter()}
     for name in ep_files(folder):
         state = states.get(name, "not walked")
         state = "read" if state == "checked" else "unread" if name in unread and state != "read" else state
         counts[state] += 1
+        surfaces["docs" if name.lower().endswith(DOC_SUFFIXES) else "files"][state] += 1
         if state not in ("read", "unread"):
             missed.append(name)
-    return {"ep_files": sum(counts.values()), "ep_states": dict(counts), "ep_missed": missed}
+    return {"ep_files": sum(counts.values()), "ep_states": dict(counts), "ep_missed": missed,
+            "ep_by_surface": {k: dict(v) for k, v in surfaces.items()}}
 
 
 def measure(folder: str, moecfg: list[str], markdown: bool = False, ep: bool = False) -> dict:
@@ -106,6 +110,9 @@ def line(f: dict) -> str:
         head += "\n    not read  " + " ".join(f"{k}x{n}" for k, n in f["unread_by_launcher"].items())
     if "ep_files" in f:
         head += (f"\n    EP files  {f['ep_files']}: " + " ".join(f"{k} {n}" for k, n in sorted(f["ep_states"].items())))
+        for surface, got in f.get("ep_by_surface", {}).items():
+            if got:
+                head += f"\n      {surface:5}   " + " ".join(f"{k} {n}" for k, n in sorted(got.items()))
     return head + "".join(f"\n    {s + 's':<9} {sum(f[s].values()):>4}  {_codes(f[s])}" for s in SEVERITIES)
 
 

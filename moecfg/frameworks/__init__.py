@@ -133,9 +133,27 @@ def load(name: str):
     return optional_module(FRAMEWORK_MODULES.get(name))
 
 
+# Commands that name a script without running it (`sed -i ... torchtitan/train.py`, `cp run_recipe.py ...`, `cat`,
+# `echo`): no framework launch, whatever words follow (AI-Hypercomputer/gpu-recipes@2e1fd5e training/a4/qwen3_235b_a22b/
+# megatron-bridge-gke/nemo2602/128gpus-bf16-seq4096-gbs4096/recipe/launcher.sh:82 patches its Megatron-Bridge clone with
+# sed; MindSpeed-LLM@c77308a README.md draws `├── pretrain_gpt.py` trees, frameworks/megatron)
+NOT_A_RUNNER = frozenset({"cp", "mv", "rm", "ls", "ll", "cat", "less", "more", "head", "tail", "vi", "vim", "nano",
+                          "git", "diff", "ln", "touch", "chmod", "chown", "find", "grep", "sed", "awk", "wget",
+                          "curl", "scp", "rsync", "echo", "printf", "tar", "zip", "unzip", "du", "wc", "stat", "file",
+                          "tree", "patch", "cd", "pushd", "test", "["})
+
+
+def names_only(launch: Launch) -> bool:
+    """The command's program is a file tool or a printer (NOT_A_RUNNER): it runs no framework."""
+    first = launch.argv[0].value if launch.argv else None
+    return first is not None and first.rsplit("/", 1)[-1] in NOT_A_RUNNER
+
+
 def recognise(launch: Launch, ctx: LaunchContext | None = None):
     """The framework module that runs this launch, or None (the command is not a framework launch). `ctx` lets a
     framework use the settings (vllm-ascend vs vLLM on GPU: the settings' product is the only sign of Ascend)."""
+    if names_only(launch):
+        return None
     for name in FRAMEWORK_MODULES:
         module = load(name)
         if module is not None and module.recognise(launch, ctx):

@@ -349,6 +349,18 @@ LAUNCHERS = (
              surfaces=frozenset((YAML,)), requires=r"(?m)^[ \t]+trainer\.strategy\.\w+[ \t]*:",
              reason="NeMo 2.0 launch not read (Megatron-LM's test harness runs `nemo llm pretrain` with these "
                     "MODEL_ARGS overrides)"),
+    # --- qa2 helper: a copy of Megatron-Bridge's performance launcher beside it (AI-Hypercomputer/gpu-recipes@2e1fd5e
+    # training/a4/qwen3_235b_a22b/megatron-bridge-gke/nemo2602/128gpus-bf16-seq4096-gbs4096/recipe/launcher.sh:84,110:
+    # `cp $CUSTOM_SETUP_EXPERIMENT_SCRIPT_PATH scripts/performance/`, then `python scripts/performance/
+    # custom_setup_experiment.py --model_recipe_name ...`; the copy imports Megatron-Bridge's argument_parser, :14), and
+    # NeMo 1.x training configs (megatron_gpt_pretraining.py's Hydra config: a top-level `exp_manager:` and the model's
+    # `expert_model_parallel_size:`, NVIDIA/NeMo@8cfedd7 examples/nlp/language_modeling/conf/megatron_gpt_config.yaml:36,87)
+    Launcher("Megatron-Bridge", "trainer", ("_setup_experiment.py",),
+             (_run(r"\bscripts/performance/\w+_setup_experiment\.py\b"),),
+             reason="trainer launch not read: Megatron-Bridge (a copy of scripts/performance/setup_experiment.py)"),
+    Launcher("NeMo", "trainer", ("exp_manager",), (r"^exp_manager[ \t]*:",), surfaces=frozenset((YAML,)),
+             requires=r"(?m)^[ \t]+expert_model_parallel_size[ \t]*:",
+             reason="NeMo 1.x training config not read (the Hydra config of NeMo's megatron_gpt_pretraining.py)"),
     # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
     Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),

@@ -148,6 +148,18 @@ def megatron_world(world: int | None, how: str, at: Span, sizes: dict[str, tuple
                 key.span if key and bad.fit else at)
 
 
+def config_keys(launch: Launch) -> dict[str, Key]:
+    """The `key=value` words of a launch a config reader built (sources/recipes/), each at its own span."""
+    from moecfg.frameworks.flags import known_value
+
+    out = {}
+    for w in launch.argv[1:]:
+        if w.value and "=" in w.value:
+            name, _, value = w.value.partition("=")
+            out[name] = Key(name, known_value(value), w.span)
+    return out
+
+
 def not_derived(out: Derivation, launch: Launch, reason: str) -> None:
     """A phase the trainer runs on an engine moecfg does not derive: listed as a part of the launch not read
     (coverage, `Derivation.unread`; /work/notes/COVERAGE.md), not a finding."""

@@ -134,6 +134,13 @@ CASES = [
      "tools/convert_hf_to_torch_dist.py converts the checkpoint"),
     ("miles", "shell", "python scripts/run_kimi_k3.py train --head-ip $HEAD --tag miles",
      "miles is started by a Python script such as run_kimi_k3"),
+    # --- qa2: AI-Hypercomputer/gpu-recipes@2e1fd5e training/a4/qwen3_235b_a22b/megatron-bridge-gke/nemo2602/
+    #     128gpus-bf16-seq4096-gbs4096/recipe/launcher.sh:110 (a copy of setup_experiment.py), NVIDIA/NeMo@8cfedd7
+    #     examples/nlp/language_modeling/conf/megatron_gpt_config.yaml:36,87 (a NeMo 1.x config with EP)
+    ("Megatron-Bridge", "shell", "  python scripts/performance/custom_setup_experiment.py \\",
+     "cp $CUSTOM_SETUP_EXPERIMENT_SCRIPT_PATH scripts/performance/custom_setup_experiment.py"),
+    ("NeMo", "yaml", "exp_manager:\n  exp_dir: null\nmodel:\n  expert_model_parallel_size: 8",
+     "exp_manager:\n  exp_dir: null\nmodel:\n  tensor_model_parallel_size: 8"),
 ]
 
 

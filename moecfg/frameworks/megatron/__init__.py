@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from moecfg.frameworks import Derivation, LaunchContext
+from moecfg.frameworks import NOT_A_RUNNER, Derivation, LaunchContext
 from moecfg.sources.launch import Launch
 
 NAME = "megatron"
@@ -20,12 +20,8 @@ VERSIONS = ("core-0.15",)
 _ENTRY = re.compile(r"^(?:pre|post)train_\w+\.py$")  # pretrain_gpt.py, pretrain_mamba.py, MindSpeed-LLM posttrain_gpt.py
 
 
-# Commands that name an entry script without running it: file tools, and a directory tree drawn in a doc
-# (`├── pretrain_gpt.py   # 预训练流程`, MindSpeed-LLM@c77308a README.md:94) that a code block holds.
-_NOT_A_RUNNER = frozenset({"cp", "mv", "rm", "ls", "ll", "cat", "less", "more", "head", "tail", "vi", "vim", "nano",
-                           "git", "diff", "ln", "touch", "chmod", "chown", "find", "grep", "sed", "awk", "wget",
-                           "curl", "scp", "rsync", "echo", "printf", "tar", "zip", "unzip", "du", "wc", "stat", "file",
-                           "tree", "patch", "cd", "pushd", "test", "["})
+# A directory tree drawn in a doc (`├── pretrain_gpt.py   # 预训练流程`, MindSpeed-LLM@c77308a README.md:94) that a code
+# block holds names an entry script without running it (file tools: NOT_A_RUNNER, moecfg/frameworks/__init__.py)
 _TREE_DRAWING = re.compile(r"^[\u2500-\u257f|`+-]")  # ├ └ │ ─, or an ASCII tree `|--`, `` `-- ``, `+--`
 
 
@@ -83,7 +79,7 @@ def command_start(launch: Launch) -> int | None:
     names it: `cp pretrain_gpt.py ...`, a drawn directory tree, or a script of another name that passes none of
     Megatron's arguments while every word is known)."""
     first = launch.argv[0].value if launch.argv else None
-    if first is not None and (os.path.basename(first) in _NOT_A_RUNNER or _TREE_DRAWING.match(first)):
+    if first is not None and (os.path.basename(first) in NOT_A_RUNNER or _TREE_DRAWING.match(first)):
         return None
     for i in range(len(launch.argv)):
         name = _entry_name(launch.argv, i)

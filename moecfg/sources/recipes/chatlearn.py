@@ -52,6 +52,20 @@ def config_settings(path: str, folder: str) -> dict[str, str] | str:
             for keys, value in flat(data.get(section), (section,))}
 
 
-def working_folder(file: str | None) -> str:
-    """The folder a shell launch runs in: its script's (Pai's `python chatlearn_entrypoint.py` sits beside it)."""
-    return os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
+def working_folder(file: str | None, entry: str | None = None) -> str:
+    """The folder a shell launch runs in: its script's (Pai's `python chatlearn_entrypoint.py` sits beside it), or,
+    when the relative entry script is not there, the nearest folder above it inside the checked tree that holds it:
+    ChatLearn's own scripts run `python chatlearn/entrypoint.py grpo --config-file template/grpo_megatron.yaml` from the
+    repository root (alibaba/ChatLearn@b7af31a scripts/mcore_vllm/train_mcore_vllm_qwen3_30b_grpo.sh:11,26)."""
+    from moecfg.sources import contained
+
+    own = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
+    if not entry or os.path.isabs(entry) or os.path.isfile(os.path.join(own, entry)):
+        return own
+    root = contained.tree_roots()[0]
+    folder = own
+    while os.path.realpath(folder).startswith(root.rstrip(os.sep) + os.sep):  # strictly inside: the root is last
+        folder = os.path.dirname(folder)
+        if os.path.isfile(os.path.join(folder, entry)):
+            return folder
+    return own

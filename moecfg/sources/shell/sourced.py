@@ -1,7 +1,10 @@
 """Files a launch script reads with `source FILE` / `. FILE`: the hook the engine hands the shell reader.
 
 Only a literal path is followed, resolved against the script's own folder (launch scripts are run from there;
-bash itself resolves it against the working directory, which moecfg cannot know), and only when it resolves
+bash itself resolves it against the working directory, which moecfg cannot know) or, for a path of folders that is
+not there (`source "tests_extend/system_tests/env_npu.sh"` in a script run from the repository root, Ascend/
+MindSpeed@028de58 tests_extend/system_tests/feature_tests/megatron_moe.sh:4), against the nearest folder above it that
+holds it; `./x.sh`, `../x.sh` and a bare `x.sh` stay the script's. Only when it resolves
 (symbolic links included) to a regular file inside the folder being checked (`moecfg check DIR`; the script's
 own folder for a script named on the command line), at most MAX_BYTES long, UTF-8 text. A file
 already being read in the chain (`a.sh` sources `b.sh` sources `a.sh`), a chain deeper than MAX_DEPTH or more
@@ -17,6 +20,7 @@ import stat
 MAX_BYTES = 256 << 10  # an environment file, not a data file
 MAX_DEPTH = 8
 MAX_FILES = 32
+_FROM_A_ROOT = re.compile(r"^(?![./])[^/\s]+/")  # `conf/env.sh`: folders, not `./`, `../`, `/` nor a bare name
 
 
 # Installed environment scripts a launch sources from outside its folder that set only tool paths: the names
@@ -64,7 +68,7 @@ class Includes:
         """(key, text) of sourced `path`; call leave(key) after reading it. None: not read (see module doc)."""
         if not path or "\x00" in path or len(self.stack) > MAX_DEPTH or self.files >= MAX_FILES:
             return None
-        real = os.path.realpath(os.path.join(self.base, path))
+        real = self._resolve(path)
         if real in self.stack or os.path.commonpath([real, self.root]) != self.root:
             return None
         text = _read(real)
@@ -73,6 +77,19 @@ class Includes:
         self.files += 1
         self.stack.append(real)
         return real, text
+
+    def _resolve(self, path: str) -> str:
+        """`path` beside the script, or (a path of folders not there) in the nearest folder above, up to the root."""
+        real = os.path.realpath(os.path.join(self.base, path))
+        if not _FROM_A_ROOT.match(path) or os.path.isfile(real):
+            return real
+        folder = self.base
+        while folder != self.root and os.path.commonpath([folder, self.root]) == self.root:
+            folder = os.path.dirname(folder)
+            candidate = os.path.realpath(os.path.join(folder, path))
+            if os.path.isfile(candidate):
+                return candidate
+        return real
 
     def leave(self, key: str) -> None:
         if self.stack and self.stack[-1] == key:

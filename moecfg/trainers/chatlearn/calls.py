@@ -93,7 +93,7 @@ def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation, start: in
         i = next(i for i, w in enumerate(words) if (w or "").startswith("--config-file"))
         path = words[i].split("=", 1)[1] if "=" in (words[i] or "") else (words[i + 1] if i + 1 < len(words) else None)
         at = launch.argv[i].span
-        got = reader.config_settings(path, reader.working_folder(ctx.file)) if path else "not known statically"
+        got = reader.config_settings(path, reader.working_folder(ctx.file, words[start - 2])) if path else "not known statically"
         if isinstance(got, str):
             out.notes.append(Note("MC023", f"--config-file {path or '(not known statically)'}: {got}; the settings "
                                   "the command does not write are not known", at))

@@ -17,7 +17,6 @@ listed, not derived.
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
-from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
@@ -32,17 +31,8 @@ _FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 _EP = "--expert-model-parallel-size"
 
 
-def _keys(launch: Launch) -> dict[str, Key]:
-    out = {}
-    for w in launch.argv[1:]:
-        if w.value and "=" in w.value:
-            name, _, value = w.value.partition("=")
-            out[name] = Key(name, known_value(value), w.span)
-    return out
-
-
 def derive_phases(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
-    k = _keys(launch)
+    k = phases.config_keys(launch)
     out.version = releases.VERSION
     out.notes.append(Note("MC040", f"LLaMA-Factory version not given: read as LLaMA-Factory {releases.VERSION} ({L}, "
                           "the newest read)", launch.span))

@@ -21,14 +21,15 @@ NAME = "megatron-bridge"
 VERSIONS = ("0.4.2",)
 # scripts/training/run_recipe.py (not scripts/performance/run_recipe.py: the benchmark runner has its own arguments)
 _ENTRY = re.compile(r"^(?!.*\bperformance/)(?:.*/)?run_recipe\.py$")
-_PRINTERS = {"echo", "printf"}  # `printf '[dry-run] %q ' "${CMD[@]}"` shows the launch, it does not run it
 _SETUP = re.compile(r"(?:^|/)performance/(?:setup_experiment|run_script)\.py$")  # the benchmark launcher (perf.py)
 
 
 def _script_at(launch: Launch, script: re.Pattern) -> int | None:
     """Index of the script word (after a python / torchrun program), also when its folder is known only at run time
     (`"${ROOT_DIR}/scripts/training/run_recipe.py"`: the word's pattern), or None."""
-    if launch.argv and launch.argv[0].value in _PRINTERS:
+    from moecfg.trainers.megatron_bridge.entries import names_only  # printf/echo, sed/cp/cat ...: no launch
+
+    if names_only(launch.argv):
         return None
     return next((i for i, w in enumerate(launch.argv) if i > 0 and (w.value or w.pattern) and
                  script.search(w.value or w.pattern)), None)

@@ -1,11 +1,12 @@
 """What a Megatron-Bridge launch that is not run_recipe.py / setup_experiment.py looks like (recognition only: regular
-expressions, no other import, so recognising any launch stays cheap): convert.sh, infer.sh and the rank-local
-conversion / generation scripts (conversion.py derives them), scripts/training/train.sh (train_sh.py).
+expressions and the Megatron entry's list of file tools, so recognising any launch stays cheap): convert.sh, infer.sh
+and the rank-local conversion / generation scripts (conversion.py derives them), scripts/training/train.sh (train_sh.py).
 
 Read at NVIDIA-NeMo/Megatron-Bridge@067f987; each script's parser is cited in SCRIPTS.
 """
 from __future__ import annotations
 
+import os
 import re
 
 
@@ -25,7 +26,18 @@ CONVERT = _Lazy(r"(?:^|/)scripts/conversion/convert\.sh$")
 INFER = _Lazy(r"(?:^|/)scripts/inference/infer\.sh$")
 _SUBCOMMANDS = ("import", "export", "roundtrip")
 TRAIN_SH = _Lazy(r"(?:^|/)scripts/training/(?:train\.sh|setup_experiment\.py)$")
-_PRINTERS = ("echo", "printf")
+
+
+def names_only(argv) -> bool:
+    """The command names a script without running it: a printer (`printf '[dry-run] %q ' "${CMD[@]}"`) or a file tool
+    (`sed -i ... scripts/performance/run_script.py`: AI-Hypercomputer/gpu-recipes@2e1fd5e training/a4/qwen3_235b_a22b/
+    megatron-bridge-gke/nemo2602/128gpus-bf16-seq4096-gbs4096/recipe/launcher.sh:82 patches its pinned clone so)."""
+    first = argv[0].value if argv else None
+    if first is None:
+        return False
+    from moecfg.frameworks import NOT_A_RUNNER  # the frameworks' list (frameworks.recognise holds it too)
+
+    return os.path.basename(first) in NOT_A_RUNNER
 
 
 class Script:
@@ -102,7 +114,7 @@ def find(launch) -> tuple[str, int] | None:
     --hf-model ...` (the examples' slurm_conversion.sh: the variable's default is convert.sh, but it may be set from
     outside) is convert.sh's subcommand and its required --hf-model after a program not known statically."""
     argv = launch.argv
-    if not argv or argv[0].value in _PRINTERS:
+    if not argv or names_only(argv):
         return None
     for i, w in enumerate(argv):
         text = _path(w)
@@ -121,7 +133,7 @@ def find(launch) -> tuple[str, int] | None:
 
 def train_sh(launch) -> int | None:
     """Index of scripts/training/train.sh (or the setup_experiment.py it execs), or None."""
-    if launch.argv and launch.argv[0].value in _PRINTERS:
+    if names_only(launch.argv):
         return None
     return next((i for i, w in enumerate(launch.argv) if (w.value or w.pattern)
                  and TRAIN_SH.search(w.value or w.pattern) and (i > 0 or (w.value or "").endswith(".sh"))), None)

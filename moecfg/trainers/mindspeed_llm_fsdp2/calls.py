@@ -6,7 +6,6 @@ Ascend/MindSpeed-LLM@c77308a mindspeed_llm/fsdp2/utils/arguments.py: defaults ep
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, OpCall
-from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch
 from moecfg.trainers import phases
@@ -20,15 +19,6 @@ _TORCH = {"eager": "torch all_to_all_single over the EP group (HCCL collective)"
           "fused": "torch all_to_all_single over the EP group (HCCL collective) around fused permute / grouped matmul"}
 
 
-def _keys(launch: Launch) -> dict[str, Key]:
-    out = {}
-    for w in launch.argv[1:]:
-        if w.value and "=" in w.value:
-            name, _, value = w.value.partition("=")
-            out[name] = Key(name, known_value(value), w.span)
-    return out
-
-
 def _get(keys: dict[str, Key], name: str, launch: Launch) -> Key:
     if name in keys:
         return keys[name]
@@ -37,7 +27,7 @@ def _get(keys: dict[str, Key], name: str, launch: Launch) -> Key:
 
 
 def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
-    keys = _keys(launch)
+    keys = phases.config_keys(launch)
     ep = _get(keys, "parallel.ep_size", launch)
     dispatcher = _get(keys, "parallel.ep_dispatcher", launch)
     e = integer(ep.value)

@@ -7,7 +7,6 @@ only with ep_plan.apply_modules (torch_parallelize.py:32).
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.frameworks.flags import known_value
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch
 from moecfg.trainers import phases
@@ -56,15 +55,6 @@ def _mc2(out: Derivation, ctx: LaunchContext, ep: Key, e: int | None, dispatcher
     return "MindSpeed-MM's mc2 ops are not modelled by moecfg (only their EP size is checked)"
 
 
-def _keys(launch: Launch) -> dict[str, Key]:
-    out = {}
-    for w in launch.argv[1:]:
-        if w.value and "=" in w.value:
-            name, _, value = w.value.partition("=")
-            out[name] = Key(name, known_value(value), w.span)
-    return out
-
-
 def _get(keys: dict[str, Key], name: str, launch: Launch) -> Key:
     if name in keys:
         return keys[name]
@@ -73,7 +63,7 @@ def _get(keys: dict[str, Key], name: str, launch: Launch) -> Key:
 
 
 def derive_train(launch: Launch, ctx: LaunchContext, out: Derivation) -> None:
-    keys = _keys(launch)
+    keys = phases.config_keys(launch)
     tp = _get(keys, "parallel.tensor_parallel_size", launch)
     if integer(tp.value) not in (None, 1):  # a null / text value fails pydantic's int first: not this check
         out.notes.append(Note(rules.TP_UNSUPPORTED.code, f"{tp.name} {tp.value}: MindSpeed-MM's FSDP2 trainer raises "
@@ -118,7 +108,7 @@ def derive_legacy(launch: Launch, out: Derivation) -> None:
     """The FSDP2 config of MindSpeed-MM's Megatron-based trainer (Fsdp2Config, mindspeed_mm/models/transformers/
     base_model.py:247-249: expert_parallel_size default 1): expert_parallel_size > 1 builds an EP mesh
     (create_ep_device_mesh, :376-395) whose dispatch is the model code's own: listed as not derived."""
-    keys = _keys(launch)
+    keys = phases.config_keys(launch)
     ep = keys.get("expert_parallel_size") or Key("expert_parallel_size 1 (Fsdp2Config's default, "
                                                  f"{MM} mindspeed_mm/models/transformers/base_model.py:247)", "1",
                                                  launch.span)
