@@ -59,3 +59,10 @@ def test_the_image_tag_decides_the_version():
     text = f"docker run --gpus all {IMAGE} {SERVE} --moe-a2a-backend deepep\n"
     (r,) = lint_text(text, "s.sh", Options())
     assert r.launch["framework_version"] == "0.5.8" and r.arguments["num_nvl_bytes"] == 335_709_824
+
+
+def test_an_env_file_leaves_every_name_it_may_set_unknown():
+    """`--env-file` is not read: a variable not set with -e may be set there (its value unknown, never a default)."""
+    (launch,) = launches(f"docker run --env-file ./serve.env -e A=1 {IMAGE} {SERVE}\n")
+    assert launch.env["A"].value == "1" and launch.env["HCCL_BUFFSIZE"].value is None
+    assert "--env-file ./serve.env" in launch.env.why

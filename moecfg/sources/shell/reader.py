@@ -23,7 +23,7 @@ from moecfg.core.record import replace
 from moecfg.sources.shell import arrays as shell_arrays, comments as shell_comments, heredoc_read, \
     repair as shell_repair, sourced
 from moecfg.sources.budget import Budget
-from moecfg.sources.launch import EnvEntry, Launch, Problem
+from moecfg.sources.launch import EnvEntry, Launch, OpenEnv, Problem
 from moecfg.sources.shell.values import Built
 from moecfg.sources.shell.words import _UNKNOWN, _W, Var, Variables, Words
 from moecfg.sources.textmap import Decoded, LineIndex, SourceMap
@@ -762,6 +762,9 @@ class _Command:
             env.update({n: host[n] for n in self.wrap.passed if n in host and n not in env})
         for removed in self.wrap.removed:
             env.pop(removed, None)
+        if self.wrap.env_file is not None:  # any name the file sets is in the container: unknown, never a default
+            word, name = self.wrap.env_file
+            env = OpenEnv(env, word.span, f"`docker run --env-file {name}` (not read)")
         launch = self.walk.r.make_launch([b.word() for b in argv], env)
         launch.sourced = tuple(self.walk.r.sourced)
         self.walk.r.launches.append(launch)

@@ -83,6 +83,7 @@ class Stripper:
         self.removed: set[str] = set()  # env -u X
         self.passed: set[str] = set()  # docker run -e NAME: the host's value of NAME
         self.image: str | None = None
+        self.env_file = None  # docker run --env-file FILE: (its word, the file as written): names it sets are unknown
 
     def strip(self, argv: list) -> list:
         i = 0  # an index, not slices: `env env env ...` 100,000 times stays linear
@@ -154,6 +155,8 @@ class Stripper:
                     self.set(text, value or argv[i])
                 else:
                     self.passed.add(text)
+            elif key == "--env-file":
+                self.env_file = (value or argv[i], text or "(not known statically)")
             elif key == "--entrypoint":
                 entrypoint = value if value is not None else argv[i]
                 if inline is not None or value is None or value.value is None:
