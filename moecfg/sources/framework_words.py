@@ -361,6 +361,16 @@ LAUNCHERS = (
     Launcher("NeMo", "trainer", ("exp_manager",), (r"^exp_manager[ \t]*:",), surfaces=frozenset((YAML,)),
              requires=r"(?m)^[ \t]+expert_model_parallel_size[ \t]*:",
              reason="NeMo 1.x training config not read (the Hydra config of NeMo's megatron_gpt_pretraining.py)"),
+    # --- lead: a launch script of the tree run with expert-parallel settings in its environment; the launch it
+    #     builds is not read from the calling line (yanring/Megatron-MoE-ModelZoo@e865051 best_practice/qwen3/
+    #     run_30b.sh:27 `PP=1 VPP=1 TP=1 EP=8 NNODES=4 bash ./sbatch_benchmarking.sh ...`, which takes its Megatron
+    #     flags from YAML with yq); a script moecfg follows (sources/shell/called.py) covers the line
+    Launcher("launch script", "trainer", ("EP=",),
+             (AT_COMMAND + r"(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t\n;&|]{0,128}[ \t]+){0,16}?EP=[0-9$][^ \t\n;&|]{0,128}[ \t]+"
+              r"(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t\n;&|]{0,128}[ \t]+){0,16}(?:bash|sh)[ \t]+[^ \t\n;&|]{1,256}\.sh\b",),
+             surfaces=frozenset((SHELL, MARKDOWN)),
+             reason="a launch script run with expert-parallel settings in its environment (EP=...): the launch it "
+                    "builds is not read from this line"),
     # --- keep last: a distributed launch of a script no entry above names, in a file that sets expert parallelism
     Launcher("torchrun", "trainer", ("torchrun", "torch.distributed.run", "torch.distributed.launch"),
              (AT_COMMAND + r"(?:torchrun|" + PYTHON_M + r"torch\.distributed\.(?:run|launch))\b",),

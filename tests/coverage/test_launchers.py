@@ -8,6 +8,9 @@ from moecfg.sources.seen import seen, surface_of
 
 # (launcher, surface, a launch line, a line that only names the launcher)
 CASES = [
+    # lead: yanring/Megatron-MoE-ModelZoo@e865051 best_practice/qwen3/run_30b.sh:27; an export is no call
+    ("launch script", "shell", "PP=1 VPP=1 TP=1 EP=8 NNODES=4 bash ./sbatch_benchmarking.sh --recompute-granularity full",
+     "export EP=8  # then run bash ./sbatch_benchmarking.sh"),
     # nemorl engineer: NVIDIA-NeMo/RL@7ea279abf examples/nemo_gym/nemotron-3-ultra/ultra_launch.sh:878, README prose
     ("NeMo-RL", "shell", "uv run ./examples/nemo_gym/run_grpo_nemo_gym.py \\", "see examples/run_grpo.py for GRPO"),
     # NVIDIA/Megatron-LM's examples/run_simple_mcore_train_loop.py is not NeMo-RL's
