@@ -3,6 +3,7 @@ diagnostic, never exit 3, and bounded in time."""
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -161,7 +162,9 @@ def test_model_config_behind_a_cache_link_is_read(tmp_path, cli):
     assert code == 0, err
 
 
-@examples(max_examples=300, deadline=None)
+# derandomized: pathspec (the reference) itself differs from git on some bracket and star forms, and differs between
+# its releases (0.12 in the lowest lock, 1.1 in the lock); random examples made CI fail by chance on such a form
+@examples(max_examples=300, deadline=None, derandomize=True)
 @given(pattern=st.text("ab*?/[]!", min_size=1, max_size=8), paths=st.lists(st.text("ab/", min_size=1, max_size=10),
                                                                          min_size=1, max_size=10))
 def test_linear_matcher_matches_exactly_what_pathspec_matches(pattern, paths):
@@ -171,6 +174,8 @@ def test_linear_matcher_matches_exactly_what_pathspec_matches(pattern, paths):
         return  # only stars and slashes (`*/`): pathspec compiles a bare `/`; git ignores every folder's files
     if "***" in pattern:
         return  # pathspec 1.1 reads `***/a` as not matching `a`; git's wildmatch does (next test): ours follows git
+    if re.search(r"\[[^\]]*/", pattern):
+        return  # a `/` inside brackets: pathspec 0.12 reads `[/a]` literally, 1.1 as matching nothing; git matches `a`
     try:
         theirs = pathspec.GitIgnoreSpec.from_lines([pattern.strip()]).patterns[0].regex
         ours = settings.gitignore_regex(pattern)
@@ -186,9 +191,10 @@ def test_linear_matcher_matches_exactly_what_pathspec_matches(pattern, paths):
 
 
 @pytest.mark.parametrize("pattern, path, ignored", [("***/a", "a", True), ("***/a", "b/a", True),
-                                                     ("***/?", "a", True), ("***/a", "a/b", True)])
+                                                     ("***/?", "a", True), ("***/a", "a/b", True),
+                                                     ("[/a]", "a", True)])
 def test_three_stars_before_a_slash_are_gits_double_star(pattern, path, ignored):
     """git 2.39 `git check-ignore` (wildmatch.c: a run of stars at a segment's start followed by `/` is `**/`):
-    `***/a` ignores `a`, `b/a` and everything under `a/`; pathspec 1.1 disagrees for `a` (the property test above
-    leaves `***` out for that reason)."""
+    `***/a` ignores `a`, `b/a` and everything under `a/`; pathspec 1.1 disagrees for `a`. `[/a]` ignores `a` in git;
+    pathspec 0.12 (the lowest lock) reads it literally. The property test above leaves both forms out."""
     assert bool(settings.gitignore_regex(pattern).match(path)) == ignored
