@@ -27,6 +27,7 @@ from moecfg.sources.manifests.yaml_source import Span
 from moecfg.trainers import phases
 from moecfg.trainers.chatlearn import releases, rules
 from moecfg.trainers.phases import EngineArgs, Key
+from moecfg.trainers.megatron_keys import SIZE_FLAGS as _SIZES
 
 R = releases.CHATLEARN
 T, P = "models.policy_trainer.", "models.policy."
@@ -39,11 +40,6 @@ DEFAULTS = {
     **{P + k: "1" for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size",
                             "expert_model_parallel_size")},  # configs/policy_config.py:14-22
 }
-_SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
-          "pipeline_model_parallel_size": "--pipeline-model-parallel-size",
-          "context_parallel_size": "--context-parallel-size",
-          "expert_model_parallel_size": "--expert-model-parallel-size",
-          "expert_tensor_parallel_size": "--expert-tensor-parallel-size"}
 _REF = re.compile(r"^\$\{([\w.]+)\}$")  # OmegaConf's `${models.policy_trainer.num_gpu}`
 
 

@@ -17,17 +17,15 @@ listed, not derived.
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch
 from moecfg.trainers import phases
 from moecfg.trainers.llamafactory import releases
 from moecfg.trainers.phases import EngineArgs, Key
+from moecfg.trainers.megatron_keys import FIELD_FLAGS as _FIELD_FLAGS, TAKES_VALUE as _MEGATRON
 
 L = releases.LLAMAFACTORY
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
-_FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 _EP = "--expert-model-parallel-size"
 
 

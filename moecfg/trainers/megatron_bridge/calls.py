@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.sources.launch import Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.megatron_bridge import releases, rules
 from moecfg.trainers.phases import EngineArgs, Key
+from moecfg.trainers.megatron_keys import FIELD_FLAGS as _FIELD_FLAGS, TAKES_VALUE as _MEGATRON
 
 B = releases.BRIDGE
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
 _COMMON = {"-tp": "tensor_model_parallel_size", "--tensor_model_parallel_size": "tensor_model_parallel_size",
            "-pp": "pipeline_model_parallel_size", "--pipeline_model_parallel_size": "pipeline_model_parallel_size",
            "-cp": "context_parallel_size", "--context_parallel_size": "context_parallel_size",
@@ -34,7 +33,6 @@ _VALUED = {"--model", "--recipe", "--mode", "--step-func", "--step_func", "--dat
            "--virtual_pipeline_model_parallel_size", "--lr", "--min_lr", "--warmup_iters", "--pretrained_checkpoint",
            "--save_dir", "--load_dir", "--save_interval"} | set(_COMMON)
 _SWITCHES = {"--dry-run", "--dry_run", "--deterministic", "--dump-env", "--dump_env", "-h", "--help"}
-_FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 # the first batch's tokens (a HybridEP buffer): run_recipe.py's -sl sets dataset.seq_length, which the runner copies to
 # model.seq_length, -mb sets train.micro_batch_size (scripts/training/run_recipe.py:33-39, :137-139)
 _BATCH = {"dataset.seq_length": "seq_length", "train.micro_batch_size": "micro_batch_size"}

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.ms_swift import releases, rules
 from moecfg.trainers.phases import EngineArgs, Key
+from moecfg.trainers.megatron_keys import TAKES_VALUE as _MEGATRON
 
 S = releases.SWIFT
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
 # ms-swift's own defaults for Megatron flags whose Megatron default differs
 _DEFAULTS = {"--moe-token-dispatcher-type": ("alltoall", "swift/megatron/arguments/megatron_args.py:657"),
              "--expert-tensor-parallel-size": ("1", "swift/megatron/arguments/megatron_args.py:619")}

@@ -19,7 +19,6 @@ NVIDIA-NeMo/RL@7ea279abf:
 from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Word
@@ -27,15 +26,10 @@ from moecfg.trainers import phases
 from moecfg.trainers.nemo_rl import releases, rules
 from moecfg.trainers.nemo_rl.launch_keys import Keys
 from moecfg.trainers.phases import EngineArgs, Key
+from moecfg.trainers.megatron_keys import SIZE_FLAGS as _SIZES, TAKES_VALUE as _MEGATRON
 
 S = releases.NEMO_RL
 M = "policy.megatron_cfg."
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
-_SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
-          "pipeline_model_parallel_size": "--pipeline-model-parallel-size",
-          "context_parallel_size": "--context-parallel-size",
-          "expert_model_parallel_size": "--expert-model-parallel-size",
-          "expert_tensor_parallel_size": "--expert-tensor-parallel-size"}
 # setup.py:916-977: passed to the provider as written (moe_flex_dispatcher_backend only when the config has it)
 _DISPATCH = ("moe_token_dispatcher_type", "moe_flex_dispatcher_backend")
 # sglang_worker.py:417-437: the sglang_cfg fields NeMo-RL passes to ServerArgs

@@ -26,22 +26,15 @@ import re
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.phases import EngineArgs, Key
 from moecfg.trainers.rlinf import releases, rules
+from moecfg.trainers.megatron_keys import FIELD_FLAGS as _FIELD_FLAGS, SIZE_FLAGS as _SIZES, TAKES_VALUE as _MEGATRON
 
 R = releases.RLINF
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
-_SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
-          "pipeline_model_parallel_size": "--pipeline-model-parallel-size",
-          "context_parallel_size": "--context-parallel-size",
-          "expert_model_parallel_size": "--expert-model-parallel-size",
-          "expert_tensor_parallel_size": "--expert-tensor-parallel-size"}
-_FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 # RLinf's defaults for the sizes it fills (config.py:745-761); expert-TP None: Megatron's (TP)
 _SIZE_DEFAULTS = {"tensor_model_parallel_size": ("1", 746), "pipeline_model_parallel_size": ("1", 749),
                   "context_parallel_size": ("1", 757), "expert_model_parallel_size": ("1", 760)}

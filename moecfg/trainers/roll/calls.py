@@ -18,26 +18,19 @@ import re
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.phases import EngineArgs, Key
 from moecfg.trainers.roll import releases, rules
+from moecfg.trainers.megatron_keys import FIELD_FLAGS as _FIELD_FLAGS, SIZE_FLAGS as _SIZES, TAKES_VALUE as _MEGATRON
 
 R = releases.ROLL
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
-_SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
-          "pipeline_model_parallel_size": "--pipeline-model-parallel-size",
-          "context_parallel_size": "--context-parallel-size",
-          "expert_model_parallel_size": "--expert-model-parallel-size",
-          "expert_tensor_parallel_size": "--expert-tensor-parallel-size"}
 # the settings a Megatron phase's derivation reads besides the sizes (a reference differing only elsewhere, e.g. in
 # moe_layer_recompute, builds the same dispatcher)
 _DISPATCH = {"sequence_parallel", "moe_token_dispatcher_type", "moe_enable_deepep", "moe_flex_dispatcher_backend",
              "num_moe_experts", "moe_router_topk"}
-_FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 _ROLL_ONLY = {"VLLM_USE_V1", "sleep_level"}  # popped before vLLM sees the config (vllm_strategy.py:80-81)
 _VLLM_DEFAULTS = {"max_num_batched_tokens": "8192"}  # vllm_strategy.py:110
 _NAME = ".strategy_args.strategy_name"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch, Word
@@ -24,15 +23,9 @@ from moecfg.trainers import phases
 from moecfg.trainers.phases import EngineArgs, Key
 from moecfg.trainers.skyrl import releases, rules
 from moecfg.trainers.skyrl.releases import IE, M, R
+from moecfg.trainers.megatron_keys import FIELD_FLAGS as _FIELD_FLAGS, SIZE_FLAGS as _SIZES, TAKES_VALUE as _MEGATRON
 
 S = releases.SKYRL
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
-_SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
-          "pipeline_model_parallel_size": "--pipeline-model-parallel-size",
-          "context_parallel_size": "--context-parallel-size",
-          "expert_model_parallel_size": "--expert-model-parallel-size",
-          "expert_tensor_parallel_size": "--expert-tensor-parallel-size"}
-_FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 
 
 class _Keys:

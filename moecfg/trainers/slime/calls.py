@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from moecfg.frameworks import Derivation, LaunchContext, Note
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.values import integer, load_json, JsonValueError
 from moecfg.sources.launch import EnvEntry, Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.phases import EngineArgs, Key
 from moecfg.trainers.slime import releases, rules
+from moecfg.trainers.megatron_keys import TAKES_VALUE as _MEGATRON
 
 S = "THUDM/slime@624b824"
 # slime's own cluster flags (name -> takes a value), slime/utils/arguments.py:39-75, :1592-1594
@@ -33,7 +33,6 @@ _DEFAULTS = {"--actor-num-nodes": "1", "--actor-num-gpus-per-node": "8", "--roll
 # `--sglang-*` flags slime defines itself, not SGLang's (sglang_utils/arguments.py:16-47, 125-143)
 _SLIME_SGLANG = ("--sglang-router-ip", "--sglang-router-port", "--sglang-router-request-timeout-secs",
                  "--sglang-server-concurrency", "--sglang-config")
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
 
 
 class _Read:

@@ -21,24 +21,16 @@ import re
 
 from moecfg.frameworks import Derivation, LaunchContext, Note, OpCall
 from moecfg.frameworks.flags import known_value
-from moecfg.frameworks.megatron.calls import FLAGS as MEGATRON_FLAGS
 from moecfg.frameworks.models import resolve_model, unresolved_reason
 from moecfg.frameworks.values import integer
 from moecfg.sources.launch import Launch, Word
 from moecfg.trainers import phases
 from moecfg.trainers.phases import EngineArgs, Key
 from moecfg.trainers.verl import releases, rules
+from moecfg.trainers.megatron_keys import FIELD_FLAGS as _FIELD_FLAGS, SIZE_FLAGS as _SIZES, TAKES_VALUE as _MEGATRON
 
 V = releases.VERL
 A = "actor_rollout_ref"
-_MEGATRON = {s.name: s.takes_value for s in MEGATRON_FLAGS}
-_SIZES = {"tensor_model_parallel_size": "--tensor-model-parallel-size",
-          "expert_model_parallel_size": "--expert-model-parallel-size",
-          "expert_tensor_parallel_size": "--expert-tensor-parallel-size",
-          "pipeline_model_parallel_size": "--pipeline-model-parallel-size",
-          "context_parallel_size": "--context-parallel-size"}
-# TransformerConfig fields whose Megatron flag has another name
-_FIELD_FLAGS = {"num_moe_experts": "--num-experts"}
 _SELECT = re.compile(r"^\$\{oc\.select:([\w.]+),([^}]*)\}$")
 
 
